@@ -1,0 +1,35 @@
+//! Exit codes and the usage-error marker.
+//!
+//! 0 success, 1 runtime failure, 2 usage error, 3 result refused by --strict,
+//! 130 / 143 interrupted by SIGINT / SIGTERM.
+
+use std::fmt;
+
+pub const RUNTIME: i32 = 1;
+pub const USAGE: i32 = 2;
+
+/// A mistake in the command line: reported in one line, exit 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The exit code an error maps to.
+pub fn code_for(e: &anyhow::Error) -> i32 {
+    if e.downcast_ref::<UsageError>().is_some() {
+        USAGE
+    } else {
+        RUNTIME
+    }
+}
+
+/// Exit code for a run stopped by `signal`.
+pub fn for_signal(signal: i32) -> i32 {
+    128 + signal
+}

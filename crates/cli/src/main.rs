@@ -1,0 +1,35 @@
+//! plumb: benchmarks that say what really happened underneath each number.
+
+mod exit;
+mod signals;
+mod sysbench;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match dispatch(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("plumb: {e:#}");
+            exit::code_for(&e)
+        }
+    };
+    std::process::exit(code);
+}
+
+fn dispatch(args: &[String]) -> anyhow::Result<i32> {
+    match args.first().map(String::as_str) {
+        None => {
+            eprint!("{}", sysbench::general_help());
+            Ok(exit::USAGE)
+        }
+        Some("help") => {
+            print!("{}", sysbench::general_help());
+            Ok(0)
+        }
+        Some("version") => {
+            println!("plumb {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        _ => sysbench::main(args),
+    }
+}

@@ -1,0 +1,113 @@
+//! Options every sysbench test takes, with sysbench 1.0's names and defaults, plus plumb's
+//! output options.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use plumb_core::random::RandType;
+use plumb_core::RunConfig;
+
+use super::options::{opt, Kind, Opt, Values};
+use crate::exit::UsageError;
+
+pub const OPTIONS: &[Opt] = &[
+    opt("threads", Kind::Int { min: 1, max: 100_000 }, "1", "number of threads to use"),
+    opt("events", Kind::Int { min: 0, max: u64::MAX }, "0", "limit for total number of events (0: no limit)"),
+    opt("time", Kind::Float { min: 0.0, max: 1e9 }, "10", "limit for total execution time in seconds (0: no limit)"),
+    opt("warmup-time", Kind::Float { min: 0.0, max: 1e9 }, "0", "run events for this many seconds before measuring; excluded from the results"),
+    opt("forced-shutdown", Kind::Grace, "off", "seconds (or N% of --time) to wait after --time before reporting without the workers, or 'off'"),
+    opt("rate", Kind::Float { min: 0.0, max: 1e12 }, "0", "open-loop target rate in events per second, Poisson arrivals (0: closed loop)"),
+    opt("report-interval", Kind::Float { min: 0.0, max: 1e9 }, "0", "print intermediate statistics every N seconds (0: off)"),
+    opt("percentile", Kind::Percentiles, "95", "latency percentiles to report, comma-separated, fractions allowed (0: off)"),
+    opt("histogram", Kind::Bool, "off", "print the latency histogram in the report"),
+    opt("rand-type", Kind::Choice(&["uniform", "gaussian", "special", "pareto", "zipfian"]), "special", "random numbers distribution"),
+    opt("rand-seed", Kind::Int { min: 0, max: u64::MAX }, "0", "seed for the random number generator (0: current time)"),
+    opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
+    opt("json", Kind::Text, "", "also write the JSON result to this file"),
+];
+
+/// sysbench 0.4/0.5 names still printed by most tutorials, and what they mean now.
+pub const DEPRECATED: &[(&str, &str)] = &[
+    ("num-threads", "threads"),
+    ("max-time", "time"),
+    ("max-requests", "events"),
+    ("tx-rate", "rate"),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// The common options, checked.
+#[derive(Clone, Debug)]
+pub struct Common {
+    pub run: RunConfig,
+    pub seed_given: bool,
+    pub rand_type: RandType,
+    pub percentiles: Vec<f64>,
+    pub histogram: bool,
+    pub format: Format,
+    pub json_file: Option<PathBuf>,
+}
+
+impl Common {
+    pub fn from_values(v: &Values) -> Result<Common, UsageError> {
+        let time = v.float("time");
+        let time_limit = (time > 0.0).then(|| Duration::from_secs_f64(time));
+        let forced_shutdown = match v.grace("forced-shutdown") {
+            None => None,
+            Some((g, pct)) => {
+                let secs = if pct { time * g / 100.0 } else { g };
+                if time_limit.is_none() {
+                    return Err(UsageError(
+                        "--forced-shutdown needs a time limit: set --time to a number of seconds"
+                            .into(),
+                    ));
+                }
+                Some(Duration::from_secs_f64(secs))
+            }
+        };
+        let seed_given = v.int("rand-seed") != 0;
+        let seed = if seed_given {
+            v.int("rand-seed")
+        } else {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+                | 1
+        };
+        let percentiles = v.percentiles("percentile").to_vec();
+        let rate = v.float("rate");
+        let interval = v.float("report-interval");
+        let json = v.word("json");
+        Ok(Common {
+            run: RunConfig {
+                threads: v.int("threads") as usize,
+                time_limit,
+                event_limit: v.int("events"),
+                warmup: Duration::from_secs_f64(v.float("warmup-time")),
+                report_interval: (interval > 0.0).then(|| Duration::from_secs_f64(interval)),
+                rate: (rate > 0.0).then_some(rate),
+                forced_shutdown,
+                seed,
+                interval_percentiles: percentiles.clone(),
+            },
+            seed_given,
+            rand_type: v
+                .word("rand-type")
+                .parse()
+                .map_err(|e| UsageError(format!("{e}")))?,
+            percentiles,
+            histogram: v.flag("histogram"),
+            format: if v.word("format") == "json" {
+                Format::Json
+            } else {
+                Format::Text
+            },
+            json_file: (!json.is_empty()).then(|| PathBuf::from(json)),
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! The sysbench front end: sysbench 1.0 and 0.4/0.5 command lines, unchanged, with `plumb`
+//! in place of `sysbench`.
+
+pub mod common;
+pub mod options;
+pub mod run;
+pub mod tests;
+
+use std::io::Write;
+
+use crate::exit::UsageError;
+use common::{Common, Format};
+use options::{help_table, Values};
+use tests::{Command, TESTS};
+
+/// A command line split into its parts, before any option is checked.
+struct Parsed {
+    test: Option<String>,
+    commands: Vec<String>,
+    raw: Vec<(String, Option<String>)>,
+    help: bool,
+    version: bool,
+}
+
+fn split(args: &[String]) -> Parsed {
+    let mut p = Parsed {
+        test: None,
+        commands: Vec::new(),
+        raw: Vec::new(),
+        help: false,
+        version: false,
+    };
+    let mut positional = Vec::new();
+    for a in args {
+        if let Some(body) = a.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (body.to_string(), None),
+            };
+            match name.as_str() {
+                "test" => {
+                    eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
+                    p.test = value;
+                }
+                "help" => p.help = value.as_deref().is_none_or(|v| v != "off"),
+                "version" => p.version = value.as_deref().is_none_or(|v| v != "off"),
+                _ => {
+                    if let Some((old, new)) = common::DEPRECATED.iter().find(|(o, _)| *o == name) {
+                        eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
+                        p.raw.push((new.to_string(), value));
+                    } else {
+                        p.raw.push((name, value));
+                    }
+                }
+            }
+        } else {
+            positional.push(a.clone());
+        }
+    }
+    let mut pos = positional.into_iter();
+    if p.test.is_none() {
+        p.test = pos.next();
+    }
+    p.commands = pos.collect();
+    p
+}
+
+/// The general help, listing common options and tests.
+pub fn general_help() -> String {
+    let mut s = String::from(
+        "Usage:\n  plumb [options]... <test> <command>...\n  plumb [options]... --test=<test> <command>...   (sysbench 0.4/0.5 syntax)\n\n\
+         Commands implemented by most tests: prepare run cleanup help\n\
+         Several commands run in order: plumb fileio ... prepare run cleanup\n\n",
+    );
+    s.push_str(&help_table("General options", common::OPTIONS));
+    s.push_str(
+        "\nDeprecated aliases: --num-threads, --max-time, --max-requests, --tx-rate\n\nTests:\n",
+    );
+    for t in TESTS {
+        s.push_str(&format!("  {:<8} - {}\n", t.name, t.description));
+    }
+    s.push_str("\nSee 'plumb <test> help' for a list of options for each test.\n");
+    s
+}
+
+/// Run a sysbench-style command line; returns the exit code.
+pub fn main(args: &[String]) -> anyhow::Result<i32> {
+    let p = split(args);
+    if p.version {
+        println!("plumb {}", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    let Some(test_name) = p.test.clone() else {
+        if p.help {
+            print!("{}", general_help());
+            return Ok(0);
+        }
+        return Err(UsageError(
+            "no test named: plumb <test> <command>, e.g. plumb cpu run (see 'plumb --help')".into(),
+        )
+        .into());
+    };
+    let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
+    let test = tests::find(&test_name).ok_or_else(|| {
+        UsageError(format!(
+            "unknown test '{test_name}' (available: {})",
+            names.join(", ")
+        ))
+    })?;
+    let mut commands = Vec::new();
+    for c in &p.commands {
+        commands.push(Command::parse(c).ok_or_else(|| {
+            UsageError(format!(
+                "unknown command '{c}' for the '{}' test (allowed: prepare, run, cleanup, help)",
+                test.name
+            ))
+        })?);
+    }
+    if p.help || commands.contains(&Command::Help) {
+        print!(
+            "{}",
+            help_table(&format!("{} options", test.name), test.options)
+        );
+        return Ok(0);
+    }
+    if commands.is_empty() {
+        return Err(UsageError(format!(
+            "the '{}' test needs a command: prepare, run, cleanup or help (see 'plumb {} help')",
+            test.name, test.name
+        ))
+        .into());
+    }
+    let values = Values::parse(&p.raw, &[common::OPTIONS, test.options], |n| {
+        UsageError(format!(
+            "unknown option --{n} for the '{}' test (see 'plumb {} help' and 'plumb --help')",
+            test.name, test.name
+        ))
+    })?;
+    let common = Common::from_values(&values)?;
+    let plan = (test.plan)(&values, &common)?;
+
+    if common.format == Format::Text {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "plumb {} (sysbench 1.0 compatible)\n",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let mut code = 0;
+    for c in commands {
+        code = match c {
+            Command::Prepare => plan.prepare(&common).map(|_| 0)?,
+            Command::Cleanup => plan.cleanup(&common).map(|_| 0)?,
+            Command::Run => run::run(test, plan.as_ref(), &common, args)?,
+            Command::Help => 0,
+        };
+        if code != 0 {
+            break;
+        }
+    }
+    Ok(code)
+}

@@ -1,0 +1,132 @@
+//! The `run` command shared by every test: header, harness, interval lines, result, report.
+
+use std::fs::File;
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use plumb_core::result::{BuildInput, IntervalResult, RunResult};
+use plumb_core::{harness, StopCause};
+use plumb_report::{json, sysbench as layout};
+
+use super::common::{Common, Format};
+use super::tests::{TestDef, TestPlan};
+use crate::{exit, signals};
+
+/// Run the test; returns the exit code.
+pub fn run(
+    test: &TestDef,
+    plan: &dyn TestPlan,
+    common: &Common,
+    argv: &[String],
+) -> anyhow::Result<i32> {
+    // Open the JSON file first: a path that cannot be written fails before the run, not after.
+    let mut json_file = match &common.json_file {
+        Some(p) => Some(
+            File::create(p)
+                .with_context(|| format!("cannot write the JSON result to {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let workload = plan.workload()?;
+    let text = common.format == Format::Text;
+    let cfg = &common.run;
+    if text {
+        let seed_line = if common.seed_given {
+            format!(
+                "Initializing random number generator from seed ({}).\n",
+                cfg.seed
+            )
+        } else {
+            "Initializing random number generator from current time\n".to_string()
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = write!(
+            out,
+            "{}",
+            layout::header(
+                cfg.threads,
+                cfg.rate,
+                cfg.report_interval.map(|d| d.as_secs_f64()),
+                &seed_line
+            )
+        );
+        if let Some(g) = cfg.forced_shutdown {
+            let _ = writeln!(
+                out,
+                "Forcing shutdown in {} seconds\n",
+                (cfg.time_limit.unwrap_or_default() + g).as_secs_f64()
+            );
+        }
+        if !cfg.warmup.is_zero() {
+            let _ = writeln!(
+                out,
+                "Warming up for {} seconds (excluded from the results)\n",
+                cfg.warmup.as_secs_f64()
+            );
+        }
+        let _ = write!(out, "{}", plan.header());
+        let _ = write!(
+            out,
+            "Initializing worker threads...\n\nThreads started!\n\n"
+        );
+        let _ = out.flush();
+    }
+
+    let kinds = workload.kinds().to_vec();
+    let counters = workload.counters().to_vec();
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let stop = signals::install();
+    let mut on_interval = |s: &harness::IntervalSample| {
+        let i = IntervalResult::from_sample(s, &kinds, &counters, &cfg.interval_percentiles);
+        let line = layout::interval_line(test.name, &i);
+        if text {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        } else {
+            eprintln!("{line}");
+        }
+    };
+    let outcome = harness::run(workload.clone(), cfg, &stop, &mut on_interval)?;
+    let mut result = RunResult::build(
+        BuildInput {
+            test: test.name,
+            command_line: std::iter::once("plumb".to_string())
+                .chain(argv.iter().cloned())
+                .collect(),
+            started_at_unix_s: started,
+            kinds: &kinds,
+            counters: &counters,
+            config: cfg,
+            rand_type: common.rand_type.name(),
+            percentiles: &common.percentiles,
+            with_histogram: common.histogram,
+            workload: plan.workload_json(),
+        },
+        &outcome,
+    );
+    plan.complete(&mut result);
+
+    let doc = json::render(&result);
+    if let Some(f) = json_file.as_mut() {
+        f.write_all(doc.as_bytes())
+            .and_then(|_| f.flush())
+            .with_context(|| "cannot write the JSON result file".to_string())?;
+    }
+    let mut out = std::io::stdout().lock();
+    if text {
+        let _ = write!(out, "{}", layout::final_report(&result));
+    } else {
+        let _ = write!(out, "{doc}");
+    }
+    let _ = out.flush();
+    Ok(match outcome.cause {
+        StopCause::Signal(s) => exit::for_signal(s),
+        StopCause::Forced => exit::RUNTIME,
+        _ => 0,
+    })
+}

@@ -1,0 +1,398 @@
+//! The run harness: starts the workers together, stops them on time, event count, signal or
+//! error, takes interval snapshots without stopping them, and hands back every thread's
+//! figures.
+//!
+//! The main thread does all the bookkeeping: it sleeps until the next deadline (time limit,
+//! interval, forced shutdown) or until a worker finishes, so workers never read the clock to
+//! check the time limit and never meet each other on the hot path.
+
+pub(crate) mod slots;
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+pub use slots::ThreadSnapshot;
+use slots::{snapshot, Shared, ThreadSlot};
+
+use crate::stats::Histogram;
+use crate::workload::{WorkerCtx, Workload, WorkloadError};
+
+/// Set from a signal handler: holds the signal number, 0 while none arrived.
+pub type StopFlag = Arc<AtomicUsize>;
+
+/// How a run is driven.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub threads: usize,
+    /// Measured duration (after warm-up); `None` runs until another limit.
+    pub time_limit: Option<Duration>,
+    /// Total events across threads; 0 for no limit.
+    pub event_limit: u64,
+    pub warmup: Duration,
+    pub report_interval: Option<Duration>,
+    /// Open-loop target rate in events per second across all threads.
+    pub rate: Option<f64>,
+    /// Grace after the time limit before the run is abandoned and reported as it stands.
+    pub forced_shutdown: Option<Duration>,
+    pub seed: u64,
+    /// Percentiles computed for each interval.
+    pub interval_percentiles: Vec<f64>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            threads: 1,
+            time_limit: Some(Duration::from_secs(10)),
+            event_limit: 0,
+            warmup: Duration::ZERO,
+            report_interval: None,
+            rate: None,
+            forced_shutdown: None,
+            seed: 0,
+            interval_percentiles: vec![95.0],
+        }
+    }
+}
+
+/// Why the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopCause {
+    /// The time limit passed.
+    Time,
+    /// The event limit was used up, or every worker finished its own quota.
+    Completed,
+    /// A signal arrived (its number).
+    Signal(i32),
+    /// Workers did not stop within the forced-shutdown grace.
+    Forced,
+}
+
+/// One interval's figures, as printed by `--report-interval`.
+#[derive(Clone, Debug)]
+pub struct IntervalSample {
+    /// Seconds since the start (warm-up included) at the end of the interval.
+    pub at: Duration,
+    pub length: Duration,
+    /// The interval lies (partly) in the warm-up.
+    pub warmup: bool,
+    /// Operations per kind completed in the interval.
+    pub kind_counts: Vec<u64>,
+    /// Counter increments in the interval.
+    pub counters: Vec<u64>,
+    /// Events (operations of event kinds) completed in the interval.
+    pub events: u64,
+    /// Event latency percentiles over the interval, in config order (ns).
+    pub percentiles: Vec<u64>,
+    /// Threads still running.
+    pub threads_running: usize,
+    /// Open loop: scheduled events not yet started, summed over threads.
+    pub backlog: Option<u64>,
+}
+
+/// Everything a finished (or abandoned) run measured.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub cause: StopCause,
+    /// From the start barrier to the last worker's end, warm-up excluded.
+    pub elapsed: Duration,
+    pub warmup: Duration,
+    pub threads: Vec<ThreadSnapshot>,
+    pub intervals: Vec<IntervalSample>,
+    /// Open loop: scheduled events not yet started when the run ended.
+    pub backlog: Option<u64>,
+}
+
+#[derive(Debug, Error)]
+pub enum HarnessError {
+    #[error("{0}")]
+    Workload(#[from] WorkloadError),
+    #[error("could not start worker thread: {0}")]
+    Spawn(std::io::Error),
+    #[error("a worker thread panicked: {0}")]
+    Panic(String),
+}
+
+struct Finish {
+    count: Mutex<usize>,
+    cv: Condvar,
+}
+
+/// Run `workload` under `cfg`. `on_interval` is called on the main thread for each interval.
+pub fn run(
+    workload: Arc<dyn Workload>,
+    cfg: &RunConfig,
+    signal: &StopFlag,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+) -> Result<RunOutcome, HarnessError> {
+    let threads = cfg.threads.max(1);
+    let kinds = workload.kinds().to_vec();
+    let ncounters = workload.counters().len();
+    let warm = cfg.warmup > Duration::ZERO;
+    let shared = Arc::new(Shared {
+        stop: Default::default(),
+        issued: Default::default(),
+        event_limit: cfg.event_limit,
+        threads,
+        seed: cfg.seed,
+        warmup: cfg.warmup,
+        rate: cfg.rate,
+        origin: OnceLock::new(),
+    });
+    let slots: Arc<Vec<ThreadSlot>> = Arc::new(
+        (0..threads)
+            .map(|_| ThreadSlot::new(kinds.len(), ncounters, warm))
+            .collect(),
+    );
+
+    // Build every worker before anyone starts, so a failure costs nothing and set-up time
+    // never lands in the measurement.
+    let mut workers = Vec::with_capacity(threads);
+    for t in 0..threads {
+        workers.push(workload.worker(t)?);
+    }
+
+    let barrier = Arc::new(Barrier::new(threads + 1));
+    let finish = Arc::new(Finish {
+        count: Mutex::new(0),
+        cv: Condvar::new(),
+    });
+    let first_error: Arc<Mutex<Option<HarnessError>>> = Arc::new(Mutex::new(None));
+    let mut handles: Vec<JoinHandle<()>> = Vec::with_capacity(threads);
+    for (t, mut worker) in workers.into_iter().enumerate() {
+        let (w_shared, w_slots, w_barrier) = (shared.clone(), slots.clone(), barrier.clone());
+        let (w_finish, w_error) = (finish.clone(), first_error.clone());
+        let h = std::thread::Builder::new()
+            .name(format!("plumb-worker-{t}"))
+            .spawn(move || {
+                w_barrier.wait();
+                let slot = &w_slots[t];
+                let mut ctx = WorkerCtx::new(t, &w_shared, slot, w_shared.origin());
+                let res = worker.run(&mut ctx).and_then(|_| worker.finish(&mut ctx));
+                if let Err(e) = res {
+                    w_shared.stop.store(true, Relaxed);
+                    let mut fe = w_error.lock().unwrap_or_else(|p| p.into_inner());
+                    fe.get_or_insert(HarnessError::Workload(e));
+                }
+                slot.done.store(true, Relaxed);
+                let mut n = w_finish.count.lock().unwrap_or_else(|p| p.into_inner());
+                *n += 1;
+                w_finish.cv.notify_all();
+            })
+            .map_err(HarnessError::Spawn);
+        match h {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // Release the threads already waiting at the barrier, then give up.
+                shared.stop.store(true, Relaxed);
+                // Threads already spawned stay parked at the barrier; the caller exits.
+                return Err(e);
+            }
+        }
+    }
+
+    let _ = shared.origin.set(Instant::now());
+    barrier.wait();
+    let start = shared.origin();
+    let time_deadline = cfg.time_limit.map(|t| start + cfg.warmup + t);
+    let forced_deadline = match (time_deadline, cfg.forced_shutdown) {
+        (Some(d), Some(g)) => Some(d + g),
+        _ => None,
+    };
+    let mut next_interval = cfg.report_interval.map(|i| start + i);
+    let mut cause = StopCause::Completed;
+    let mut stopping = false;
+    let mut intervals = Vec::new();
+    let mut prev = IntervalState::new(&kinds, ncounters);
+    let mut prev_at = start;
+    let mut forced = false;
+    let event_kinds: Vec<bool> = kinds.iter().map(|k| k.is_event).collect();
+
+    loop {
+        let now = Instant::now();
+        let sig = signal.load(Relaxed);
+        if sig != 0 && !stopping {
+            stopping = true;
+            cause = StopCause::Signal(sig as i32);
+            shared.stop.store(true, Relaxed);
+        }
+        if let Some(at) = next_interval {
+            if now >= at && !stopping {
+                let s = prev.sample(
+                    &slots,
+                    &event_kinds,
+                    cfg,
+                    at.saturating_duration_since(start),
+                    at.saturating_duration_since(prev_at),
+                    start,
+                );
+                on_interval(&s);
+                intervals.push(s);
+                prev_at = at;
+                next_interval = Some(at + cfg.report_interval.unwrap_or_default());
+            }
+        }
+        if let Some(d) = time_deadline {
+            if now >= d && !stopping {
+                stopping = true;
+                cause = StopCause::Time;
+                shared.stop.store(true, Relaxed);
+            }
+        }
+        if let Some(fd) = forced_deadline {
+            if now >= fd {
+                forced = true;
+                break;
+            }
+        }
+        let mut wake = now + Duration::from_millis(50);
+        for d in [time_deadline, next_interval, forced_deadline]
+            .into_iter()
+            .flatten()
+        {
+            if d > now && d < wake {
+                wake = d;
+            }
+        }
+        let n = finish.count.lock().unwrap_or_else(|p| p.into_inner());
+        if *n == threads {
+            break;
+        }
+        let _ = finish
+            .cv
+            .wait_timeout(n, wake.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|p| p.into_inner());
+    }
+
+    let end = Instant::now();
+    if forced {
+        cause = StopCause::Forced;
+        shared.stop.store(true, Relaxed);
+        // Workers that do not stop are left behind; the caller reports and exits.
+    } else {
+        for h in handles {
+            if let Err(p) = h.join() {
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                return Err(HarnessError::Panic(msg));
+            }
+        }
+        if let Some(e) = first_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+    }
+
+    let backlog = cfg
+        .rate
+        .map(|r| backlog(&slots, r / threads as f64, start, end));
+    let total = end.saturating_duration_since(start);
+    Ok(RunOutcome {
+        cause,
+        elapsed: total.saturating_sub(cfg.warmup.min(total)),
+        warmup: cfg.warmup.min(total),
+        threads: slots.iter().map(snapshot).collect(),
+        intervals,
+        backlog,
+    })
+}
+
+/// Scheduled events that were due by `at` but not yet started, summed over threads.
+fn backlog(slots: &[ThreadSlot], per_thread_rate: f64, origin: Instant, at: Instant) -> u64 {
+    let at_ns = at.saturating_duration_since(origin).as_nanos() as u64;
+    slots
+        .iter()
+        .map(|s| {
+            let due = s.next_due_ns.load(Relaxed);
+            if at_ns > due {
+                ((at_ns - due) as f64 * per_thread_rate / 1e9).ceil() as u64
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// Cumulative figures at the previous interval boundary.
+struct IntervalState {
+    event_hist: Histogram,
+    kind_counts: Vec<u64>,
+    counters: Vec<u64>,
+}
+
+impl IntervalState {
+    fn new(kinds: &[crate::workload::OpKind], counters: usize) -> Self {
+        IntervalState {
+            event_hist: Histogram::new(),
+            kind_counts: vec![0; kinds.len()],
+            counters: vec![0; counters],
+        }
+    }
+
+    fn sample(
+        &mut self,
+        slots: &[ThreadSlot],
+        event_kinds: &[bool],
+        cfg: &RunConfig,
+        at: Duration,
+        length: Duration,
+        origin: Instant,
+    ) -> IntervalSample {
+        let mut hist = Histogram::new();
+        let mut kind_counts = vec![0u64; event_kinds.len()];
+        let mut counters = vec![0u64; self.counters.len()];
+        let mut running = 0;
+        for s in slots {
+            if !s.done.load(Relaxed) {
+                running += 1;
+            }
+            for phase in [&s.warm, &s.main] {
+                for (k, h) in phase.kinds.iter().enumerate() {
+                    kind_counts[k] += h.count();
+                    if event_kinds[k] {
+                        h.add_into(&mut hist);
+                    }
+                }
+                for (i, c) in phase.counters.iter().enumerate() {
+                    counters[i] += c.load(Relaxed);
+                }
+            }
+        }
+        let window = hist.since(&self.event_hist);
+        let sample = IntervalSample {
+            at,
+            length,
+            warmup: at.saturating_sub(length) < cfg.warmup,
+            kind_counts: kind_counts
+                .iter()
+                .zip(&self.kind_counts)
+                .map(|(a, b)| a.saturating_sub(*b))
+                .collect(),
+            counters: counters
+                .iter()
+                .zip(&self.counters)
+                .map(|(a, b)| a.saturating_sub(*b))
+                .collect(),
+            events: window.count(),
+            percentiles: cfg
+                .interval_percentiles
+                .iter()
+                .map(|&p| window.percentile(p).unwrap_or(0))
+                .collect(),
+            threads_running: running,
+            backlog: cfg
+                .rate
+                .map(|r| backlog(slots, r / slots.len() as f64, origin, origin + at)),
+        };
+        self.event_hist = hist;
+        self.kind_counts = kind_counts;
+        self.counters = counters;
+        sample
+    }
+}

@@ -1,0 +1,228 @@
+//! sysbench's `--rand-type` distributions over an inclusive integer range [a, b].
+//!
+//! - uniform: every value equally likely.
+//! - gaussian: the mean of `iter` (12) uniform values, as sysbench computes it.
+//! - special: `res`% (75) of values fall uniformly in a window of `pct`% (1) of the range
+//!   centred in the middle; the rest are gaussian. sysbench 1.0's default.
+//! - pareto: a + n * u^(ln h / ln(1-h)) with h = 0.2, so 80% of draws hit 20% of values.
+//! - zipfian: value k (from 0) with probability proportional to 1/(k+1)^theta, theta 0.8 as
+//!   in sysbench 1.1 (Gray et al.'s generator, the one YCSB uses).
+
+use thiserror::Error;
+
+use super::Rng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RandType {
+    Uniform,
+    Gaussian,
+    Special,
+    Pareto,
+    Zipfian,
+}
+
+#[derive(Debug, Error)]
+#[error("'{0}' is not a distribution (allowed: uniform, gaussian, special, pareto, zipfian)")]
+pub struct RandTypeError(pub String);
+
+impl std::str::FromStr for RandType {
+    type Err = RandTypeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "uniform" => RandType::Uniform,
+            "gaussian" => RandType::Gaussian,
+            "special" => RandType::Special,
+            "pareto" => RandType::Pareto,
+            "zipfian" => RandType::Zipfian,
+            _ => return Err(RandTypeError(s.to_string())),
+        })
+    }
+}
+
+impl RandType {
+    pub fn name(self) -> &'static str {
+        match self {
+            RandType::Uniform => "uniform",
+            RandType::Gaussian => "gaussian",
+            RandType::Special => "special",
+            RandType::Pareto => "pareto",
+            RandType::Zipfian => "zipfian",
+        }
+    }
+}
+
+/// A distribution bound to one range, with its parameters precomputed.
+#[derive(Clone, Debug)]
+pub struct Distribution {
+    kind: RandType,
+    a: u64,
+    n: u64,
+    gauss_iter: u32,
+    special_lo: u64,
+    special_n: u64,
+    special_res: f64,
+    pareto_power: f64,
+    zipf: Option<Zipf>,
+}
+
+#[derive(Clone, Debug)]
+struct Zipf {
+    theta: f64,
+    zetan: f64,
+    alpha: f64,
+    eta: f64,
+}
+
+fn zeta(n: u64, theta: f64) -> f64 {
+    // Exact up to a million terms; beyond, the Euler–Maclaurin tail is accurate to ~1e-9.
+    const EXACT: u64 = 1_000_000;
+    let m = n.min(EXACT);
+    let mut s: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+    if n > m {
+        let f = |x: f64| x.powf(1.0 - theta) / (1.0 - theta);
+        s += f(n as f64) - f(m as f64) + 0.5 * ((n as f64).powf(-theta) - (m as f64).powf(-theta));
+    }
+    s
+}
+
+impl Distribution {
+    /// A distribution over [a, b] (inclusive). `b >= a`.
+    pub fn new(kind: RandType, a: u64, b: u64) -> Self {
+        let n = b - a + 1;
+        let special_n = ((n as f64) * 0.01).max(1.0) as u64;
+        let special_lo = a + (n - special_n) / 2;
+        let h: f64 = 0.2;
+        let zipf = (kind == RandType::Zipfian).then(|| {
+            let theta = 0.8;
+            let zetan = zeta(n, theta);
+            let zeta2 = zeta(2.min(n), theta);
+            Zipf {
+                theta,
+                zetan,
+                alpha: 1.0 / (1.0 - theta),
+                eta: (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan),
+            }
+        });
+        Distribution {
+            kind,
+            a,
+            n,
+            gauss_iter: 12,
+            special_lo,
+            special_n,
+            special_res: 0.75,
+            pareto_power: h.ln() / (1.0 - h).ln(),
+            zipf,
+        }
+    }
+
+    pub fn kind(&self) -> RandType {
+        self.kind
+    }
+
+    #[inline]
+    fn uniform(&self, rng: &mut Rng) -> u64 {
+        self.a + rng.below(self.n)
+    }
+
+    #[inline]
+    fn gaussian(&self, rng: &mut Rng) -> u64 {
+        let mut sum = 0u64;
+        for _ in 0..self.gauss_iter {
+            sum += rng.below(self.n);
+        }
+        self.a + sum / self.gauss_iter as u64
+    }
+
+    /// One draw in [a, b].
+    #[inline]
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        match self.kind {
+            RandType::Uniform => self.uniform(rng),
+            RandType::Gaussian => self.gaussian(rng),
+            RandType::Special => {
+                if rng.next_f64() < self.special_res {
+                    self.special_lo + rng.below(self.special_n)
+                } else {
+                    self.gaussian(rng)
+                }
+            }
+            RandType::Pareto => {
+                let v = (self.n as f64 * rng.next_f64().powf(self.pareto_power)) as u64;
+                self.a + v.min(self.n - 1)
+            }
+            RandType::Zipfian => {
+                let z = self.zipf.as_ref().expect("zipf parameters set for zipfian");
+                let u = rng.next_f64();
+                let uz = u * z.zetan;
+                let k = if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + 0.5f64.powf(z.theta) {
+                    1
+                } else {
+                    (self.n as f64 * (z.eta * u - z.eta + 1.0).powf(z.alpha)) as u64
+                };
+                self.a + k.min(self.n - 1)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draws(kind: RandType, n: u64) -> Vec<u64> {
+        let d = Distribution::new(kind, 1, n);
+        let mut r = Rng::new(1, 0);
+        (0..200_000).map(|_| d.sample(&mut r)).collect()
+    }
+
+    #[test]
+    fn all_stay_in_range() {
+        for k in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+            RandType::Zipfian,
+        ] {
+            for v in draws(k, 1000) {
+                assert!((1..=1000).contains(&v), "{k:?} gave {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn special_concentrates_three_quarters_in_middle_percent() {
+        let v = draws(RandType::Special, 10_000);
+        let mid = v.iter().filter(|&&x| (4951..=5050).contains(&x)).count() as f64;
+        let share = mid / v.len() as f64;
+        assert!((0.74..0.80).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn pareto_puts_eighty_percent_on_first_fifth() {
+        let v = draws(RandType::Pareto, 10_000);
+        let low = v.iter().filter(|&&x| x <= 2000).count() as f64 / v.len() as f64;
+        assert!((0.77..0.83).contains(&low), "{low}");
+    }
+
+    #[test]
+    fn zipfian_favours_small_values() {
+        let v = draws(RandType::Zipfian, 10_000);
+        let ones = v.iter().filter(|&&x| x == 1).count();
+        let hundreds = v.iter().filter(|&&x| x == 100).count();
+        assert!(ones > 20 * hundreds.max(1), "{ones} vs {hundreds}");
+    }
+
+    #[test]
+    fn gaussian_is_centred() {
+        let v = draws(RandType::Gaussian, 10_000);
+        let mean = v.iter().sum::<u64>() as f64 / v.len() as f64;
+        assert!((4900.0..5100.0).contains(&mean), "{mean}");
+        let tails = v.iter().filter(|&&x| !(2000..=8000).contains(&x)).count();
+        assert!(tails < v.len() / 100);
+    }
+}

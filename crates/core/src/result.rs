@@ -1,0 +1,346 @@
+//! The result of a run: one serde model for every workload, versioned as `plumb.result/1`
+//! and documented in `docs/result-schema.md` (JSON Schema in `docs/plumb.result.1.schema.json`).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::harness::{IntervalSample, RunConfig, RunOutcome, StopCause};
+use crate::stats::{Histogram, LatencySummary, Percentile};
+use crate::workload::OpKind;
+
+pub const SCHEMA: &str = "plumb.result/1";
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Ended by its time or event limit, or by finishing its work.
+    Completed,
+    /// Stopped by SIGINT or SIGTERM; figures cover the time until then.
+    Interrupted,
+    /// Workers did not stop within `--forced-shutdown`; figures are as they stood.
+    ForcedShutdown,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunSettings {
+    pub threads: usize,
+    pub time_limit_s: Option<f64>,
+    pub event_limit: u64,
+    pub warmup_s: f64,
+    pub report_interval_s: Option<f64>,
+    pub rate_per_s: Option<f64>,
+    pub forced_shutdown_s: Option<f64>,
+    pub rand_type: String,
+    pub rand_seed: u64,
+    pub percentiles: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OperationStats {
+    pub name: String,
+    pub is_event: bool,
+    pub count: u64,
+    pub per_s: f64,
+    pub latency: LatencySummary,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Fairness {
+    pub events_avg: f64,
+    pub events_stddev: f64,
+    pub exec_time_avg_s: f64,
+    pub exec_time_stddev_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ThreadResult {
+    pub events: u64,
+    pub exec_time_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OpenLoop {
+    pub offered_per_s: f64,
+    pub achieved_per_s: f64,
+    /// The schedule could not be kept: work fell behind and latency includes that wait.
+    pub saturated: bool,
+    /// Scheduled events that were due but not started when the run ended.
+    pub backlog_events: u64,
+    /// From actual start to completion.
+    pub service: LatencySummary,
+    /// From intended start to actual start.
+    pub lag: LatencySummary,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IntervalResult {
+    pub at_s: f64,
+    pub length_s: f64,
+    pub warmup: bool,
+    pub threads_running: usize,
+    pub events: u64,
+    pub events_per_s: f64,
+    pub operations: BTreeMap<String, u64>,
+    pub counters: BTreeMap<String, u64>,
+    pub latency_percentiles: Vec<Percentile>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backlog_events: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunResult {
+    pub schema: String,
+    pub plumb_version: String,
+    pub test: String,
+    pub command_line: Vec<String>,
+    pub started_at_unix_s: u64,
+    pub status: Status,
+    /// "time", "events", "completed", "signal SIGINT", "forced_shutdown".
+    pub stop_reason: String,
+    pub settings: RunSettings,
+    pub total_time_s: f64,
+    pub warmup_time_s: f64,
+    pub events: u64,
+    pub events_per_s: f64,
+    /// All events together (what sysbench prints under "Latency").
+    pub latency: LatencySummary,
+    /// Each operation kind on its own.
+    pub operations: Vec<OperationStats>,
+    pub counters: BTreeMap<String, u64>,
+    pub fairness: Fairness,
+    pub threads: Vec<ThreadResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
+    pub intervals: Vec<IntervalResult>,
+    /// The test's own parameters and figures (block size, MiB/s, ...).
+    pub workload: serde_json::Value,
+}
+
+impl IntervalResult {
+    pub fn from_sample(
+        s: &IntervalSample,
+        kinds: &[OpKind],
+        counters: &[&'static str],
+        percentiles: &[f64],
+    ) -> Self {
+        IntervalResult {
+            at_s: secs(s.at),
+            length_s: secs(s.length),
+            warmup: s.warmup,
+            threads_running: s.threads_running,
+            events: s.events,
+            events_per_s: s.events as f64 / secs(s.length).max(1e-9),
+            operations: kinds
+                .iter()
+                .zip(&s.kind_counts)
+                .map(|(k, c)| (k.name.to_string(), *c))
+                .collect(),
+            counters: counters
+                .iter()
+                .zip(&s.counters)
+                .map(|(n, v)| (n.to_string(), *v))
+                .collect(),
+            latency_percentiles: percentiles
+                .iter()
+                .zip(&s.percentiles)
+                .map(|(p, v)| Percentile {
+                    percentile: *p,
+                    value_ns: *v,
+                })
+                .collect(),
+            backlog_events: s.backlog,
+        }
+    }
+
+    /// Operations of one kind in this interval, 0 when absent.
+    pub fn operation(&self, name: &str) -> u64 {
+        self.operations.get(name).copied().unwrap_or(0)
+    }
+
+    /// A counter's increment in this interval, 0 when absent.
+    pub fn counter(&self, name: &str) -> u64 {
+        self.counters.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// What [`RunResult::build`] needs besides the outcome.
+pub struct BuildInput<'a> {
+    pub test: &'a str,
+    pub command_line: Vec<String>,
+    pub started_at_unix_s: u64,
+    pub kinds: &'a [OpKind],
+    pub counters: &'a [&'static str],
+    pub config: &'a RunConfig,
+    pub rand_type: &'a str,
+    pub percentiles: &'a [f64],
+    pub with_histogram: bool,
+    pub workload: serde_json::Value,
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn mean_stddev(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+impl RunResult {
+    pub fn build(input: BuildInput<'_>, outcome: &RunOutcome) -> RunResult {
+        let kinds = input.kinds;
+        let elapsed = outcome.elapsed;
+        let el_s = secs(elapsed).max(1e-9);
+        let pct = input.percentiles;
+
+        let mut per_kind: Vec<Histogram> = kinds.iter().map(|_| Histogram::new()).collect();
+        let mut events_hist = Histogram::new();
+        let mut counters = vec![0u64; input.counters.len()];
+        let mut service = Histogram::new();
+        let mut lag = Histogram::new();
+        let mut threads = Vec::with_capacity(outcome.threads.len());
+        for t in &outcome.threads {
+            let mut ev = 0;
+            let mut exec = 0;
+            for (k, h) in t.kinds.iter().enumerate() {
+                per_kind[k].merge(h);
+                if kinds[k].is_event {
+                    events_hist.merge(h);
+                    ev += h.count();
+                    exec += h.moments().sum;
+                }
+            }
+            for (i, c) in t.counters.iter().enumerate() {
+                counters[i] += c;
+            }
+            service.merge(&t.service);
+            lag.merge(&t.lag);
+            threads.push(ThreadResult {
+                events: ev,
+                exec_time_ns: exec,
+            });
+        }
+        let (events_avg, events_stddev) =
+            mean_stddev(&threads.iter().map(|t| t.events as f64).collect::<Vec<_>>());
+        let (exec_avg, exec_sd) = mean_stddev(
+            &threads
+                .iter()
+                .map(|t| t.exec_time_ns as f64 / 1e9)
+                .collect::<Vec<_>>(),
+        );
+        let events = events_hist.count();
+        let cfg = input.config;
+        let (status, stop_reason) = match outcome.cause {
+            StopCause::Time => (Status::Completed, "time".to_string()),
+            StopCause::Completed if cfg.event_limit > 0 && events >= cfg.event_limit => {
+                (Status::Completed, "events".to_string())
+            }
+            StopCause::Completed => (Status::Completed, "completed".to_string()),
+            StopCause::Signal(s) => (Status::Interrupted, format!("signal {}", signal_name(s))),
+            StopCause::Forced => (Status::ForcedShutdown, "forced_shutdown".to_string()),
+        };
+        let counter_map = |vals: &[u64]| -> BTreeMap<String, u64> {
+            input
+                .counters
+                .iter()
+                .zip(vals)
+                .map(|(n, v)| (n.to_string(), *v))
+                .collect()
+        };
+        let open_loop = cfg.rate.map(|offered| {
+            let achieved = events as f64 / el_s;
+            let backlog = outcome.backlog.unwrap_or(0);
+            OpenLoop {
+                offered_per_s: offered,
+                achieved_per_s: achieved,
+                // More than 1% of the work (and at least one event) was due but not started
+                // when the run ended: the offered rate was not delivered.
+                saturated: backlog as f64 > (events as f64 * 0.01).max(1.0),
+                backlog_events: backlog,
+                service: LatencySummary::from_histogram(&service, pct, false),
+                lag: LatencySummary::from_histogram(&lag, pct, false),
+            }
+        });
+        let intervals = outcome
+            .intervals
+            .iter()
+            .map(|s| {
+                IntervalResult::from_sample(s, kinds, input.counters, &cfg.interval_percentiles)
+            })
+            .collect();
+        RunResult {
+            schema: SCHEMA.to_string(),
+            plumb_version: env!("CARGO_PKG_VERSION").to_string(),
+            test: input.test.to_string(),
+            command_line: input.command_line,
+            started_at_unix_s: input.started_at_unix_s,
+            status,
+            stop_reason,
+            settings: RunSettings {
+                threads: cfg.threads,
+                time_limit_s: cfg.time_limit.map(secs),
+                event_limit: cfg.event_limit,
+                warmup_s: secs(cfg.warmup),
+                report_interval_s: cfg.report_interval.map(secs),
+                rate_per_s: cfg.rate,
+                forced_shutdown_s: cfg.forced_shutdown.map(secs),
+                rand_type: input.rand_type.to_string(),
+                rand_seed: cfg.seed,
+                percentiles: pct.to_vec(),
+            },
+            total_time_s: secs(elapsed),
+            warmup_time_s: secs(outcome.warmup),
+            events,
+            events_per_s: events as f64 / el_s,
+            latency: LatencySummary::from_histogram(&events_hist, pct, input.with_histogram),
+            operations: kinds
+                .iter()
+                .zip(&per_kind)
+                .map(|(k, h)| OperationStats {
+                    name: k.name.to_string(),
+                    is_event: k.is_event,
+                    count: h.count(),
+                    per_s: h.count() as f64 / el_s,
+                    latency: LatencySummary::from_histogram(h, pct, false),
+                })
+                .collect(),
+            counters: counter_map(&counters),
+            fairness: Fairness {
+                events_avg,
+                events_stddev,
+                exec_time_avg_s: exec_avg,
+                exec_time_stddev_s: exec_sd,
+            },
+            threads,
+            open_loop,
+            intervals,
+            workload: input.workload,
+        }
+    }
+
+    /// The figures of one operation kind, by name.
+    pub fn operation(&self, name: &str) -> Option<&OperationStats> {
+        self.operations.iter().find(|o| o.name == name)
+    }
+
+    /// A counter's value, 0 when absent.
+    pub fn counter(&self, name: &str) -> u64 {
+        self.counters.get(name).copied().unwrap_or(0)
+    }
+}
+
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        libc::SIGHUP => "SIGHUP".into(),
+        s => format!("{s}"),
+    }
+}

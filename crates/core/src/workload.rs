@@ -1,0 +1,253 @@
+//! The contract between a benchmark and the harness.
+//!
+//! A [`Workload`] describes what it measures (its operation kinds and counters) and builds one
+//! [`Worker`] per thread. Each worker owns its event loop: it asks [`WorkerCtx::next_event`]
+//! for permission to start an event (which applies the stop conditions and, in open-loop mode,
+//! the schedule), does the work, and reports each completed operation with
+//! [`WorkerCtx::record`]. Nothing in that loop allocates, locks or makes a system call besides
+//! the clock.
+//!
+//! Engines that keep many operations in flight per thread (io_uring, libaio) take a ticket per
+//! submission, keep it with the request, and record the operation when it completes: latency
+//! runs from submission (or the intended start, in open-loop mode) to completion, never just
+//! the time to submit.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use crate::harness::slots::{PhaseSlot, Shared, ThreadSlot};
+use crate::random::Rng;
+
+/// Index of an operation kind in [`Workload::kinds`].
+pub type KindId = usize;
+
+/// One kind of operation a workload records latencies for (read, write, fsync, event, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpKind {
+    pub name: &'static str,
+    /// Whether an operation of this kind is one "event" in sysbench's sense. Events make up
+    /// the general latency statistics, events/s and thread fairness; other kinds (a fsync
+    /// done inside a write event) are reported on their own only.
+    pub is_event: bool,
+}
+
+impl OpKind {
+    pub const fn event(name: &'static str) -> Self {
+        OpKind {
+            name,
+            is_event: true,
+        }
+    }
+    pub const fn part(name: &'static str) -> Self {
+        OpKind {
+            name,
+            is_event: false,
+        }
+    }
+}
+
+/// A runtime failure inside a workload (an I/O error, a lost connection).
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct WorkloadError(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl WorkloadError {
+    pub fn new(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        WorkloadError(e.into())
+    }
+}
+
+/// What a benchmark implements.
+pub trait Workload: Send + Sync + 'static {
+    /// Operation kinds, in report order.
+    fn kinds(&self) -> &[OpKind];
+    /// Named counters workers add to (bytes read, rows returned, ...).
+    fn counters(&self) -> &[&'static str] {
+        &[]
+    }
+    /// Build the worker for thread `thread` (0-based). Called on the main thread before the
+    /// start barrier, so set-up cost never lands in the measurement.
+    fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError>;
+}
+
+/// One thread's event loop.
+pub trait Worker: Send {
+    /// Run events until [`WorkerCtx::next_event`] says stop (or the worker's own quota ends).
+    fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError>;
+    /// End-of-run work that belongs to the measured time but is not an event (sysbench's
+    /// fsync at the end). Runs after `run` returns, also when the run was stopped by time.
+    fn finish(&mut self, _ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+}
+
+/// Permission to start one event; carries the intended start time in open-loop mode.
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket {
+    intended: Option<Instant>,
+}
+
+impl Ticket {
+    /// A ticket for an operation that is part of an already admitted event (a fsync inside a
+    /// write event, a query inside a transaction).
+    pub const fn inner() -> Self {
+        Ticket { intended: None }
+    }
+    pub fn intended(&self) -> Option<Instant> {
+        self.intended
+    }
+}
+
+/// Per-thread open-loop schedule: exponential gaps (a Poisson arrival process) at the thread's
+/// share of `--rate`.
+pub(crate) struct Pacer {
+    pub(crate) next: Instant,
+    mean_gap_ns: f64,
+}
+
+impl Pacer {
+    pub(crate) fn new(origin: Instant, per_thread_rate: f64) -> Self {
+        Pacer {
+            next: origin,
+            mean_gap_ns: 1e9 / per_thread_rate,
+        }
+    }
+    fn advance(&mut self, rng: &mut Rng) -> Instant {
+        let at = self.next;
+        let u = rng.next_f64();
+        let gap = -(1.0 - u).ln() * self.mean_gap_ns;
+        self.next = at + Duration::from_nanos(gap as u64);
+        at
+    }
+}
+
+/// What a worker sees of the harness.
+pub struct WorkerCtx<'a> {
+    /// 0-based thread number.
+    pub thread: usize,
+    /// Number of worker threads in the run.
+    pub threads: usize,
+    /// This thread's random stream (seeded from `--rand-seed` and `thread`).
+    pub rng: Rng,
+    shared: &'a Shared,
+    slot: &'a ThreadSlot,
+    cur: &'a PhaseSlot,
+    warm_until: Option<Instant>,
+    pub(crate) pacer: Option<Pacer>,
+}
+
+impl<'a> WorkerCtx<'a> {
+    pub(crate) fn new(
+        thread: usize,
+        shared: &'a Shared,
+        slot: &'a ThreadSlot,
+        origin: Instant,
+    ) -> Self {
+        let warm = shared.warmup > Duration::ZERO;
+        let pacer = shared
+            .rate
+            .map(|r| Pacer::new(origin, r / shared.threads as f64));
+        WorkerCtx {
+            thread,
+            threads: shared.threads,
+            rng: Rng::new(shared.seed, thread as u64),
+            shared,
+            slot,
+            cur: if warm { &slot.warm } else { &slot.main },
+            warm_until: warm.then(|| origin + shared.warmup),
+            pacer,
+        }
+    }
+
+    /// True once the run is stopping (time, events, signal, error elsewhere). Long events
+    /// check it to stop within a second.
+    #[inline(always)]
+    pub fn stopping(&self) -> bool {
+        self.shared.stop.load(Relaxed)
+    }
+
+    /// Ask to start one event. `None` means stop: the time or event limit was reached, the
+    /// run was interrupted, or another worker failed. In open-loop mode this waits until the
+    /// event's intended start.
+    #[inline]
+    pub fn next_event(&mut self) -> Option<Ticket> {
+        if self.shared.stop.load(Relaxed) {
+            return None;
+        }
+        if self.shared.event_limit != 0 {
+            let n = self.shared.issued.fetch_add(1, Relaxed);
+            if n >= self.shared.event_limit {
+                return None;
+            }
+        }
+        match self.pacer.as_mut() {
+            None => Some(Ticket { intended: None }),
+            Some(p) => {
+                let at = p.advance(&mut self.rng);
+                self.slot.publish_next_due(p.next, self.shared.origin());
+                if !self.wait_until(at) {
+                    return None;
+                }
+                Some(Ticket { intended: Some(at) })
+            }
+        }
+    }
+
+    fn wait_until(&self, at: Instant) -> bool {
+        loop {
+            if self.shared.stop.load(Relaxed) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= at {
+                return true;
+            }
+            let left = at - now;
+            if left > Duration::from_micros(80) {
+                // Sleep in slices so a stop is seen promptly; the last stretch spins, since a
+                // sleep overshoots by the timer slack (~50 µs).
+                std::thread::sleep(
+                    (left - Duration::from_micros(60)).min(Duration::from_millis(50)),
+                );
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Record one completed operation of `kind` that started at `start` and ended at `end`.
+    /// With an open-loop ticket, latency runs from the intended start; the service time and
+    /// the lag behind schedule are recorded too.
+    #[inline(always)]
+    pub fn record(&mut self, kind: KindId, ticket: Ticket, start: Instant, end: Instant) {
+        if let Some(w) = self.warm_until {
+            if end >= w {
+                self.cur = &self.slot.main;
+                self.warm_until = None;
+            }
+        }
+        match ticket.intended {
+            None => {
+                let ns = end.saturating_duration_since(start).as_nanos() as u64;
+                self.cur.kinds[kind].record(ns);
+            }
+            Some(intended) => {
+                let resp = end.saturating_duration_since(intended).as_nanos() as u64;
+                self.cur.kinds[kind].record(resp);
+                let service = end.saturating_duration_since(start).as_nanos() as u64;
+                self.cur.service.record(service);
+                let lag = start.saturating_duration_since(intended).as_nanos() as u64;
+                self.cur.lag.record(lag);
+            }
+        }
+    }
+
+    /// Add `n` to counter `counter` (an index into [`Workload::counters`]).
+    #[inline(always)]
+    pub fn add(&mut self, counter: usize, n: u64) {
+        let c = &self.cur.counters[counter];
+        c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+    }
+}

@@ -1,0 +1,10 @@
+//! plumb-report: turns a [`plumb_core::result::RunResult`] into what the user reads.
+//!
+//! - [`sysbench`]: the sysbench 1.0 text layout, then plumb's own sections.
+//! - [`json`]: the `plumb.result/1` document.
+//!
+//! Every layout renders from the result alone, so a saved JSON result can be re-rendered.
+
+pub mod json;
+pub mod sysbench;
+mod tests;

@@ -1,0 +1,254 @@
+//! The sysbench 1.0 text layout: same section names, order and number formats, so a reader
+//! of a sysbench tutorial finds every figure where they expect it. plumb's own sections follow
+//! the sysbench ones.
+
+use std::fmt::Write;
+
+use plumb_core::result::{IntervalResult, RunResult, Status};
+use plumb_core::stats::LatencySummary;
+
+use crate::tests;
+
+const MIB: f64 = 1048576.0;
+
+fn ms(ns: f64) -> f64 {
+    ns / 1e6
+}
+
+/// "95th percentile", "99.9th percentile".
+pub fn percentile_label(p: f64) -> String {
+    format!("{}th percentile", fmt_pct(p))
+}
+
+/// A percentile without trailing zeros: 95, 99.9.
+pub fn fmt_pct(p: f64) -> String {
+    let s = format!("{p:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A line whose value is right-aligned to column 53, as sysbench prints latency figures.
+fn right53(out: &mut String, label: &str, value: &str) {
+    let head = format!("         {label}");
+    let w = 53usize.saturating_sub(head.len()).max(value.len() + 1);
+    let _ = writeln!(out, "{head}{value:>w$}");
+}
+
+/// "    total time:" followed by the value at column 41.
+pub(crate) fn col41(out: &mut String, label: &str, value: &str) {
+    let _ = writeln!(out, "    {label:<37}{value}");
+}
+
+/// "    reads/s:" followed by the value at column 34.
+pub(crate) fn col34(out: &mut String, label: &str, value: &str) {
+    let _ = writeln!(out, "    {label:<30}{value}");
+}
+
+/// The "Latency (ms):" block.
+pub fn latency_block(out: &mut String, title: &str, l: &LatencySummary) {
+    let _ = writeln!(out, "{title}");
+    right53(out, "min:", &format!("{:.2}", ms(l.min_ns as f64)));
+    right53(out, "avg:", &format!("{:.2}", ms(l.mean_ns)));
+    right53(out, "max:", &format!("{:.2}", ms(l.max_ns as f64)));
+    for p in &l.percentiles {
+        right53(
+            out,
+            &format!("{}:", percentile_label(p.percentile)),
+            &format!("{:.2}", ms(p.value_ns as f64)),
+        );
+    }
+    right53(out, "sum:", &format!("{:.2}", ms(l.sum_ns as f64)));
+    let _ = writeln!(out);
+}
+
+/// The latency histogram as `--histogram` prints it: sysbench's display buckets (1024 steps
+/// from 1 µs to 100 s, ~1.8% apart), so the picture has the same resolution.
+pub fn histogram_block(out: &mut String, l: &LatencySummary) {
+    let Some(buckets) = &l.histogram else { return };
+    let _ = writeln!(out, "Latency histogram (values are in milliseconds)");
+    let _ = writeln!(
+        out,
+        "       value  ------------- distribution ------------- count"
+    );
+    let lo = (0.001f64).ln();
+    let step = ((100_000.0f64).ln() - lo) / 1024.0;
+    let mut bins: Vec<(f64, u64)> = Vec::new();
+    for &[low, high, count] in buckets {
+        let mid_ms = ((low as f64 + high.min(low.saturating_mul(2)) as f64) / 2.0) / 1e6;
+        let i = (((mid_ms.max(0.001)).ln() - lo) / step)
+            .floor()
+            .clamp(0.0, 1023.0);
+        let value = (lo + i * step).exp();
+        match bins.last_mut() {
+            Some((v, c)) if (*v - value).abs() < 1e-12 => *c += count,
+            _ => bins.push((value, count)),
+        }
+    }
+    let max = bins.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    for (v, c) in bins {
+        let stars = ((c as f64 / max as f64) * 40.0).ceil() as usize;
+        let stars = if c * 40 < max { 0 } else { stars.min(40) };
+        let _ = writeln!(out, "{v:>12.3} |{:<40} {c}", "*".repeat(stars));
+    }
+    let _ = writeln!(out, " ");
+}
+
+/// The report printed before the workers start.
+pub fn header(threads: usize, rate: Option<f64>, interval: Option<f64>, seed_line: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Running the test with following options:");
+    let _ = writeln!(s, "Number of threads: {threads}");
+    if let Some(r) = rate {
+        let _ = writeln!(s, "Target transaction rate: {}/sec", fmt_num(r));
+    }
+    if let Some(i) = interval {
+        let _ = writeln!(
+            s,
+            "Report intermediate results every {} second(s)",
+            fmt_num(i)
+        );
+    }
+    let _ = writeln!(s, "{seed_line}");
+    let _ = writeln!(s);
+    s
+}
+
+fn fmt_num(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One `--report-interval` line.
+pub fn interval_line(test: &str, i: &IntervalResult) -> String {
+    let at = format!("[ {}s ]", fmt_num((i.at_s * 1000.0).round() / 1000.0));
+    let lat = interval_latency(i);
+    let mut line = match tests::interval_body(test, i) {
+        Some(body) => format!("{at} {body}{lat}"),
+        None => format!(
+            "{at} thds: {} eps: {:.2}{lat}",
+            i.threads_running, i.events_per_s
+        ),
+    };
+    if i.warmup {
+        line.push_str(" (warm-up)");
+    }
+    if let Some(b) = i.backlog_events {
+        let _ = write!(line, "\n{at} queue length: {b}");
+    }
+    line
+}
+
+fn interval_latency(i: &IntervalResult) -> String {
+    if i.latency_percentiles.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = i
+        .latency_percentiles
+        .iter()
+        .map(|p| format!("{}%", fmt_pct(p.percentile)))
+        .collect();
+    let vals: Vec<String> = i
+        .latency_percentiles
+        .iter()
+        .map(|p| format!("{:.2}", ms(p.value_ns as f64)))
+        .collect();
+    format!(" lat (ms,{}): {}", names.join(","), vals.join(" "))
+}
+
+/// The final report.
+pub fn final_report(r: &RunResult) -> String {
+    let mut out = String::new();
+    histogram_block(&mut out, &r.latency);
+    tests::test_block(&mut out, r);
+    let _ = writeln!(out, "General statistics:");
+    col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
+    col41(&mut out, "total number of events:", &r.events.to_string());
+    let _ = writeln!(out);
+    latency_block(&mut out, "Latency (ms):", &r.latency);
+    let _ = writeln!(out, "Threads fairness:");
+    let f = &r.fairness;
+    let _ = writeln!(
+        out,
+        "    events (avg/stddev):           {:.4}/{:3.2}",
+        f.events_avg, f.events_stddev
+    );
+    let _ = writeln!(
+        out,
+        "    execution time (avg/stddev):   {:.4}/{:3.2}",
+        f.exec_time_avg_s, f.exec_time_stddev_s
+    );
+    let _ = writeln!(out);
+    plumb_sections(&mut out, r);
+    out
+}
+
+/// What sysbench does not print: run status, per-operation latency, open-loop figures.
+fn plumb_sections(out: &mut String, r: &RunResult) {
+    match r.status {
+        Status::Completed => {}
+        Status::Interrupted => {
+            let _ = writeln!(
+                out,
+                "Run interrupted ({}) after {:.4}s: figures cover the time until then.\n",
+                r.stop_reason.trim_start_matches("signal "),
+                r.total_time_s
+            );
+        }
+        Status::ForcedShutdown => {
+            let _ = writeln!(
+                out,
+                "Forced shutdown: workers did not stop within the grace period; figures are as they stood.\n"
+            );
+        }
+    }
+    if r.warmup_time_s > 0.0 {
+        let _ = writeln!(
+            out,
+            "Warm-up: {:.4}s before the measured time, excluded from the figures above.\n",
+            r.warmup_time_s
+        );
+    }
+    let kinds: Vec<_> = r.operations.iter().filter(|o| o.count > 0).collect();
+    if kinds.len() > 1 || r.operations.iter().any(|o| !o.is_event && o.count > 0) {
+        for o in kinds {
+            latency_block(out, &format!("Latency of {}s (ms):", o.name), &o.latency);
+        }
+    }
+    if let Some(ol) = &r.open_loop {
+        let _ = writeln!(out, "Open-loop rate:");
+        col34(
+            out,
+            "offered, events/s:",
+            &format!("{:.2}", ol.offered_per_s),
+        );
+        col34(
+            out,
+            "achieved, events/s:",
+            &format!("{:.2}", ol.achieved_per_s),
+        );
+        col34(
+            out,
+            "behind schedule at end:",
+            &format!("{} events", ol.backlog_events),
+        );
+        col34(
+            out,
+            "saturated:",
+            if ol.saturated {
+                "yes: the rate was not delivered; latency includes the wait"
+            } else {
+                "no"
+            },
+        );
+        let _ = writeln!(out);
+        latency_block(out, "Service time, actual start to end (ms):", &ol.service);
+        latency_block(out, "Lag, intended to actual start (ms):", &ol.lag);
+    }
+}
+
+/// MiB/s from a byte counter over the run.
+pub(crate) fn mib_per_s(bytes: u64, secs: f64) -> f64 {
+    bytes as f64 / MIB / secs.max(1e-9)
+}
