@@ -32,7 +32,8 @@ pub struct RunSettings {
     pub report_interval_s: Option<f64>,
     pub rate_per_s: Option<f64>,
     pub forced_shutdown_s: Option<f64>,
-    pub rand_type: String,
+    /// The --rand-type given; null when the test used its own (uniform) distribution.
+    pub rand_type: Option<String>,
     pub rand_seed: u64,
     pub percentiles: Vec<f64>,
 }
@@ -173,7 +174,6 @@ pub struct BuildInput<'a> {
     pub kinds: &'a [OpKind],
     pub counters: &'a [&'static str],
     pub config: &'a RunConfig,
-    pub rand_type: &'a str,
     pub percentiles: &'a [f64],
     pub with_histogram: bool,
     pub workload: serde_json::Value,
@@ -291,7 +291,7 @@ impl RunResult {
                 report_interval_s: cfg.report_interval.map(secs),
                 rate_per_s: cfg.rate,
                 forced_shutdown_s: cfg.forced_shutdown.map(secs),
-                rand_type: input.rand_type.to_string(),
+                rand_type: cfg.rand_type.map(|r| r.name().to_string()),
                 rand_seed: cfg.seed,
                 percentiles: pct.to_vec(),
             },

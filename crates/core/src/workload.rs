@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::harness::slots::{PhaseSlot, Shared, ThreadSlot};
-use crate::random::Rng;
+use crate::random::{Distribution, RandType, Rng};
 
 /// Index of an operation kind in [`Workload::kinds`].
 pub type KindId = usize;
@@ -166,6 +166,12 @@ impl<'a> WorkerCtx<'a> {
     #[inline(always)]
     pub fn stopping(&self) -> bool {
         self.shared.stop.load(Relaxed)
+    }
+
+    /// A distribution over [a, b]: the one given with --rand-type, else uniform (what every
+    /// sysbench C test uses whatever --rand-type says).
+    pub fn distribution(&self, a: u64, b: u64) -> Distribution {
+        Distribution::new(self.shared.rand_type.unwrap_or(RandType::Uniform), a, b)
     }
 
     /// Ask to start one event. `None` means stop: the time or event limit was reached, the

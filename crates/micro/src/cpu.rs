@@ -42,12 +42,17 @@ struct CpuWorker {
 }
 
 /// Count the primes in 3..max_prime the way sysbench does. Returned so the caller can make it
-/// observable; otherwise the compiler may delete the loop.
+/// observable; otherwise the compiler may delete the loop. `None` when `stop` turned true
+/// first: with a huge --cpu-max-prime one event can take minutes, and Ctrl-C must still stop
+/// the run within a second.
 #[inline(never)]
-pub fn count_primes(max_prime: u64) -> u64 {
+pub fn count_primes(max_prime: u64, stop: &dyn Fn() -> bool) -> Option<u64> {
     let mut n = 0u64;
     let mut c = 3u64;
     while c < max_prime {
+        if c & 0xFFFF == 0 && stop() {
+            return None;
+        }
         let t = (c as f64).sqrt();
         let mut l = 2u64;
         while (l as f64) <= t {
@@ -61,14 +66,18 @@ pub fn count_primes(max_prime: u64) -> u64 {
         }
         c += 1;
     }
-    n
+    Some(n)
 }
 
 impl Worker for CpuWorker {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while let Some(t) = ctx.next_event() {
             let start = Instant::now();
-            black_box(count_primes(black_box(self.max_prime)));
+            let stop = || ctx.stopping();
+            // An event cut short by a stop is not a complete event: it is not recorded.
+            if black_box(count_primes(black_box(self.max_prime), &stop)).is_none() {
+                break;
+            }
             ctx.record(0, t, start, Instant::now());
         }
         Ok(())
@@ -82,7 +91,8 @@ mod tests {
     #[test]
     fn counts_odd_primes_below_limit() {
         // Primes in 3..100 (2 excluded, as sysbench starts at 3): 24.
-        assert_eq!(count_primes(100), 24);
-        assert_eq!(count_primes(10_000), 1228);
+        assert_eq!(count_primes(100, &|| false), Some(24));
+        assert_eq!(count_primes(10_000, &|| false), Some(1228));
+        assert_eq!(count_primes(1 << 20, &|| true), None);
     }
 }

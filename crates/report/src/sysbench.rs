@@ -9,8 +9,6 @@ use plumb_core::stats::LatencySummary;
 
 use crate::tests;
 
-const MIB: f64 = 1048576.0;
-
 fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
@@ -246,9 +244,4 @@ fn plumb_sections(out: &mut String, r: &RunResult) {
         latency_block(out, "Service time, actual start to end (ms):", &ol.service);
         latency_block(out, "Lag, intended to actual start (ms):", &ol.lag);
     }
-}
-
-/// MiB/s from a byte counter over the run.
-pub(crate) fn mib_per_s(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 / MIB / secs.max(1e-9)
 }

@@ -45,7 +45,6 @@ pub enum Format {
 pub struct Common {
     pub run: RunConfig,
     pub seed_given: bool,
-    pub rand_type: RandType,
     pub percentiles: Vec<f64>,
     pub histogram: bool,
     pub format: Format,
@@ -77,9 +76,15 @@ impl Common {
                 .duration_since(UNIX_EPOCH)
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(1)
+                // Kept below 2^53 so the seed survives JSON readers that use doubles.
+                & ((1 << 53) - 1)
                 | 1
         };
         let percentiles = v.percentiles("percentile").to_vec();
+        let rand_type: RandType = v
+            .word("rand-type")
+            .parse()
+            .map_err(|e| UsageError(format!("{e}")))?;
         let rate = v.float("rate");
         let interval = v.float("report-interval");
         let json = v.word("json");
@@ -93,13 +98,10 @@ impl Common {
                 rate: (rate > 0.0).then_some(rate),
                 forced_shutdown,
                 seed,
+                rand_type: v.given("rand-type").then_some(rand_type),
                 interval_percentiles: percentiles.clone(),
             },
             seed_given,
-            rand_type: v
-                .word("rand-type")
-                .parse()
-                .map_err(|e| UsageError(format!("{e}")))?,
             percentiles,
             histogram: v.flag("histogram"),
             format: if v.word("format") == "json" {

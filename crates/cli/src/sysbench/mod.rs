@@ -136,6 +136,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             test.name, test.name
         ))
     })?;
+    test.check_rand(&values)?;
     let common = Common::from_values(&values)?;
     let plan = (test.plan)(&values, &common)?;
 

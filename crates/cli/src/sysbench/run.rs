@@ -102,7 +102,6 @@ pub fn run(
             kinds: &kinds,
             counters: &counters,
             config: cfg,
-            rand_type: common.rand_type.name(),
             percentiles: &common.percentiles,
             with_histogram: common.histogram,
             workload: plan.workload_json(),

@@ -18,8 +18,12 @@ use thiserror::Error;
 pub use slots::ThreadSnapshot;
 use slots::{snapshot, Shared, ThreadSlot};
 
+use crate::random::RandType;
 use crate::stats::Histogram;
 use crate::workload::{WorkerCtx, Workload, WorkloadError};
+
+/// How long workers get to stop after a signal before the run is reported without them.
+const SIGNAL_GRACE: Duration = Duration::from_secs(1);
 
 /// Set from a signal handler: holds the signal number, 0 while none arrived.
 pub type StopFlag = Arc<AtomicUsize>;
@@ -39,6 +43,9 @@ pub struct RunConfig {
     /// Grace after the time limit before the run is abandoned and reported as it stands.
     pub forced_shutdown: Option<Duration>,
     pub seed: u64,
+    /// The distribution the user asked for with --rand-type; `None` leaves each workload its
+    /// native one (uniform for every sysbench C test).
+    pub rand_type: Option<RandType>,
     /// Percentiles computed for each interval.
     pub interval_percentiles: Vec<f64>,
 }
@@ -54,6 +61,7 @@ impl Default for RunConfig {
             rate: None,
             forced_shutdown: None,
             seed: 0,
+            rand_type: None,
             interval_percentiles: vec![95.0],
         }
     }
@@ -139,6 +147,7 @@ pub fn run(
         event_limit: cfg.event_limit,
         threads,
         seed: cfg.seed,
+        rand_type: cfg.rand_type,
         warmup: cfg.warmup,
         rate: cfg.rate,
         origin: OnceLock::new(),
@@ -209,7 +218,8 @@ pub fn run(
     let mut intervals = Vec::new();
     let mut prev = IntervalState::new(&kinds, ncounters);
     let mut prev_at = start;
-    let mut forced = false;
+    let mut abandon = false;
+    let mut signal_deadline = None;
     let event_kinds: Vec<bool> = kinds.iter().map(|k| k.is_event).collect();
 
     loop {
@@ -219,6 +229,7 @@ pub fn run(
             stopping = true;
             cause = StopCause::Signal(sig as i32);
             shared.stop.store(true, Relaxed);
+            signal_deadline = Some(now + SIGNAL_GRACE);
         }
         if let Some(at) = next_interval {
             if now >= at && !stopping {
@@ -243,14 +254,20 @@ pub fn run(
                 shared.stop.store(true, Relaxed);
             }
         }
-        if let Some(fd) = forced_deadline {
-            if now >= fd {
-                forced = true;
-                break;
+        let give_up = match (forced_deadline, signal_deadline) {
+            (Some(f), Some(s)) => Some(f.min(s)),
+            (f, s) => f.or(s),
+        };
+        if give_up.is_some_and(|g| now >= g) {
+            if !matches!(cause, StopCause::Signal(_)) {
+                cause = StopCause::Forced;
             }
+            abandon = true;
+            shared.stop.store(true, Relaxed);
+            break;
         }
         let mut wake = now + Duration::from_millis(50);
-        for d in [time_deadline, next_interval, forced_deadline]
+        for d in [time_deadline, next_interval, give_up]
             .into_iter()
             .flatten()
         {
@@ -269,10 +286,9 @@ pub fn run(
     }
 
     let end = Instant::now();
-    if forced {
-        cause = StopCause::Forced;
-        shared.stop.store(true, Relaxed);
-        // Workers that do not stop are left behind; the caller reports and exits.
+    if abandon {
+        // Workers that did not stop are left behind with their figures as they stand; the
+        // caller reports and exits.
     } else {
         for h in handles {
             if let Err(p) = h.join() {

@@ -13,6 +13,7 @@ pub(crate) struct Shared {
     pub event_limit: u64,
     pub threads: usize,
     pub seed: u64,
+    pub rand_type: Option<crate::random::RandType>,
     pub warmup: Duration,
     pub rate: Option<f64>,
     pub origin: OnceLock<Instant>,

@@ -4,7 +4,7 @@ use plumb_core::Workload;
 use plumb_micro::cpu::{Cpu, CpuSpec};
 use serde_json::json;
 
-use super::{TestDef, TestPlan};
+use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
 use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
@@ -22,6 +22,7 @@ const OPTIONS: &[Opt] = &[opt(
 pub static DEF: TestDef = TestDef {
     name: "cpu",
     description: "CPU performance test",
+    rand: RandUse::None,
     options: OPTIONS,
     plan,
 };

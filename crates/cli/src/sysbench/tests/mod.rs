@@ -41,10 +41,23 @@ impl Command {
     }
 }
 
+/// Which random options a test honours. An option a test cannot honour is refused, never
+/// accepted and ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandUse {
+    /// No random choices: --rand-seed and --rand-type are refused.
+    None,
+    /// Random choices from the test's own distribution: --rand-seed only.
+    Seed,
+    /// Random choices that follow --rand-type (uniform unless given).
+    SeedAndType,
+}
+
 /// A test's declaration.
 pub struct TestDef {
     pub name: &'static str,
     pub description: &'static str,
+    pub rand: RandUse,
     pub options: &'static [Opt],
     /// Check the options (all of them, before any command runs) and build the plan.
     pub plan: fn(&Values, &Common) -> Result<Box<dyn TestPlan>, UsageError>,
@@ -77,6 +90,33 @@ pub trait TestPlan {
 }
 
 pub static TESTS: &[&TestDef] = &[&cpu::DEF];
+
+impl TestDef {
+    /// Refuse random options this test cannot honour.
+    pub fn check_rand(&self, v: &Values) -> Result<(), UsageError> {
+        let refuse = |opt: &str, why: &str| {
+            Err(UsageError(format!(
+                "--{opt} has no effect on the '{}' test: {why}",
+                self.name
+            )))
+        };
+        match self.rand {
+            RandUse::None if v.given("rand-seed") || v.given("rand-type") => {
+                let opt = if v.given("rand-seed") {
+                    "rand-seed"
+                } else {
+                    "rand-type"
+                };
+                refuse(opt, "it makes no random choices")
+            }
+            RandUse::Seed if v.given("rand-type") => refuse(
+                "rand-type",
+                "its random choices are uniform, as in sysbench",
+            ),
+            _ => Ok(()),
+        }
+    }
+}
 
 pub fn find(name: &str) -> Option<&'static TestDef> {
     TESTS.iter().copied().find(|t| t.name == name)

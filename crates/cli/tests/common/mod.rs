@@ -1,0 +1,82 @@
+//! Helpers shared by the integration tests: run the real binary.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub fn plumb() -> Command {
+    Command::cargo_bin("plumb").expect("the plumb binary is built")
+}
+
+/// Run plumb with `args` plus --format=json; the run must succeed and stdout must be JSON only.
+pub fn json_run(args: &[&str]) -> Value {
+    let out = plumb().args(args).arg("--format=json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "plumb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// Run plumb and return (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = plumb().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A usage error: exit 2, one line on stderr that contains every `needles`, no panic.
+pub fn assert_usage_error(args: &[&str], needles: &[&str]) {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 2, "plumb {args:?}: stderr {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "plumb {args:?}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "plumb {args:?}: {stderr:?} lacks {n:?}");
+    }
+    assert!(stdout.is_empty() || !stdout.contains("General statistics"));
+}
+
+/// Whether a peer tool exists; under CI its absence fails the test instead of skipping it.
+pub fn peer(tool: &str) -> bool {
+    let found = std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !found && std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{tool} is required under CI (installed by .ci/run)");
+    }
+    found
+}
+
+/// The section headings of a sysbench-style report, in order.
+pub fn headings(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// Labels of the indented figure lines ("    total time:"), in order.
+pub fn labels(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .filter(|l| l.starts_with("    "))
+        .filter_map(|l| l.trim().split(':').next().map(|s| s.to_string()))
+        .collect()
+}

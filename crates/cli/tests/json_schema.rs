@@ -1,0 +1,73 @@
+//! The JSON result validates against the committed schema (docs/plumb.result.1.schema.json).
+
+mod common;
+use common::*;
+
+fn schema() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/plumb.result.1.schema.json"
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&s).expect("the committed schema compiles")
+}
+
+fn check(args: &[&str]) {
+    let v = json_run(args);
+    let errors: Vec<String> = schema()
+        .iter_errors(&v)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "plumb {args:?}: {errors:#?}");
+}
+
+#[test]
+fn results_validate_against_the_committed_schema() {
+    check(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--events=100",
+        "--time=0",
+        "run",
+    ]);
+    check(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--time=0.5",
+        "--report-interval=0.2",
+        "--histogram",
+        "--percentile=50,99.9",
+        "run",
+    ]);
+    check(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--time=0.4",
+        "--rate=200",
+        "--warmup-time=0.2",
+        "--report-interval=0.1",
+        "run",
+    ]);
+    check(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--events=10",
+        "--time=0",
+        "--percentile=0",
+        "run",
+    ]);
+}
+
+#[test]
+fn schema_rejects_a_result_missing_a_field() {
+    let mut v = json_run(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--events=10",
+        "--time=0",
+        "run",
+    ]);
+    v.as_object_mut().unwrap().remove("latency");
+    assert!(!schema().is_valid(&v));
+}

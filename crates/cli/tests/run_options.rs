@@ -1,0 +1,332 @@
+//! Common run options through the real binary: limits, percentiles, histogram, intervals,
+//! warm-up, rate, output formats, signals.
+
+mod common;
+use common::*;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const FAST: &str = "--cpu-max-prime=300";
+
+#[test]
+fn events_limit_gives_exactly_that_many_events() {
+    let v = json_run(&[
+        "cpu",
+        FAST,
+        "--threads=2",
+        "--events=500",
+        "--time=0",
+        "run",
+    ]);
+    assert_eq!(v["events"], 500);
+    assert_eq!(v["stop_reason"], "events");
+    let per_thread: u64 = v["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["events"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_thread, 500);
+    assert_eq!(v["threads"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn time_limit_stops_the_run() {
+    let v = json_run(&["cpu", FAST, "--time=0.4", "run"]);
+    assert_eq!(v["stop_reason"], "time");
+    assert_eq!(v["status"], "completed");
+    let t = v["total_time_s"].as_f64().unwrap();
+    assert!((0.4..1.5).contains(&t), "{t}");
+}
+
+#[test]
+fn any_number_of_fractional_percentiles_within_min_max() {
+    let v = json_run(&[
+        "cpu",
+        FAST,
+        "--events=2000",
+        "--time=0",
+        "--percentile=50,95,99.9",
+        "run",
+    ]);
+    let l = &v["latency"];
+    let (min, max) = (l["min_ns"].as_u64().unwrap(), l["max_ns"].as_u64().unwrap());
+    let ps: Vec<(f64, u64)> = l["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["percentile"].as_f64().unwrap(),
+                p["value_ns"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ps.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [50.0, 95.0, 99.9]
+    );
+    for w in ps.windows(2) {
+        assert!(w[0].1 <= w[1].1);
+    }
+    for (_, v) in &ps {
+        assert!(*v >= min && *v <= max);
+    }
+    let (_, out, _) = run(&[
+        "cpu",
+        FAST,
+        "--events=200",
+        "--time=0",
+        "--percentile=50,99.9",
+        "run",
+    ]);
+    assert!(out.contains("         50th percentile:"));
+    assert!(out.contains("         99.9th percentile:"));
+    assert!(!out.contains("95th percentile"));
+}
+
+#[test]
+fn percentile_zero_turns_percentiles_off() {
+    let (code, out, _) = run(&[
+        "cpu",
+        FAST,
+        "--events=100",
+        "--time=0",
+        "--percentile=0",
+        "run",
+    ]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("percentile"));
+}
+
+#[test]
+fn histogram_prints_sysbench_layout_and_counts_every_event() {
+    let (code, out, _) = run(&[
+        "cpu",
+        FAST,
+        "--events=300",
+        "--time=0",
+        "--histogram",
+        "run",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Latency histogram (values are in milliseconds)"));
+    assert!(out.contains("       value  ------------- distribution ------------- count"));
+    let total: u64 = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Latency histogram"))
+        .skip(2)
+        .take_while(|l| l.contains('|'))
+        .map(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 300);
+    let v = json_run(&[
+        "cpu",
+        FAST,
+        "--events=300",
+        "--time=0",
+        "--histogram=on",
+        "run",
+    ]);
+    let buckets = v["latency"]["histogram"].as_array().unwrap();
+    assert_eq!(
+        buckets.iter().map(|b| b[2].as_u64().unwrap()).sum::<u64>(),
+        300
+    );
+}
+
+#[test]
+fn report_interval_prints_sysbench_interval_lines() {
+    let (code, out, _) = run(&["cpu", FAST, "--time=1", "--report-interval=0.25", "run"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert!(lines.len() >= 3, "{out}");
+    for l in &lines {
+        // [ 0.25s ] thds: 1 eps: 1234.00 lat (ms,95%): 0.01
+        let rest = l.split_once(" ] ").unwrap().1;
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        assert_eq!(&f[..2], ["thds:", "1"], "{l}");
+        assert_eq!(f[2], "eps:");
+        assert!(f[3].parse::<f64>().is_ok());
+        assert_eq!(&f[4..6], ["lat", "(ms,95%):"]);
+        assert!(f[6].parse::<f64>().is_ok());
+    }
+    let v = json_run(&["cpu", FAST, "--time=1", "--report-interval=0.25", "run"]);
+    assert!(v["intervals"].as_array().unwrap().len() >= 3);
+}
+
+#[test]
+fn warmup_is_excluded_from_results_and_marked_in_intervals() {
+    let v = json_run(&[
+        "cpu",
+        FAST,
+        "--time=0.5",
+        "--warmup-time=0.5",
+        "--report-interval=0.25",
+        "run",
+    ]);
+    assert_eq!(v["warmup_time_s"], 0.5);
+    let t = v["total_time_s"].as_f64().unwrap();
+    assert!((0.45..1.4).contains(&t), "{t}");
+    let iv = v["intervals"].as_array().unwrap();
+    assert!(iv.iter().any(|i| i["warmup"] == true));
+    assert!(iv.iter().any(|i| i["warmup"] == false));
+    let all: u64 = iv.iter().map(|i| i["events"].as_u64().unwrap()).sum();
+    assert!(v["events"].as_u64().unwrap() < all);
+}
+
+#[test]
+fn open_loop_rate_reports_offered_and_achieved() {
+    let v = json_run(&["cpu", FAST, "--time=1", "--rate=300", "run"]);
+    let ol = &v["open_loop"];
+    assert_eq!(ol["offered_per_s"], 300.0);
+    let achieved = ol["achieved_per_s"].as_f64().unwrap();
+    assert!((150.0..450.0).contains(&achieved), "{achieved}");
+    assert_eq!(ol["saturated"], false);
+    assert_eq!(ol["service"]["count"], v["events"]);
+    let (_, out, _) = run(&["cpu", FAST, "--time=0.5", "--rate=300", "run"]);
+    assert!(out.contains("Target transaction rate: 300/sec"));
+    assert!(out.contains("Open-loop rate:"));
+    assert!(out.contains("Lag, intended to actual start (ms):"));
+}
+
+#[test]
+fn open_loop_flags_saturation() {
+    let v = json_run(&[
+        "cpu",
+        "--cpu-max-prime=20000",
+        "--time=0.5",
+        "--rate=1000000",
+        "run",
+    ]);
+    assert_eq!(v["open_loop"]["saturated"], true);
+    let (_, out, _) = run(&[
+        "cpu",
+        "--cpu-max-prime=20000",
+        "--time=0.5",
+        "--rate=1000000",
+        "run",
+    ]);
+    assert!(out.contains("saturated:                    yes"));
+}
+
+#[test]
+fn random_options_a_test_cannot_honour_are_refused() {
+    assert_usage_error(
+        &["cpu", "--rand-seed=42", "run"],
+        &["--rand-seed", "cpu", "no random choices"],
+    );
+    assert_usage_error(
+        &["cpu", "--rand-type=pareto", "run"],
+        &["--rand-type", "cpu"],
+    );
+}
+
+#[test]
+fn json_file_is_written_beside_the_text_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.json");
+    let (code, out, _) = run(&[
+        "cpu",
+        FAST,
+        "--events=50",
+        "--time=0",
+        &format!("--json={}", f.display()),
+        "run",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("General statistics:"));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    assert_eq!(v["events"], 50);
+}
+
+#[test]
+fn unwritable_json_file_fails_before_the_run() {
+    let (code, out, err) = run(&[
+        "cpu",
+        FAST,
+        "--time=5",
+        "--json=/nonexistent/dir/r.json",
+        "run",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/dir/r.json"));
+    assert!(!out.contains("General statistics"));
+}
+
+#[test]
+fn json_format_keeps_stdout_pure_and_intervals_on_stderr() {
+    let out = plumb()
+        .args([
+            "cpu",
+            FAST,
+            "--time=0.6",
+            "--report-interval=0.2",
+            "--format=json",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is only JSON");
+    assert_eq!(v["schema"], "plumb.result/1");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("thds: 1 eps:"));
+}
+
+fn interrupt(sig: i32, code: i32, label: &str) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+        .args(["cpu", "--cpu-max-prime=100000", "--time=60", "run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let sent = Instant::now();
+    unsafe { libc::kill(child.id() as i32, sig) };
+    let status = child.wait().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        sent.elapsed()
+    );
+    assert_eq!(status.code(), Some(code));
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(out.contains("General statistics:"), "{out}");
+    assert!(out.contains(&format!("Run interrupted ({label})")), "{out}");
+}
+
+#[test]
+fn sigint_prints_the_partial_report_and_exits_130() {
+    interrupt(libc::SIGINT, 130, "SIGINT");
+}
+
+#[test]
+fn sigterm_prints_the_partial_report_and_exits_143() {
+    interrupt(libc::SIGTERM, 143, "SIGTERM");
+}
+
+#[test]
+fn interrupted_json_is_marked() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+        .args(["cpu", FAST, "--time=60", "--format=json", "run"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "interrupted");
+    assert_eq!(v["stop_reason"], "signal SIGINT");
+}
