@@ -109,6 +109,7 @@ pub fn run(
         &outcome,
     );
     plan.complete(&mut result);
+    plan.after_run(&mut result)?;
 
     let doc = json::render(&result);
     if let Some(f) = json_file.as_mut() {

@@ -2,7 +2,9 @@
 //! into a [`TestPlan`]; adding a test is one module plus a line in [`TESTS`].
 
 mod cpu;
+mod fileio;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use plumb_core::result::RunResult;
@@ -73,6 +75,15 @@ pub trait TestPlan {
     fn workload_json(&self) -> serde_json::Value;
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
+    /// Work after the measurement that may fail (seqwr completes its files), before the
+    /// report is rendered; may add to the result.
+    fn after_run(&self, _result: &mut RunResult) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// The directory the test works in, if any (for filesystem and device observation).
+    fn target_dir(&self) -> Option<PathBuf> {
+        None
+    }
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
         Err(self.unsupported(Command::Prepare).into())
     }
@@ -89,7 +100,7 @@ pub trait TestPlan {
     }
 }
 
-pub static TESTS: &[&TestDef] = &[&cpu::DEF];
+pub static TESTS: &[&TestDef] = &[&cpu::DEF, &fileio::DEF];
 
 impl TestDef {
     /// Refuse random options this test cannot honour.
