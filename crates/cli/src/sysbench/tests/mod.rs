@@ -5,6 +5,7 @@ mod cpu;
 
 use std::sync::Arc;
 
+use plumb_advise::Facts;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
 
@@ -73,6 +74,8 @@ pub trait TestPlan {
     fn workload_json(&self) -> serde_json::Value;
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
+    /// Add the test's own facts for the advisor (I/O settings, memory block size).
+    fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
         Err(self.unsupported(Command::Prepare).into())
     }
