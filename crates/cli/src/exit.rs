@@ -7,6 +7,7 @@ use std::fmt;
 
 pub const RUNTIME: i32 = 1;
 pub const USAGE: i32 = 2;
+pub const STRICT: i32 = 3;
 
 /// A mistake in the command line: reported in one line, exit 2.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! plumb: benchmarks that say what really happened underneath each number.
 
 mod exit;
+mod facts;
 mod progress;
 mod signals;
 mod sysbench;

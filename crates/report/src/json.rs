@@ -1,10 +1,20 @@
-//! The JSON document (`plumb.result/1`).
+//! The JSON document (`plumb.result/1`): the run's result with what plumb concluded about it.
 
+use plumb_advise::Finding;
 use plumb_core::result::RunResult;
+use serde::Serialize;
+
+/// Everything one run produced, serialised flat: the result's fields, then `findings`.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    #[serde(flatten)]
+    pub result: &'a RunResult,
+    pub findings: &'a [Finding],
+}
 
 /// Pretty-printed JSON with a trailing newline.
-pub fn render(r: &RunResult) -> String {
-    let mut s = serde_json::to_string_pretty(r).expect("a result always serialises");
+pub fn render(doc: &Document<'_>) -> String {
+    let mut s = serde_json::to_string_pretty(doc).expect("a result always serialises");
     s.push('\n');
     s
 }

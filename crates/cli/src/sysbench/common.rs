@@ -24,6 +24,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("rand-seed", Kind::Int { min: 0, max: u64::MAX }, "0", "seed for the random number generator (0: current time)"),
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
     opt("json", Kind::Text, "", "also write the JSON result to this file"),
+    opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
 ];
 
 /// sysbench 0.4/0.5 names still printed by most tutorials, and what they mean now.
@@ -49,6 +50,7 @@ pub struct Common {
     pub histogram: bool,
     pub format: Format,
     pub json_file: Option<PathBuf>,
+    pub strict: bool,
 }
 
 impl Common {
@@ -110,6 +112,7 @@ impl Common {
                 Format::Text
             },
             json_file: (!json.is_empty()).then(|| PathBuf::from(json)),
+            strict: v.flag("strict"),
         })
     }
 }

@@ -11,7 +11,7 @@ use plumb_report::{json, sysbench as layout};
 
 use super::common::{Common, Format};
 use super::tests::{TestDef, TestPlan};
-use crate::{exit, signals};
+use crate::{exit, facts, signals};
 
 /// Run the test; returns the exit code.
 pub fn run(
@@ -103,15 +103,27 @@ pub fn run(
             counters: &counters,
             config: cfg,
             percentiles: &common.percentiles,
-            with_histogram: common.histogram,
+            // Always built: the advisor reads the distribution; dropped below unless asked for.
+            with_histogram: true,
             workload: plan.workload_json(),
         },
         &outcome,
     );
     plan.complete(&mut result);
     plan.after_run(&mut result)?;
+    let buckets = if common.histogram {
+        result.latency.histogram.clone()
+    } else {
+        result.latency.histogram.take()
+    };
+    let mut facts = facts::from_result(&result, buckets.unwrap_or_default());
+    plan.facts(&mut facts, &result);
+    let findings = plumb_advise::evaluate(&facts);
 
-    let doc = json::render(&result);
+    let doc = json::render(&json::Document {
+        result: &result,
+        findings: &findings,
+    });
     if let Some(f) = json_file.as_mut() {
         f.write_all(doc.as_bytes())
             .and_then(|_| f.flush())
@@ -120,6 +132,7 @@ pub fn run(
     let mut out = std::io::stdout().lock();
     if text {
         let _ = write!(out, "{}", layout::final_report(&result));
+        let _ = write!(out, "{}", plumb_report::findings::section(&findings));
     } else {
         let _ = write!(out, "{doc}");
     }
@@ -127,6 +140,10 @@ pub fn run(
     Ok(match outcome.cause {
         StopCause::Signal(s) => exit::for_signal(s),
         StopCause::Forced => exit::RUNTIME,
+        _ if common.strict && plumb_advise::any_invalid(&findings) => {
+            eprintln!("plumb: --strict: the result has findings marked invalid");
+            exit::STRICT
+        }
         _ => 0,
     })
 }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
@@ -456,6 +457,39 @@ impl TestPlan for Plan {
             obj.insert("seqwr_completed_bytes".into(), json!(bytes));
         }
         Ok(())
+    }
+
+    fn facts(&self, facts: &mut Facts, r: &RunResult) {
+        let s = &self.spec;
+        let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
+        let w = self.workload.borrow();
+        facts.io = Some(IoFacts {
+            mode: s.mode.map(TestMode::name).unwrap_or_default().into(),
+            direct: s.flags.direct,
+            sync_writes: s.flags.sync || s.flags.dsync,
+            fsync_freq: if s.fsync_all { 0 } else { s.fsync_freq },
+            fsync_all: s.fsync_all,
+            fsync_end: s.end_fsync(),
+            file_num: s.num_files as u64,
+            total_size_bytes: s.file_size() * s.num_files as u64,
+            block_size_bytes: s.block_size,
+            reads: op("read"),
+            writes: op("write"),
+            fsyncs: op("fsync") + r.counter("end_fsyncs"),
+            bytes_read: r.counter("bytes_read"),
+            bytes_written: r.counter("bytes_written"),
+            fsync_time_ns: r.operation("fsync").map(|o| o.latency.sum_ns).unwrap_or(0),
+            final_fsync_ns: w
+                .as_ref()
+                .map(|w| {
+                    w.figures
+                        .end_fsync_wall_ns
+                        .load(std::sync::atomic::Ordering::Relaxed)
+                })
+                .unwrap_or(0),
+            zero_fill: s.effective_fill() == Fill::Zero,
+            engine: w.as_ref().map(|w| w.engine_name()).unwrap_or("").into(),
+        });
     }
 
     fn target_dir(&self) -> Option<PathBuf> {

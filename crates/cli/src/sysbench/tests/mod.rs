@@ -7,6 +7,7 @@ mod fileio;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use plumb_advise::Facts;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
 
@@ -84,6 +85,8 @@ pub trait TestPlan {
     fn target_dir(&self) -> Option<PathBuf> {
         None
     }
+    /// Add the test's own facts for the advisor (I/O settings, memory block size).
+    fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
         Err(self.unsupported(Command::Prepare).into())
     }

@@ -1,0 +1,140 @@
+//! What the rules look at. Every part is optional: a run fills what it has, and a rule whose
+//! facts are missing says nothing.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything known about one run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Facts {
+    /// cpu, memory, threads, mutex, fileio, ...
+    pub test: String,
+    pub threads: usize,
+    /// Measured time (warm-up excluded), seconds.
+    pub duration_s: f64,
+    pub events: u64,
+    /// Events per second of each report interval, in order (warm-up intervals excluded).
+    pub interval_rates: Vec<f64>,
+    /// Non-empty latency buckets of all events: [low_ns, high_ns, count].
+    pub latency_buckets: Vec<[u64; 3]>,
+    pub io: Option<IoFacts>,
+    pub device: Option<DeviceFacts>,
+    pub cache: Option<CacheFacts>,
+    pub target: Option<TargetFacts>,
+    pub host: Option<HostFacts>,
+    pub process: Option<ProcessFacts>,
+    pub memory_test: Option<MemoryTestFacts>,
+}
+
+/// What a file I/O test asked for and did (from its settings and counters).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct IoFacts {
+    /// seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw (or fio's rw= names).
+    pub mode: String,
+    /// O_DIRECT: the page cache is bypassed.
+    pub direct: bool,
+    /// O_SYNC or O_DSYNC: every write reaches stable storage before it returns.
+    pub sync_writes: bool,
+    /// fsync every N requests (0: never).
+    pub fsync_freq: u64,
+    pub fsync_all: bool,
+    pub fsync_end: bool,
+    pub file_num: u64,
+    pub total_size_bytes: u64,
+    pub block_size_bytes: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub fsyncs: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Time spent in fsync events (sum of their latencies), ns.
+    pub fsync_time_ns: u64,
+    /// Time spent in the end-of-run fsync, ns.
+    pub final_fsync_ns: u64,
+    /// Buffers were zero-filled (compressible, dedupable).
+    pub zero_fill: bool,
+    /// The engine that ran (sync, io_uring, libaio, mmap, null).
+    pub engine: String,
+}
+
+/// Device-level I/O during the run (from the block device's counters).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    pub name: String,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+}
+
+/// Page-cache residency of the data set and dirty memory.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CacheFacts {
+    /// Share of the data set resident in the page cache at the start, 0..=1.
+    pub resident_start: Option<f64>,
+    pub resident_end: Option<f64>,
+    pub dirty_start_bytes: Option<u64>,
+    pub dirty_max_bytes: Option<u64>,
+}
+
+/// Where the files lived.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TargetFacts {
+    pub path: String,
+    /// disk, tmpfs, ramdisk, overlay, network, other.
+    pub kind: String,
+    pub fs_type: String,
+    pub device: Option<String>,
+    /// The filesystem compresses or deduplicates (btrfs compress=, zfs, vdo).
+    pub compressing: bool,
+    /// The device also holds the root filesystem.
+    pub system_disk: bool,
+    /// Other disks on the machine (names).
+    pub other_disks: Vec<String>,
+    pub rotational: Option<bool>,
+}
+
+/// The machine.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HostFacts {
+    pub cpus: usize,
+    pub mem_total_bytes: u64,
+    /// cpufreq governor (powersave, performance, ...), when exposed.
+    pub governor: Option<String>,
+    pub load_avg_1m_at_start: Option<f64>,
+    /// CPU busy with other work at the start, percent of all CPUs.
+    pub busy_pct_at_start: Option<f64>,
+    pub l1d_bytes: Option<u64>,
+    pub l2_bytes: Option<u64>,
+    pub l3_bytes: Option<u64>,
+}
+
+/// plumb's own process during the run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ProcessFacts {
+    pub voluntary_ctx_switches: u64,
+    pub involuntary_ctx_switches: u64,
+    /// The busiest worker thread's CPU use, percent of one CPU.
+    pub worker_max_cpu_pct: Option<f64>,
+    pub tracer_attached: bool,
+    pub tracer: Option<String>,
+}
+
+/// The memory test's parameters.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MemoryTestFacts {
+    pub block_size_bytes: u64,
+    pub scope_global: bool,
+}
+
+impl IoFacts {
+    pub fn reads_data(&self) -> bool {
+        self.reads > 0
+    }
+    pub fn writes_data(&self) -> bool {
+        self.writes > 0
+    }
+    /// Any mechanism that forces written data to stable storage during the run.
+    pub fn syncs_during_run(&self) -> bool {
+        self.sync_writes || self.fsync_all || (self.fsync_freq > 0 && self.fsyncs > 0)
+    }
+}

@@ -1,0 +1,163 @@
+//! The page cache answering instead of the disk.
+
+use super::{mib, pct};
+use crate::{Facts, Finding, Severity};
+
+/// Buffered reads served from memory: the device read far less than the test asked for, or the
+/// data set was resident, or small enough to be.
+pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
+    let io = f.io.as_ref()?;
+    if io.direct || !io.reads_data() || io.bytes_read == 0 {
+        return None;
+    }
+    let device_share = f
+        .device
+        .as_ref()
+        .map(|d| d.read_bytes as f64 / io.bytes_read as f64);
+    let resident = f
+        .cache
+        .as_ref()
+        .and_then(|c| c.resident_end.or(c.resident_start));
+    let mem = f
+        .host
+        .as_ref()
+        .map(|h| h.mem_total_bytes)
+        .filter(|m| *m > 0);
+    let fits = mem.map(|m| io.total_size_bytes <= m / 2);
+    let (severity, message) = match (device_share, resident, fits) {
+        (Some(s), _, _) if s < 0.1 => (
+            Severity::Invalid,
+            "Reads were served from the page cache: the disk did almost none of the reading, so the read figures measure memory.",
+        ),
+        (_, Some(r), _) if r >= 0.5 => (
+            Severity::Caution,
+            "Most of the data set was in the page cache, so many reads were memory copies rather than disk reads.",
+        ),
+        (None, None, Some(true)) => (
+            Severity::Caution,
+            "Buffered reads on a data set that fits in memory: the page cache is likely to serve them.",
+        ),
+        _ => return None,
+    };
+    let mut x = Finding::new("page-cache-reads", severity, message)
+        .evidence("requested read", mib(io.bytes_read));
+    if let (Some(d), Some(s)) = (&f.device, device_share) {
+        x = x.evidence(
+            &format!("read by device {}", d.name),
+            format!("{} ({})", mib(d.read_bytes), pct(s)),
+        );
+    }
+    if let Some(r) = resident {
+        x = x.evidence("data set resident in page cache", pct(r));
+    }
+    if let Some(m) = mem {
+        x = x
+            .evidence("data set", mib(io.total_size_bytes))
+            .evidence("memory", mib(m));
+    }
+    Some(x.advice(
+        "Use --file-extra-flags=direct (O_DIRECT), or a data set several times larger than memory, and drop caches before the run (sync; echo 3 > /proc/sys/vm/drop_caches).",
+    ))
+}
+
+/// Buffered writes that the page cache absorbed: nothing forced them out and the device wrote
+/// far less than the test did.
+pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
+    let io = f.io.as_ref()?;
+    if io.direct || !io.writes_data() || io.bytes_written == 0 {
+        return None;
+    }
+    let device_share = f
+        .device
+        .as_ref()
+        .map(|d| d.write_bytes as f64 / io.bytes_written as f64);
+    let dirty_growth = f
+        .cache
+        .as_ref()
+        .and_then(|c| Some(c.dirty_max_bytes?.saturating_sub(c.dirty_start_bytes?)));
+    let absorbed = match device_share {
+        Some(s) => s < 0.5,
+        None => !io.syncs_during_run(),
+    };
+    if !absorbed {
+        return None;
+    }
+    let severity = if io.syncs_during_run() {
+        Severity::Caution
+    } else {
+        Severity::Invalid
+    };
+    let mut x = Finding::new(
+        "page-cache-writes",
+        severity,
+        "Writes were absorbed by the page cache: the figures measure copying into memory, not writing to the disk.",
+    )
+    .evidence("requested write", mib(io.bytes_written));
+    if let (Some(d), Some(s)) = (&f.device, device_share) {
+        x = x.evidence(
+            &format!("written by device {}", d.name),
+            format!("{} ({})", mib(d.write_bytes), pct(s)),
+        );
+    }
+    if let Some(g) = dirty_growth {
+        x = x.evidence("dirty page growth", mib(g));
+    }
+    x = x.evidence(
+        "fsync during run",
+        if io.syncs_during_run() { "yes" } else { "no" },
+    );
+    Some(x.advice(
+        "Use --file-extra-flags=direct, or make durability part of the test (--file-fsync-freq, --file-extra-flags=dsync), and run long enough for writeback to show.",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::scenario::fileio;
+
+    #[test]
+    fn cached_reads_trigger() {
+        let mut f = fileio("rndrd");
+        f.io.as_mut().unwrap().direct = false;
+        f.device.as_mut().unwrap().read_bytes = 1 << 20;
+        let x = page_cache_reads(&f).expect("finding");
+        assert_eq!(x.severity, Severity::Invalid);
+        assert!(x.evidence.iter().any(|(k, _)| k.contains("device")));
+    }
+
+    #[test]
+    fn resident_data_set_triggers_caution() {
+        let mut f = fileio("rndrd");
+        f.io.as_mut().unwrap().direct = false;
+        f.cache.as_mut().unwrap().resident_end = Some(0.9);
+        assert_eq!(page_cache_reads(&f).unwrap().severity, Severity::Caution);
+    }
+
+    #[test]
+    fn direct_or_disk_reads_are_clean() {
+        assert!(page_cache_reads(&fileio("rndrd")).is_none());
+        let mut f = fileio("rndrd");
+        f.io.as_mut().unwrap().direct = false;
+        assert!(page_cache_reads(&f).is_none(), "device read everything");
+    }
+
+    #[test]
+    fn absorbed_writes_trigger() {
+        let mut f = fileio("rndwr");
+        f.io.as_mut().unwrap().direct = false;
+        f.device.as_mut().unwrap().write_bytes = 0;
+        f.cache.as_mut().unwrap().dirty_max_bytes = Some(900 << 20);
+        let x = page_cache_writes(&f).unwrap();
+        assert_eq!(x.severity, Severity::Invalid);
+        assert!(x.evidence.iter().any(|(k, _)| k == "dirty page growth"));
+    }
+
+    #[test]
+    fn written_through_writes_are_clean() {
+        let mut f = fileio("rndwr");
+        f.io.as_mut().unwrap().direct = false;
+        assert!(page_cache_writes(&f).is_none());
+        assert!(page_cache_writes(&fileio("rndwr")).is_none());
+    }
+}

@@ -1,0 +1,132 @@
+//! Threads and files getting in each other's way, and plumb getting in the way.
+
+use crate::{Facts, Finding, Severity};
+
+fn ctx_per_op(f: &Facts) -> Option<f64> {
+    let p = f.process.as_ref()?;
+    (f.events > 0)
+        .then(|| (p.voluntary_ctx_switches + p.involuntary_ctx_switches) as f64 / f.events as f64)
+}
+
+/// Many files for few threads (seed 000: 128 files on 2 cores lost a third of the throughput
+/// to fsync storms and context switches compared with one file).
+pub fn many_files(f: &Facts) -> Option<Finding> {
+    let io = f.io.as_ref()?;
+    let threads = f.threads.max(1) as u64;
+    if io.file_num < 16 || io.file_num < 4 * threads {
+        return None;
+    }
+    let cs = ctx_per_op(f);
+    let per_file_fsyncs = io.fsyncs > 0 && !io.fsync_all;
+    if !per_file_fsyncs && cs.is_none_or(|c| c < 1.0) {
+        return None;
+    }
+    let mut x = Finding::new(
+        "many-files",
+        Severity::Caution,
+        format!(
+            "{} files for {} thread(s): switching between files multiplies fsyncs and context switches, which lowers throughput compared with one file of the same total size.",
+            io.file_num, threads
+        ),
+    )
+    .evidence("files", io.file_num)
+    .evidence("threads", threads);
+    if let Some(c) = cs {
+        x = x.evidence("context switches per operation", format!("{c:.2}"));
+    }
+    if per_file_fsyncs {
+        x = x.evidence("fsyncs", io.fsyncs);
+    }
+    Some(x.advice("Compare with --file-num=1 (same --file-total-size): if it is much faster, the file count, not the disk, limited this result."))
+}
+
+/// Several threads writing one file through the page cache serialise on the file's inode lock.
+pub fn shared_file_writers(f: &Facts) -> Option<Finding> {
+    let io = f.io.as_ref()?;
+    let threads = f.threads as u64;
+    if threads < 2 || io.direct || !io.writes_data() || io.file_num >= threads {
+        return None;
+    }
+    Some(
+        Finding::new(
+            "shared-file-writers",
+            Severity::Caution,
+            "Several threads wrote the same file through the page cache: buffered writes to one file take its inode lock, so the threads queued behind each other instead of writing in parallel.",
+        )
+        .evidence("threads", threads)
+        .evidence("files", io.file_num)
+        .advice("Give each thread its own file (--file-num >= --threads) or use --file-extra-flags=direct, which does not hold the lock for the whole write."),
+    )
+}
+
+/// A worker thread was busy nearly all the time in an I/O test: plumb (system calls, copies)
+/// was the limit, not the device.
+pub fn plumb_bottleneck(f: &Facts) -> Option<Finding> {
+    let io = f.io.as_ref()?;
+    let cpu = f.process.as_ref()?.worker_max_cpu_pct?;
+    if cpu < 90.0 || io.engine == "null" {
+        return None;
+    }
+    Some(
+        Finding::new(
+            "plumb-cpu-bound",
+            Severity::Caution,
+            "A worker thread was busy on the CPU nearly all the time: the run was limited by the CPU work of issuing I/O (or copying cached data), not by the device.",
+        )
+        .evidence("busiest worker CPU", format!("{cpu:.0}% of one CPU"))
+        .evidence("engine", &io.engine)
+        .advice("Add threads or in-flight I/Os (--file-io-mode=async), or use direct I/O so the device, not memory copies, is measured."),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::scenario::fileio;
+
+    #[test]
+    fn sysbench_default_file_count_with_fsyncs_triggers() {
+        let mut f = fileio("rndrw");
+        let io = f.io.as_mut().unwrap();
+        io.file_num = 128;
+        io.fsync_freq = 100;
+        io.fsyncs = 100_000;
+        let x = many_files(&f).unwrap();
+        assert!(x.advice.contains("--file-num=1"));
+    }
+
+    #[test]
+    fn one_file_is_clean() {
+        assert!(many_files(&fileio("rndrw")).is_none());
+        let mut f = fileio("rndrd");
+        f.io.as_mut().unwrap().file_num = 128;
+        f.process.as_mut().unwrap().voluntary_ctx_switches = 1000;
+        assert!(
+            many_files(&f).is_none(),
+            "no fsyncs and few context switches"
+        );
+    }
+
+    #[test]
+    fn threads_sharing_a_file_with_buffered_writes_trigger() {
+        let mut f = fileio("rndwr");
+        f.threads = 8;
+        f.io.as_mut().unwrap().direct = false;
+        assert!(shared_file_writers(&f).is_some());
+        f.io.as_mut().unwrap().direct = true;
+        assert!(shared_file_writers(&f).is_none());
+        f.io.as_mut().unwrap().direct = false;
+        f.io.as_mut().unwrap().file_num = 8;
+        assert!(shared_file_writers(&f).is_none());
+    }
+
+    #[test]
+    fn busy_worker_triggers_and_idle_is_clean() {
+        let mut f = fileio("rndrd");
+        assert!(plumb_bottleneck(&f).is_none());
+        f.process.as_mut().unwrap().worker_max_cpu_pct = Some(99.0);
+        assert!(plumb_bottleneck(&f).is_some());
+        f.io.as_mut().unwrap().engine = "null".into();
+        assert!(plumb_bottleneck(&f).is_none());
+    }
+}
