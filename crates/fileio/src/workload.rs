@@ -85,6 +85,34 @@ impl EngineChoice {
     }
 }
 
+/// The engine for --file-io-mode=async: io_uring when it works here (`probe`), libaio when
+/// it does not and the user left the choice to plumb (with the reason, for the report).
+pub fn choose_async(
+    pref: AsyncEngine,
+    probe: impl FnOnce() -> std::io::Result<()>,
+) -> Result<(EngineChoice, Option<String>), FileioError> {
+    Ok(match pref {
+        AsyncEngine::Libaio => (EngineChoice::Libaio, None),
+        AsyncEngine::IoUring => match probe() {
+            Ok(()) => (EngineChoice::IoUring, None),
+            Err(e) => {
+                return Err(FileioError::Other(format!(
+                    "io_uring is not available here ({e}); use --file-async-engine=libaio"
+                )))
+            }
+        },
+        AsyncEngine::Auto => match probe() {
+            Ok(()) => (EngineChoice::IoUring, None),
+            Err(e) => (
+                EngineChoice::Libaio,
+                Some(format!(
+                    "io_uring is not available here ({e}); using libaio"
+                )),
+            ),
+        },
+    })
+}
+
 /// Figures the workers leave for the report besides the core's.
 #[derive(Default)]
 pub struct Figures {
@@ -139,26 +167,7 @@ impl FileioWorkload {
             IoMode::Sync => (EngineChoice::Sync, None),
             IoMode::Mmap => (EngineChoice::Mmap, None),
             IoMode::Null => (EngineChoice::Null, None),
-            IoMode::Async => match spec.async_engine {
-                AsyncEngine::Libaio => (EngineChoice::Libaio, None),
-                AsyncEngine::IoUring => match uring::probe() {
-                    Ok(()) => (EngineChoice::IoUring, None),
-                    Err(e) => {
-                        return Err(FileioError::Other(format!(
-                            "io_uring is not available here ({e}); use --file-async-engine=libaio"
-                        )))
-                    }
-                },
-                AsyncEngine::Auto => match uring::probe() {
-                    Ok(()) => (EngineChoice::IoUring, None),
-                    Err(e) => (
-                        EngineChoice::Libaio,
-                        Some(format!(
-                            "io_uring is not available here ({e}); using libaio"
-                        )),
-                    ),
-                },
-            },
+            IoMode::Async => choose_async(spec.async_engine, uring::probe)?,
         };
         let files = if engine.name() == "null" {
             None
@@ -724,4 +733,28 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
 /// For tests: the operations a recording engine saw.
 pub fn recording_log() -> Log {
     Arc::new(Mutex::new(Vec::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused() -> std::io::Result<()> {
+        Err(std::io::Error::from_raw_os_error(libc::EPERM))
+    }
+
+    #[test]
+    fn async_falls_back_to_libaio_only_when_allowed() {
+        let (e, note) = choose_async(AsyncEngine::Auto, refused).unwrap();
+        assert_eq!(e.name(), "libaio");
+        assert!(note.unwrap().contains("io_uring is not available"));
+        let (e, note) = choose_async(AsyncEngine::Auto, || Ok(())).unwrap();
+        assert_eq!((e.name(), note), ("io_uring", None));
+        let err = choose_async(AsyncEngine::IoUring, refused).err().unwrap();
+        assert!(err.to_string().contains("--file-async-engine=libaio"));
+        assert_eq!(
+            choose_async(AsyncEngine::Libaio, refused).unwrap().0.name(),
+            "libaio"
+        );
+    }
 }

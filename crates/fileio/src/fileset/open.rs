@@ -57,10 +57,8 @@ fn ensure_fd_limit(needed: u64) -> Result<(), FileioError> {
         }
     }
     Err(FileioError::Other(format!(
-        "too many open files: --file-num={} needs {} descriptors, but the limit is {} (raise it with 'ulimit -n')",
-        needed,
-        want,
-        rl.rlim_max.min(rl.rlim_cur.max(rl.rlim_max))
+        "too many open files: --file-num={needed} needs about {want} descriptors, but the limit is {} (raise it with 'ulimit -n', or use fewer files)",
+        rl.rlim_max
     )))
 }
 
@@ -134,6 +132,21 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
         }
     }
 
+    if seqwr {
+        // Listed before they are created or emptied, so an interrupted run leaves a set the
+        // next prepare or cleanup recognises.
+        for (i, own) in owners.iter().enumerate() {
+            let e = manifest.upsert(&file_name(i as u32));
+            e.valid_bytes = 0;
+            e.fill = fill.name().into();
+            e.block_size = spec.block_size;
+            if *own == Ownership::Absent {
+                e.dev = 0;
+                e.ino = 0;
+            }
+        }
+        manifest.save(dir)?;
+    }
     ensure_fd_limit(spec.num_files as u64)?;
     let mut table = FileTable::new(dir.to_path_buf());
     let flags = libc::O_RDWR | spec.flags.open_flags();
@@ -142,20 +155,11 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
         let path = dir.join(&name);
         let mut f = flags;
         if seqwr {
-            // Listed before it is created or emptied, so an interrupted run leaves a set
-            // the next prepare or cleanup recognises.
-            let e = manifest.upsert(&name);
-            e.valid_bytes = 0;
-            e.fill = fill.name().into();
-            e.block_size = spec.block_size;
-            if *own == Ownership::Absent {
-                e.dev = 0;
-                e.ino = 0;
-                f |= libc::O_CREAT | libc::O_EXCL;
+            f |= if *own == Ownership::Absent {
+                libc::O_CREAT | libc::O_EXCL
             } else {
-                f |= libc::O_TRUNC;
-            }
-            manifest.save(dir)?;
+                libc::O_TRUNC
+            };
         }
         let fd = open_raw(&path, f).map_err(|e| match e.raw_os_error() {
             Some(libc::EINVAL) if spec.flags.direct => FileioError::Direct(format!(

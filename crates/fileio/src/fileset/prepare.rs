@@ -167,6 +167,42 @@ pub fn prepare(
         human(super::write::CHUNK)
     );
 
+    // List every file this prepare will create or rewrite before touching any, in one
+    // manifest write: an interruption anywhere later leaves them recognisably plumb's.
+    let old_fills: Vec<String> = (0..spec.num_files)
+        .map(|i| {
+            manifest
+                .entry(&file_name(i))
+                .map(|e| e.fill.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    for (i, action) in actions.iter().enumerate() {
+        let name = file_name(i as u32);
+        match action {
+            Action::Create => {
+                *manifest.upsert(&name) = super::manifest::Entry {
+                    name: name.clone(),
+                    valid_bytes: 0,
+                    dev: 0,
+                    ino: 0,
+                    fill: fill.name().into(),
+                    block_size: spec.block_size,
+                }
+            }
+            Action::Rewrite => {
+                let e = manifest.upsert(&name);
+                e.fill = fill.name().into();
+                e.block_size = spec.block_size;
+                e.valid_bytes = 0;
+            }
+            Action::Extend(from) => manifest.upsert(&name).valid_bytes = *from,
+            Action::Reuse => {}
+        }
+    }
+    manifest.save(dir)?;
+    let mut saved = Instant::now();
+
     let mut writer = Writer::new(fill, spec.block_size)
         .ok_or_else(|| FileioError::Other("cannot allocate the prepare buffer".into()))?;
     progress.start(needed);
@@ -189,17 +225,6 @@ pub fn prepare(
             }
             Action::Create => {
                 let _ = writeln!(log, "Creating file {name}");
-                // List it before it exists: a crash in between leaves it recognisably ours.
-                let e = manifest.upsert(&name);
-                *e = super::manifest::Entry {
-                    name: name.clone(),
-                    valid_bytes: 0,
-                    dev: 0,
-                    ino: 0,
-                    fill: fill.name().into(),
-                    block_size: spec.block_size,
-                };
-                manifest.save(dir)?;
                 out.files_created += 1;
                 0
             }
@@ -208,20 +233,12 @@ pub fn prepare(
                 from
             }
             Action::Rewrite => {
-                let old = manifest
-                    .entry(&name)
-                    .map(|e| e.fill.clone())
-                    .unwrap_or_default();
                 let _ = writeln!(
                     log,
-                    "Rewriting existing file {name} (its data was '{old}', now '{}')",
+                    "Rewriting existing file {name} (its data was '{}', now '{}')",
+                    old_fills[i],
                     fill.name()
                 );
-                let e = manifest.upsert(&name);
-                e.fill = fill.name().into();
-                e.block_size = spec.block_size;
-                e.valid_bytes = 0;
-                manifest.save(dir)?;
                 0
             }
         };
@@ -254,7 +271,6 @@ pub fn prepare(
                 let e = manifest.upsert(&name);
                 e.dev = m.dev();
                 e.ino = m.ino();
-                manifest.save(dir)?;
             }
         }
         let mut done_here = 0u64;
@@ -267,9 +283,14 @@ pub fn prepare(
         out.bytes_written += done_here;
         match res {
             Ok(()) => {
-                let e = manifest.upsert(&name);
-                e.valid_bytes = size;
-                manifest.save(dir)?;
+                manifest.upsert(&name).valid_bytes = size;
+                // Thousands of small files would make one save per file quadratic: save
+                // at most once a second (a file not yet recorded complete is rewritten by
+                // the next prepare, never lost or mistaken).
+                if saved.elapsed().as_secs_f64() >= 1.0 {
+                    manifest.save(dir)?;
+                    saved = Instant::now();
+                }
             }
             Err(WriteStop::Interrupted { written, signal }) => {
                 manifest.upsert(&name).valid_bytes = from + written;
@@ -304,6 +325,7 @@ pub fn prepare(
             }
         }
     }
+    manifest.save(dir)?;
     progress.finish();
     out.seconds = started.elapsed().as_secs_f64();
     out.direct_bytes = writer.direct_bytes;
