@@ -83,6 +83,32 @@ impl Geometry {
     }
 }
 
+/// Division by a run constant: a shift and a mask when it is a power of two (the usual
+/// case: sizes are powers of two), a hardware divide otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Divisor {
+    d: u64,
+    shift: Option<u32>,
+}
+
+impl Divisor {
+    pub fn new(d: u64) -> Divisor {
+        let d = d.max(1);
+        Divisor {
+            d,
+            shift: d.is_power_of_two().then(|| d.trailing_zeros()),
+        }
+    }
+    /// (n / d, n % d)
+    #[inline(always)]
+    pub fn div_rem(&self, n: u64) -> (u64, u64) {
+        match self.shift {
+            Some(s) => (n >> s, n & (self.d - 1)),
+            None => (n / self.d, n % self.d),
+        }
+    }
+}
+
 /// Where one request goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Io {
@@ -136,6 +162,10 @@ pub struct Pattern {
     ratio: f64,
     total_blocks: u64,
     dist: Option<Distribution>,
+    /// Blocks per file, chunks per file, one sequential pass.
+    bpf: Divisor,
+    cpf: Divisor,
+    pass: u64,
 }
 
 impl Pattern {
@@ -162,6 +192,9 @@ impl Pattern {
             dist: rand
                 .filter(|r| *r != RandType::Uniform)
                 .map(|r| Distribution::new(r, 0, total_blocks - 1)),
+            bpf: Divisor::new(geo.blocks_per_file()),
+            cpf: Divisor::new(geo.chunks_per_file()),
+            pass: geo.seq_pass(),
         }
     }
 
@@ -200,7 +233,7 @@ impl Pattern {
                 TestMode::RndRw => (self.reads + 1) as f64 / (self.writes + 1) as f64 >= self.ratio,
             };
             let io = if self.mode.is_sequential() {
-                self.geo.seq_io(k)
+                self.seq_io(k)
             } else {
                 self.random_io(rng)
             };
@@ -227,7 +260,26 @@ impl Pattern {
             None => rng.below(self.total_blocks),
             Some(d) => d.sample(rng),
         };
-        self.geo.block_io(b)
+        let (file, blk) = self.bpf.div_rem(b);
+        let offset = blk * self.geo.block;
+        Io {
+            file: file as u32,
+            offset,
+            len: self.geo.block.min(self.geo.file_size - offset) as u32,
+        }
+    }
+
+    /// Sequential request `k`, as [`Geometry::seq_io`] with the divisions precomputed.
+    #[inline]
+    fn seq_io(&self, k: u64) -> Io {
+        let q = if k < self.pass { k } else { k % self.pass };
+        let (file, chunk) = self.cpf.div_rem(q);
+        let offset = chunk * self.geo.request;
+        Io {
+            file: file as u32,
+            offset,
+            len: self.geo.request.min(self.geo.file_size - offset) as u32,
+        }
     }
 
     /// Sequential requests issued by all threads so far (for seqwr: how far the files were
@@ -424,6 +476,27 @@ mod tests {
         assert_eq!(writes.len(), 48);
         assert!(writes.values().all(|&n| n == 104 || n == 105), "{writes:?}");
         assert_eq!(Pattern::requests_issued(&shared, &s), 5000);
+    }
+
+    #[test]
+    fn precomputed_paths_match_geometry() {
+        for (files, total, block, merged) in [(3, 3 * 40960, 16384, 1), (4, 1 << 22, 4096, 3), (1, 100_000, 1000, 1)] {
+            let s = FileioSpec {
+                merged_requests: merged,
+                ..spec(TestMode::SeqRd, files, total, block)
+            };
+            let p = Pattern::new(&s, SharedStream::new(), None);
+            let g = *p.geometry();
+            for k in 0..3 * g.seq_pass() {
+                assert_eq!(p.seq_io(k), g.seq_io(k));
+            }
+            let bpf = Divisor::new(g.blocks_per_file());
+            for b in 0..g.blocks_per_file() * files as u64 {
+                let (f, i) = bpf.div_rem(b);
+                assert_eq!(g.block_io(b).file as u64, f);
+                assert_eq!(g.block_io(b).offset, i * block);
+            }
+        }
     }
 
     #[test]

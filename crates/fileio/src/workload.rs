@@ -140,7 +140,6 @@ pub struct FileioWorkload {
 /// Blocks in use by requests, for --validate: a request never overlaps one in flight.
 struct Busy {
     slots: Vec<AtomicU64>,
-    per_thread: usize,
 }
 
 impl Busy {
@@ -202,7 +201,6 @@ impl FileioWorkload {
                 slots: (0..spec.threads.max(1) * per_thread)
                     .map(|_| AtomicU64::new(0))
                     .collect(),
-                per_thread,
             })
         });
         FileioWorkload {
@@ -393,7 +391,7 @@ impl WorkerState {
 
     /// For --validate: move a random request off blocks other requests hold.
     fn claim(&mut self, slot: usize, io: &mut Io, rng: &mut plumb_core::random::Rng) {
-        let Some(b) = self.busy.clone() else { return };
+        let Some(b) = self.busy.as_ref() else { return };
         let me = self.busy_base + slot;
         if self.random {
             while b.taken(me, Busy::key(io)) {
@@ -401,7 +399,6 @@ impl WorkerState {
             }
         }
         b.set(me, Busy::key(io));
-        let _ = b.per_thread;
     }
 
     fn validate_read(&self, buf: &[u8], io: &Io) -> Result<(), WorkloadError> {
