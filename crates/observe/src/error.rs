@@ -1,23 +1,16 @@
-//! Errors of the observe crate.
+//! Errors of the observe crate. Messages are complete on their own (the io error is part of
+//! the text, not a separate source), so a one-line report prints each fact once.
 
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ObserveError {
     /// The path given as a target does not exist or cannot be examined.
-    #[error("{}: {source}", path.display())]
-    Path {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{}: {err}", path.display())]
+    Path { path: PathBuf, err: std::io::Error },
     /// A /proc or /sys file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot read {}: {err}", path.display())]
+    Read { path: PathBuf, err: std::io::Error },
     /// A /proc or /sys file did not have the expected layout.
     #[error("unexpected content in {}: {what}", path.display())]
     Parse { path: PathBuf, what: String },

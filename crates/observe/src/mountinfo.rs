@@ -25,13 +25,15 @@ pub struct Mount {
 }
 
 impl Mount {
-    /// Both option lists, mount options first.
+    /// Both option lists, mount options first, each option once ("rw" is in both).
     pub fn all_options(&self) -> String {
-        if self.super_options.is_empty() {
-            self.options.clone()
-        } else {
-            format!("{},{}", self.options, self.super_options)
+        let mut seen: Vec<&str> = Vec::new();
+        for o in self.options.split(',').chain(self.super_options.split(',')) {
+            if !o.is_empty() && !seen.contains(&o) {
+                seen.push(o);
+            }
         }
+        seen.join(",")
     }
 
     /// The value of `key=value` in the filesystem options.
@@ -161,6 +163,7 @@ mod tests {
         assert_eq!(data.source, "/dev/sdb1");
         assert_eq!(data.options, "rw,noatime");
         assert_eq!(data.super_options, "rw,attr2,inode64");
+        assert_eq!(data.all_options(), "rw,noatime,attr2,inode64");
         assert!(!data.is_bind());
         assert!(m[4].is_bind());
         assert_eq!(m[4].root, "/projects/x");

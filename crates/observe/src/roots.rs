@@ -44,9 +44,9 @@ impl Roots {
 
 /// Read a whole file as text.
 pub fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| ObserveError::Read {
+    std::fs::read_to_string(path).map_err(|err| ObserveError::Read {
         path: path.to_path_buf(),
-        source,
+        err,
     })
 }
 

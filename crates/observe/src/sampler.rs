@@ -18,6 +18,8 @@ use crate::roots::Roots;
 #[derive(Clone, Debug)]
 pub struct Reading {
     pub at: Instant,
+    /// CLOCK_BOOTTIME at the reading, ns (the clock thread start times are counted in).
+    pub boottime_ns: u64,
     pub disks: Vec<Option<DiskCounters>>,
     pub stat: Option<StatReading>,
     pub mem: Option<MemSnapshot>,
@@ -80,6 +82,7 @@ impl Reader {
         };
         Reading {
             at: Instant::now(),
+            boottime_ns: boottime_ns(),
             disks,
             stat,
             mem,
@@ -151,7 +154,8 @@ impl Series {
         let ns = secs.max(1e-9) * 1e9;
         let prev: BTreeMap<u32, &ThreadReading> = a.threads.iter().map(|t| (t.tid, t)).collect();
         let (mut n, mut max, mut sum, mut wait_max) = (0u32, 0.0f64, 0.0f64, None::<f64>);
-        let now_boot = boottime_ns();
+        let now_boot = b.boottime_ns;
+        let hz = process::clock_ticks_per_s().max(1);
         for t in &b.threads {
             let track = self.threads.entry(t.tid).or_insert_with(|| ThreadTrack {
                 name: t.name.clone(),
@@ -165,15 +169,37 @@ impl Series {
             }
             track.last = t.clone();
             track.last_boottime_ns = now_boot;
-            let Some(p) = prev.get(&t.tid) else { continue };
-            let cpu = t.on_cpu_ns.saturating_sub(p.on_cpu_ns) as f64 / ns * 100.0;
+            // A thread born during the interval is measured over the part it lived.
+            let (cpu_ns, wait_ns, span_ns) = match prev.get(&t.tid) {
+                Some(p) => (
+                    t.on_cpu_ns.saturating_sub(p.on_cpu_ns),
+                    t.runqueue_wait_ns
+                        .zip(p.runqueue_wait_ns)
+                        .map(|(w1, w0)| w1.saturating_sub(w0)),
+                    ns,
+                ),
+                None => {
+                    let born = t.start_ticks.saturating_mul(1_000_000_000) / hz;
+                    if born < a.boottime_ns || born >= b.boottime_ns {
+                        continue;
+                    }
+                    let span = (b.boottime_ns - born) as f64;
+                    // Start times have clock-tick resolution: a thread younger than two ticks
+                    // gives no meaningful share.
+                    if span < 2e9 / hz as f64 {
+                        continue;
+                    }
+                    (t.on_cpu_ns, t.runqueue_wait_ns, span)
+                }
+            };
+            let cpu = (cpu_ns as f64 / span_ns * 100.0).min(100.0);
             track.max_interval_cpu_pct = track.max_interval_cpu_pct.max(cpu);
             if t.name.starts_with("plumb-worker") {
                 n += 1;
                 max = max.max(cpu);
                 sum += cpu;
-                if let (Some(w1), Some(w0)) = (t.runqueue_wait_ns, p.runqueue_wait_ns) {
-                    let w = w1.saturating_sub(w0) as f64 / ns * 100.0;
+                if let Some(w) = wait_ns {
+                    let w = (w as f64 / span_ns * 100.0).min(100.0);
                     wait_max = Some(wait_max.map_or(w, |m| m.max(w)));
                 }
             }

@@ -147,9 +147,9 @@ pub fn resolve(path: &Path) -> Result<Target> {
 }
 
 pub fn resolve_with(roots: &Roots, path: &Path) -> Result<Target> {
-    let resolved = std::fs::canonicalize(path).map_err(|source| ObserveError::Path {
+    let resolved = std::fs::canonicalize(path).map_err(|err| ObserveError::Path {
         path: path.to_path_buf(),
-        source,
+        err,
     })?;
     let dev = dev_of(&resolved);
     let mi = roots.proc("self/mountinfo");

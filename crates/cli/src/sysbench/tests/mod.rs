@@ -3,6 +3,7 @@
 
 mod cpu;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use plumb_advise::Facts;
@@ -74,6 +75,12 @@ pub trait TestPlan {
     fn workload_json(&self) -> serde_json::Value;
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
+    /// What the observers should watch: the directory the test works in (its device is
+    /// sampled) and the files whose page-cache residency is measured. Tests without files
+    /// observe only the host, the system and plumb's own process.
+    fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {
+        (None, Vec::new())
+    }
     /// Add the test's own facts for the advisor (I/O settings, memory block size).
     fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
