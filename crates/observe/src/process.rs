@@ -63,10 +63,10 @@ fn rusage(who: libc::c_int) -> libc::rusage {
     ru
 }
 
-/// CPU time (user + system) of the calling thread, ns.
-pub fn thread_cpu_ns() -> u64 {
+/// CPU time (user, system) of the calling thread, ns.
+pub fn thread_cpu_ns() -> (u64, u64) {
     let ru = rusage(libc::RUSAGE_THREAD);
-    tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime)
+    (tv_ns(ru.ru_utime), tv_ns(ru.ru_stime))
 }
 
 /// Context switches (voluntary, involuntary) of the calling thread.

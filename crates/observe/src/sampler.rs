@@ -251,7 +251,8 @@ pub struct SamplerResult {
     pub series: Series,
     pub last: Reading,
     pub samples: u64,
-    pub cpu_ns: u64,
+    pub user_cpu_ns: u64,
+    pub system_cpu_ns: u64,
     pub context_switches: u64,
     pub span: Duration,
 }
@@ -274,7 +275,7 @@ impl SamplerThread {
         let handle = std::thread::Builder::new()
             .name("plumb-observe".into())
             .spawn(move || {
-                let cpu0 = process::thread_cpu_ns();
+                let (u0, s0) = process::thread_cpu_ns();
                 let (v0, i0) = process::thread_context_switches();
                 let begun = Instant::now();
                 let mut series = Series::new(ndev);
@@ -308,11 +309,13 @@ impl SamplerThread {
                     samples += 1;
                 }
                 let (v1, i1) = process::thread_context_switches();
+                let (u1, s1) = process::thread_cpu_ns();
                 SamplerResult {
                     series,
                     last: cur,
                     samples,
-                    cpu_ns: process::thread_cpu_ns().saturating_sub(cpu0),
+                    user_cpu_ns: u1.saturating_sub(u0),
+                    system_cpu_ns: s1.saturating_sub(s0),
                     context_switches: (v1 - v0) + (i1 - i0),
                     span: begun.elapsed(),
                 }

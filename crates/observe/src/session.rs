@@ -139,15 +139,18 @@ impl Observer {
     /// Stop sampling and assemble the observations. `operations` is what the run counted
     /// (events plus parts such as fsyncs), for per-operation figures.
     pub fn finish(mut self, operations: u64) -> Observations {
+        let mut own = (0u64, 0u64);
         let (series, last, cost) = match self.sampler.take().and_then(|s| s.stop()) {
             Some(r) => {
-                let pct = r.cpu_ns as f64 / r.span.as_nanos().max(1) as f64 * 100.0;
+                own = (r.user_cpu_ns, r.system_cpu_ns);
+                let cpu_ns = r.user_cpu_ns + r.system_cpu_ns;
+                let pct = cpu_ns as f64 / r.span.as_nanos().max(1) as f64 * 100.0;
                 (
                     r.series,
                     r.last,
                     SamplerCost {
                         samples: r.samples,
-                        cpu_ns: r.cpu_ns,
+                        cpu_ns,
                         cpu_pct_of_core: pct,
                         context_switches: r.context_switches,
                     },
@@ -240,7 +243,8 @@ impl Observer {
 
         // The sampler's own CPU time and context switches are observation cost, not the run's.
         let mut pt = last.process.delta(&first.process);
-        pt.user_cpu_ns = pt.user_cpu_ns.saturating_sub(cost.cpu_ns);
+        pt.user_cpu_ns = pt.user_cpu_ns.saturating_sub(own.0);
+        pt.system_cpu_ns = pt.system_cpu_ns.saturating_sub(own.1);
         pt.voluntary_context_switches = pt
             .voluntary_context_switches
             .saturating_sub(cost.context_switches);

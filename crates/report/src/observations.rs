@@ -146,6 +146,21 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
             );
         }
     }
+    // What plumb itself made the kernel read from and send to storage: device counters above
+    // include every process on the machine.
+    let pt = &o.process.totals;
+    if let (Some(sr), Some(sw)) = (pt.storage_read_bytes, pt.storage_write_bytes) {
+        let t = o.duration_s.max(1e-9);
+        col34(
+            &mut out,
+            "plumb's storage I/O:",
+            &format!(
+                "read {}/s, written {}/s",
+                mib(sr as f64 / t),
+                mib(sw as f64 / t)
+            ),
+        );
+    }
     if let Some((rd, wr)) = requested_bytes(r) {
         let t = r.total_time_s.max(1e-9);
         col34(
