@@ -293,3 +293,32 @@ fn help_lists_the_native_commands() {
     assert!(out.contains("plumb inspect PATH"));
     assert!(out.contains("plumb iostat [DEVICE...] [INTERVAL [COUNT]]"));
 }
+
+#[test]
+fn a_tracer_attached_to_plumb_is_reported() {
+    if !peer("strace") {
+        return;
+    }
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-e", "trace=none", "-o", "/dev/null"])
+        .arg(assert_cmd::cargo::cargo_bin("plumb"))
+        .args([
+            "cpu",
+            "--cpu-max-prime=300",
+            "--events=100",
+            "--time=0",
+            "--format=json",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = &v["observations"]["tracer"];
+    assert_eq!(t["at_start"]["name"], "strace", "{t}");
+    assert_eq!(t["at_end"]["name"], "strace", "{t}");
+}

@@ -195,14 +195,16 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     // The first report covers the time since boot, as iostat's does.
     let mut prev_disks: Vec<(String, DiskCounters)> = Vec::new();
     let mut prev_cpu = CpuTicks::default();
-    let mut prev_at = Instant::now() - Duration::from_secs_f64(uptime.max(0.01));
+    // Instant cannot go back to boot (the monotonic clock may start later), so the first
+    // span is the uptime itself.
+    let mut prev_at: Option<Instant> = None;
     let mut reports = 0u64;
     loop {
         let now_disks = diskstats::parse_diskstats(&read(&roots, "diskstats")?);
         let stat = procstat::parse(&read(&roots, "stat")?)
             .ok_or_else(|| anyhow::anyhow!("iostat: /proc/stat has no cpu line"))?;
         let at = Instant::now();
-        let secs = at.duration_since(prev_at).as_secs_f64();
+        let secs = prev_at.map_or(uptime.max(0.01), |p| at.duration_since(p).as_secs_f64());
         let mut s = avg_cpu(&CpuPct::between(&prev_cpu, &stat.cpu));
         s.push('\n');
         s.push_str(&device_header());
@@ -246,7 +248,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         }
         prev_disks = now_disks.into_iter().map(|(_, _, n, c)| (n, c)).collect();
         prev_cpu = stat.cpu;
-        prev_at = at;
+        prev_at = Some(at);
         let deadline = at + iv;
         loop {
             let sig = stop.load(Ordering::Relaxed);
