@@ -28,6 +28,10 @@ pub struct HostFacts {
     /// kernel does not scale frequency (common in VMs).
     pub frequency_governors: Vec<String>,
     pub frequency_driver: Option<String>,
+    /// CPU 0's caches (per cache instance: L1d and L2 are usually per core, L3 shared).
+    pub l1d_cache_bytes: Option<u64>,
+    pub l2_cache_bytes: Option<u64>,
+    pub l3_cache_bytes: Option<u64>,
     pub memory_total_bytes: u64,
     pub swap_total_bytes: u64,
     pub virtualization: Virtualization,
@@ -121,6 +125,43 @@ fn topology(roots: &Roots) -> (Option<u32>, Option<u32>) {
     }
 }
 
+/// sysfs cache sizes: "48K", "32768K", "1M".
+pub fn parse_cache_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' => (&s[..s.len() - 1], 1024),
+        'M' => (&s[..s.len() - 1], 1 << 20),
+        'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+/// (L1 data, L2, L3) sizes of CPU 0's caches.
+fn caches(roots: &Roots) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let (mut l1d, mut l2, mut l3) = (None, None, None);
+    let Ok(rd) = std::fs::read_dir(roots.sys("devices/system/cpu/cpu0/cache")) else {
+        return (None, None, None);
+    };
+    for e in rd.flatten() {
+        let d = e.path();
+        let (Some(level), Some(kind), Some(size)) = (
+            attr_u64(&d.join("level")),
+            attr(&d.join("type")),
+            attr(&d.join("size")).and_then(|s| parse_cache_size(&s)),
+        ) else {
+            continue;
+        };
+        match (level, kind.as_str()) {
+            (1, "Data") | (1, "Unified") => l1d = Some(size),
+            (2, "Data") | (2, "Unified") => l2 = Some(size),
+            (3, "Data") | (3, "Unified") => l3 = Some(size),
+            _ => {}
+        }
+    }
+    (l1d, l2, l3)
+}
+
 pub fn host_facts(roots: &Roots) -> HostFacts {
     let cpuinfo = std::fs::read_to_string(roots.proc("cpuinfo")).unwrap_or_default();
     let logical = cpuinfo
@@ -159,6 +200,7 @@ pub fn host_facts(roots: &Roots) -> HostFacts {
             .map(|kb| kb * 1024)
             .unwrap_or(0)
     };
+    let (l1d, l2, l3) = caches(roots);
     HostFacts {
         hostname,
         kernel_release: release,
@@ -173,6 +215,9 @@ pub fn host_facts(roots: &Roots) -> HostFacts {
         cpu_mhz: cpuinfo_field(&cpuinfo, "cpu MHz").and_then(|v| v.parse().ok()),
         frequency_governors: governors.into_iter().collect(),
         frequency_driver: attr(&roots.sys("devices/system/cpu/cpu0/cpufreq/scaling_driver")),
+        l1d_cache_bytes: l1d,
+        l2_cache_bytes: l2,
+        l3_cache_bytes: l3,
         memory_total_bytes: mem_field("MemTotal"),
         swap_total_bytes: mem_field("SwapTotal"),
         virtualization: virt::detect(roots, virt::cpuid_hypervisor()),
@@ -255,6 +300,17 @@ mod tests {
         write(&r.sys("devices/system/node/node0/cpulist"), "0-1\n");
         write(&r.sys("devices/system/node/node1/cpulist"), "2-3\n");
         write(&r.sys("devices/system/node/possible"), "0-1\n");
+        for (i, level, kind, size) in [
+            (0, 1, "Data", "48K"),
+            (1, 1, "Instruction", "32K"),
+            (2, 2, "Unified", "1024K"),
+            (3, 3, "Unified", "32M"),
+        ] {
+            let d = format!("devices/system/cpu/cpu0/cache/index{i}");
+            write(&r.sys(&format!("{d}/level")), &format!("{level}\n"));
+            write(&r.sys(&format!("{d}/type")), &format!("{kind}\n"));
+            write(&r.sys(&format!("{d}/size")), &format!("{size}\n"));
+        }
         let h = host_facts(&r);
         assert_eq!(h.cpu_model.as_deref(), Some("Test CPU @ 3.00GHz"));
         assert_eq!(h.cpu_mhz, Some(2999.5));
@@ -263,6 +319,11 @@ mod tests {
         assert_eq!(h.numa_nodes, 2);
         assert_eq!(h.frequency_governors, vec!["powersave"]);
         assert_eq!(h.memory_total_bytes, 1000 * 1024);
+        assert_eq!(h.l1d_cache_bytes, Some(48 * 1024));
+        assert_eq!(h.l2_cache_bytes, Some(1 << 20));
+        assert_eq!(h.l3_cache_bytes, Some(32 << 20));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size("x"), None);
         assert_eq!(h.swap_total_bytes, 10 * 1024);
     }
 

@@ -242,6 +242,17 @@ fn text(i: &Inspection) -> String {
     }
     col(&mut s, "CPUs:", &cpus);
     col(&mut s, "NUMA nodes:", &h.numa_nodes.to_string());
+    let caches: Vec<String> = [
+        ("L1d", h.l1d_cache_bytes),
+        ("L2", h.l2_cache_bytes),
+        ("L3", h.l3_cache_bytes),
+    ]
+    .iter()
+    .filter_map(|(n, b)| b.map(|b| format!("{n} {}", size(b))))
+    .collect();
+    if !caches.is_empty() {
+        col(&mut s, "CPU caches:", &caches.join(", "));
+    }
     col(
         &mut s,
         "frequency governor:",
