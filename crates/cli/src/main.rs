@@ -2,6 +2,7 @@
 
 mod exit;
 mod facts;
+mod native;
 mod progress;
 mod signals;
 mod sysbench;
@@ -29,9 +30,11 @@ fn dispatch(args: &[String]) -> anyhow::Result<i32> {
             Ok(exit::USAGE)
         }
         Some("help") => {
-            print!("{}", sysbench::general_help());
+            print!("{}\n{}", sysbench::general_help(), native::HELP);
             Ok(0)
         }
+        Some("inspect") => native::inspect::main(&args[1..]),
+        Some("iostat") => native::iostat::main(&args[1..]),
         Some("version") => {
             println!("plumb {}", env!("CARGO_PKG_VERSION"));
             Ok(0)

@@ -480,7 +480,11 @@ mod tests {
 
     #[test]
     fn precomputed_paths_match_geometry() {
-        for (files, total, block, merged) in [(3, 3 * 40960, 16384, 1), (4, 1 << 22, 4096, 3), (1, 100_000, 1000, 1)] {
+        for (files, total, block, merged) in [
+            (3, 3 * 40960, 16384, 1),
+            (4, 1 << 22, 4096, 3),
+            (1, 100_000, 1000, 1),
+        ] {
             let s = FileioSpec {
                 merged_requests: merged,
                 ..spec(TestMode::SeqRd, files, total, block)

@@ -2,6 +2,7 @@
 
 use plumb_advise::Finding;
 use plumb_core::result::RunResult;
+use plumb_observe::Observations;
 use serde::Serialize;
 
 /// Everything one run produced, serialised flat: the result's fields, then `findings`.
@@ -9,6 +10,9 @@ use serde::Serialize;
 pub struct Document<'a> {
     #[serde(flatten)]
     pub result: &'a RunResult,
+    /// What was observed underneath the run (host, target, devices, system, process).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observations: Option<&'a Observations>,
     pub findings: &'a [Finding],
 }
 

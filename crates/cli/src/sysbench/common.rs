@@ -25,6 +25,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
     opt("json", Kind::Text, "", "also write the JSON result to this file"),
     opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
+    opt("observe-interval", Kind::Float { min: 0.0, max: 3600.0 }, "1", "sample device, system and process counters every N seconds during the run (0: start and end only)"),
 ];
 
 /// sysbench 0.4/0.5 names still printed by most tutorials, and what they mean now.
@@ -51,6 +52,8 @@ pub struct Common {
     pub format: Format,
     pub json_file: Option<PathBuf>,
     pub strict: bool,
+    /// Sampling interval of the observers; None: start and end facts only.
+    pub observe_interval: Option<Duration>,
 }
 
 impl Common {
@@ -113,6 +116,21 @@ impl Common {
             },
             json_file: (!json.is_empty()).then(|| PathBuf::from(json)),
             strict: v.flag("strict"),
+            observe_interval: observe_interval(v.float("observe-interval"))?,
         })
+    }
+}
+
+/// --observe-interval: 0 turns sampling off; below 10 ms the samples would be mostly noise
+/// (the kernel's counters move in milliseconds and clock ticks).
+fn observe_interval(secs: f64) -> Result<Option<Duration>, UsageError> {
+    if secs == 0.0 {
+        Ok(None)
+    } else if secs < 0.01 {
+        Err(UsageError(format!(
+            "invalid value for --observe-interval: '{secs}' (allowed: 0 for off, or 0.01 to 3600 seconds)"
+        )))
+    } else {
+        Ok(Some(Duration::from_secs_f64(secs)))
     }
 }

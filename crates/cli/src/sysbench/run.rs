@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use plumb_core::result::{BuildInput, IntervalResult, RunResult};
 use plumb_core::{harness, StopCause};
+use plumb_observe::{ObserveSpec, Observer};
 use plumb_report::{json, sysbench as layout};
 
 use super::common::{Common, Format};
@@ -79,6 +80,9 @@ pub fn run(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    // Observe from just before the workers start to just after they end.
+    let (dir, files) = plan.observe_targets();
+    let observer = Observer::start(ObserveSpec::new(dir, files, common.observe_interval));
     let stop = signals::install();
     let mut on_interval = |s: &harness::IntervalSample| {
         let i = IntervalResult::from_sample(s, &kinds, &counters, &cfg.interval_percentiles);
@@ -91,7 +95,19 @@ pub fn run(
             eprintln!("{line}");
         }
     };
-    let outcome = harness::run(workload.clone(), cfg, &stop, &mut on_interval)?;
+    let outcome = harness::run(workload.clone(), cfg, &stop, &mut on_interval);
+    let operations: u64 = outcome
+        .as_ref()
+        .map(|o| {
+            o.threads
+                .iter()
+                .flat_map(|t| t.kinds.iter())
+                .map(|h| h.count())
+                .sum()
+        })
+        .unwrap_or(0);
+    let observations = observer.finish(operations);
+    let outcome = outcome?;
     let mut result = RunResult::build(
         BuildInput {
             test: test.name,
@@ -122,6 +138,7 @@ pub fn run(
 
     let doc = json::render(&json::Document {
         result: &result,
+        observations: Some(&observations),
         findings: &findings,
     });
     if let Some(f) = json_file.as_mut() {
@@ -132,6 +149,11 @@ pub fn run(
     let mut out = std::io::stdout().lock();
     if text {
         let _ = write!(out, "{}", layout::final_report(&result));
+        let _ = write!(
+            out,
+            "{}",
+            plumb_report::observations::section(&result, &observations)
+        );
         let _ = write!(out, "{}", plumb_report::findings::section(&findings));
     } else {
         let _ = write!(out, "{doc}");

@@ -63,18 +63,26 @@ pub fn peer(tool: &str) -> bool {
     found
 }
 
-/// The section headings of a sysbench-style report, in order.
-pub fn headings(report: &str) -> Vec<String> {
+/// The sysbench part of a report: what comes before plumb's own sections (observations,
+/// findings), which sysbench does not have.
+pub fn sysbench_part(report: &str) -> &str {
     report
+        .find("\nObserved during the run:")
+        .map_or(report, |i| &report[..i + 1])
+}
+
+/// The section headings of a sysbench-style report, in order (plumb's own sections left out).
+pub fn headings(report: &str) -> Vec<String> {
+    sysbench_part(report)
         .lines()
         .filter(|l| !l.starts_with(' ') && l.ends_with(':'))
         .map(|l| l.to_string())
         .collect()
 }
 
-/// Labels of the indented figure lines ("    total time:"), in order.
+/// Labels of the indented figure lines ("    total time:"), in order (sysbench part only).
 pub fn labels(report: &str) -> Vec<String> {
-    report
+    sysbench_part(report)
         .lines()
         .filter(|l| l.starts_with("    "))
         .filter_map(|l| l.trim().split(':').next().map(|s| s.to_string()))

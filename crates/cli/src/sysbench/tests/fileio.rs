@@ -285,6 +285,11 @@ fn display(dir: &std::path::Path) -> String {
 }
 
 impl Plan {
+    /// The directory holding the files (none for the null engine, which opens none).
+    fn target_dir(&self) -> Option<PathBuf> {
+        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
+    }
+
     fn log(&self) -> Box<dyn Write> {
         // With --format=json, stdout carries the JSON document only.
         if self.text {
@@ -492,8 +497,16 @@ impl TestPlan for Plan {
         });
     }
 
-    fn target_dir(&self) -> Option<PathBuf> {
-        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
+    fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {
+        match self.target_dir() {
+            Some(dir) => {
+                let files = (0..self.spec.num_files)
+                    .map(|i| dir.join(plumb_fileio::fileset::file_name(i)))
+                    .collect();
+                (Some(dir), files)
+            }
+            None => (None, Vec::new()),
+        }
     }
 
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {

@@ -81,9 +81,11 @@ pub trait TestPlan {
     fn after_run(&self, _result: &mut RunResult) -> anyhow::Result<()> {
         Ok(())
     }
-    /// The directory the test works in, if any (for filesystem and device observation).
-    fn target_dir(&self) -> Option<PathBuf> {
-        None
+    /// What the observers should watch: the directory the test works in (its device is
+    /// sampled) and the files whose page-cache residency is measured. Tests without files
+    /// observe only the host, the system and plumb's own process.
+    fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {
+        (None, Vec::new())
     }
     /// Add the test's own facts for the advisor (I/O settings, memory block size).
     fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}

@@ -1,0 +1,353 @@
+//! Facts about the machine a run happens on, and how busy it was when the run started.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::procstat::{self, CpuPct};
+use crate::roots::{attr, attr_u64, Roots};
+use crate::virt::{self, Virtualization};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostFacts {
+    pub hostname: Option<String>,
+    pub kernel_release: Option<String>,
+    pub kernel_version: Option<String>,
+    pub arch: String,
+    pub cpu_model: Option<String>,
+    /// CPUs online.
+    pub logical_cpus: u32,
+    /// CPUs this process may run on (affinity mask; a container may have fewer).
+    pub usable_cpus: Option<u32>,
+    pub physical_cores: Option<u32>,
+    pub sockets: Option<u32>,
+    pub numa_nodes: u32,
+    pub cpu_mhz: Option<f64>,
+    /// Frequency governors in use ("performance", "powersave", "schedutil"); empty when the
+    /// kernel does not scale frequency (common in VMs).
+    pub frequency_governors: Vec<String>,
+    pub frequency_driver: Option<String>,
+    /// CPU 0's caches (per cache instance: L1d and L2 are usually per core, L3 shared).
+    pub l1d_cache_bytes: Option<u64>,
+    pub l2_cache_bytes: Option<u64>,
+    pub l3_cache_bytes: Option<u64>,
+    pub memory_total_bytes: u64,
+    pub swap_total_bytes: u64,
+    pub virtualization: Virtualization,
+}
+
+/// Load present when the run started, before plumb's workers ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadAtStart {
+    pub load_avg_1m: f64,
+    pub load_avg_5m: f64,
+    pub load_avg_15m: f64,
+    /// Runnable tasks, from /proc/loadavg (includes the reading thread itself).
+    pub runnable_tasks: u64,
+    /// Machine CPU use over `window_s` just before the run (all CPUs, 100% = all busy).
+    pub cpu: Option<CpuPct>,
+    pub busy_cpu_pct: Option<f64>,
+    pub window_s: f64,
+}
+
+fn cpuinfo_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim())
+    })
+}
+
+/// The CPU model line: x86's "model name", or what other architectures call it.
+pub fn cpu_model(cpuinfo: &str) -> Option<String> {
+    ["model name", "Processor", "cpu model", "cpu", "uarch"]
+        .iter()
+        .find_map(|k| cpuinfo_field(cpuinfo, k))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn uname() -> (Option<String>, Option<String>, Option<String>) {
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: u is a valid out-parameter.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return (None, None, None);
+    }
+    let s = |f: &[libc::c_char]| {
+        let b: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        Some(String::from_utf8_lossy(&b).into_owned())
+    };
+    (s(&u.nodename), s(&u.release), s(&u.version))
+}
+
+fn usable_cpus() -> Option<u32> {
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: set is a valid cpu_set_t of the size passed.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    // SAFETY: set was filled by the kernel.
+    (rc == 0).then(|| unsafe { libc::CPU_COUNT(&set) } as u32)
+}
+
+/// Cores and sockets from sysfs topology: unique (package, core) pairs.
+fn topology(roots: &Roots) -> (Option<u32>, Option<u32>) {
+    let Ok(rd) = std::fs::read_dir(roots.sys("devices/system/cpu")) else {
+        return (None, None);
+    };
+    let mut cores = BTreeSet::new();
+    let mut sockets = BTreeSet::new();
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if !n
+            .strip_prefix("cpu")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+        {
+            continue;
+        }
+        let t = e.path().join("topology");
+        let (Some(pkg), Some(core)) = (
+            attr_u64(&t.join("physical_package_id")),
+            attr_u64(&t.join("core_id")),
+        ) else {
+            continue;
+        };
+        sockets.insert(pkg);
+        cores.insert((pkg, core));
+    }
+    if cores.is_empty() {
+        (None, None)
+    } else {
+        (Some(cores.len() as u32), Some(sockets.len() as u32))
+    }
+}
+
+/// sysfs cache sizes: "48K", "32768K", "1M".
+pub fn parse_cache_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' => (&s[..s.len() - 1], 1024),
+        'M' => (&s[..s.len() - 1], 1 << 20),
+        'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+/// (L1 data, L2, L3) sizes of CPU 0's caches.
+fn caches(roots: &Roots) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let (mut l1d, mut l2, mut l3) = (None, None, None);
+    let Ok(rd) = std::fs::read_dir(roots.sys("devices/system/cpu/cpu0/cache")) else {
+        return (None, None, None);
+    };
+    for e in rd.flatten() {
+        let d = e.path();
+        let (Some(level), Some(kind), Some(size)) = (
+            attr_u64(&d.join("level")),
+            attr(&d.join("type")),
+            attr(&d.join("size")).and_then(|s| parse_cache_size(&s)),
+        ) else {
+            continue;
+        };
+        match (level, kind.as_str()) {
+            (1, "Data") | (1, "Unified") => l1d = Some(size),
+            (2, "Data") | (2, "Unified") => l2 = Some(size),
+            (3, "Data") | (3, "Unified") => l3 = Some(size),
+            _ => {}
+        }
+    }
+    (l1d, l2, l3)
+}
+
+pub fn host_facts(roots: &Roots) -> HostFacts {
+    let cpuinfo = std::fs::read_to_string(roots.proc("cpuinfo")).unwrap_or_default();
+    let logical = cpuinfo
+        .lines()
+        .filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor"))
+        .count() as u32;
+    // SAFETY: sysconf has no preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let (hostname, release, version) = uname();
+    let (cores, sockets) = topology(roots);
+    let numa = std::fs::read_dir(roots.sys("devices/system/node"))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_str()
+                        .and_then(|n| n.strip_prefix("node"))
+                        .is_some_and(|d| d.parse::<u32>().is_ok())
+                })
+                .count() as u32
+        })
+        .unwrap_or(0)
+        .max(1);
+    let mut governors = BTreeSet::new();
+    if let Ok(rd) = std::fs::read_dir(roots.sys("devices/system/cpu")) {
+        for e in rd.flatten() {
+            if let Some(g) = attr(&e.path().join("cpufreq/scaling_governor")) {
+                governors.insert(g);
+            }
+        }
+    }
+    let mem = std::fs::read_to_string(roots.proc("meminfo")).unwrap_or_default();
+    let mem_field = |k: &str| {
+        cpuinfo_field(&mem, k)
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .unwrap_or(0)
+    };
+    let (l1d, l2, l3) = caches(roots);
+    HostFacts {
+        hostname,
+        kernel_release: release,
+        kernel_version: version,
+        arch: std::env::consts::ARCH.to_string(),
+        cpu_model: cpu_model(&cpuinfo),
+        logical_cpus: if online > 0 { online as u32 } else { logical },
+        usable_cpus: usable_cpus(),
+        physical_cores: cores,
+        sockets,
+        numa_nodes: numa,
+        cpu_mhz: cpuinfo_field(&cpuinfo, "cpu MHz").and_then(|v| v.parse().ok()),
+        frequency_governors: governors.into_iter().collect(),
+        frequency_driver: attr(&roots.sys("devices/system/cpu/cpu0/cpufreq/scaling_driver")),
+        l1d_cache_bytes: l1d,
+        l2_cache_bytes: l2,
+        l3_cache_bytes: l3,
+        memory_total_bytes: mem_field("MemTotal"),
+        swap_total_bytes: mem_field("SwapTotal"),
+        virtualization: virt::detect(roots, virt::cpuid_hypervisor()),
+    }
+}
+
+/// (1, 5, 15 minute load, runnable tasks) from /proc/loadavg.
+pub fn parse_loadavg(text: &str) -> Option<(f64, f64, f64, u64)> {
+    let mut it = text.split_whitespace();
+    let a = it.next()?.parse().ok()?;
+    let b = it.next()?.parse().ok()?;
+    let c = it.next()?.parse().ok()?;
+    let run = it.next()?.split_once('/')?.0.parse().ok()?;
+    Some((a, b, c, run))
+}
+
+/// Load average now and machine CPU use over `window` (0: no CPU measurement).
+pub fn load_at_start(roots: &Roots, window: Duration) -> LoadAtStart {
+    let (a, b, c, run) = std::fs::read_to_string(roots.proc("loadavg"))
+        .ok()
+        .and_then(|t| parse_loadavg(&t))
+        .unwrap_or((0.0, 0.0, 0.0, 0));
+    let read = || {
+        std::fs::read_to_string(roots.proc("stat"))
+            .ok()
+            .and_then(|t| procstat::parse(&t))
+    };
+    let mut cpu = None;
+    if !window.is_zero() {
+        if let Some(s0) = read() {
+            std::thread::sleep(window);
+            if let Some(s1) = read() {
+                cpu = Some(CpuPct::between(&s0.cpu, &s1.cpu));
+            }
+        }
+    }
+    LoadAtStart {
+        load_avg_1m: a,
+        load_avg_5m: b,
+        load_avg_15m: c,
+        runnable_tasks: run,
+        busy_cpu_pct: cpu.map(|c| c.busy_pct()),
+        cpu,
+        window_s: window.as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blockdev::fixture::write;
+
+    #[test]
+    fn facts_from_a_fixture_tree() {
+        let t = tempfile::tempdir().unwrap();
+        let r = Roots::under(t.path());
+        write(
+            &r.proc("cpuinfo"),
+            "processor\t: 0\nmodel name\t: Test CPU @ 3.00GHz\ncpu MHz\t\t: 2999.5\nflags\t: fpu\n\nprocessor\t: 1\nmodel name\t: Test CPU @ 3.00GHz\n",
+        );
+        write(&r.proc("meminfo"), "MemTotal:  1000 kB\nSwapTotal: 10 kB\n");
+        for (cpu, core) in [(0, 0), (1, 0), (2, 1), (3, 1)] {
+            write(
+                &r.sys(&format!(
+                    "devices/system/cpu/cpu{cpu}/topology/physical_package_id"
+                )),
+                "0\n",
+            );
+            write(
+                &r.sys(&format!("devices/system/cpu/cpu{cpu}/topology/core_id")),
+                &format!("{core}\n"),
+            );
+            write(
+                &r.sys(&format!(
+                    "devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"
+                )),
+                "powersave\n",
+            );
+        }
+        write(&r.sys("devices/system/node/node0/cpulist"), "0-1\n");
+        write(&r.sys("devices/system/node/node1/cpulist"), "2-3\n");
+        write(&r.sys("devices/system/node/possible"), "0-1\n");
+        for (i, level, kind, size) in [
+            (0, 1, "Data", "48K"),
+            (1, 1, "Instruction", "32K"),
+            (2, 2, "Unified", "1024K"),
+            (3, 3, "Unified", "32M"),
+        ] {
+            let d = format!("devices/system/cpu/cpu0/cache/index{i}");
+            write(&r.sys(&format!("{d}/level")), &format!("{level}\n"));
+            write(&r.sys(&format!("{d}/type")), &format!("{kind}\n"));
+            write(&r.sys(&format!("{d}/size")), &format!("{size}\n"));
+        }
+        let h = host_facts(&r);
+        assert_eq!(h.cpu_model.as_deref(), Some("Test CPU @ 3.00GHz"));
+        assert_eq!(h.cpu_mhz, Some(2999.5));
+        assert_eq!(h.physical_cores, Some(2));
+        assert_eq!(h.sockets, Some(1));
+        assert_eq!(h.numa_nodes, 2);
+        assert_eq!(h.frequency_governors, vec!["powersave"]);
+        assert_eq!(h.memory_total_bytes, 1000 * 1024);
+        assert_eq!(h.l1d_cache_bytes, Some(48 * 1024));
+        assert_eq!(h.l2_cache_bytes, Some(1 << 20));
+        assert_eq!(h.l3_cache_bytes, Some(32 << 20));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size("x"), None);
+        assert_eq!(h.swap_total_bytes, 10 * 1024);
+    }
+
+    #[test]
+    fn loadavg_and_cpu_models() {
+        assert_eq!(
+            parse_loadavg("0.50 1.25 2.00 3/456 7890\n"),
+            Some((0.5, 1.25, 2.0, 3))
+        );
+        assert!(parse_loadavg("x").is_none());
+        assert_eq!(
+            cpu_model("Processor : ARMv7 rev 4\n").as_deref(),
+            Some("ARMv7 rev 4")
+        );
+    }
+
+    #[test]
+    fn this_machine_has_a_cpu_and_memory() {
+        let h = host_facts(&Roots::default());
+        assert!(h.logical_cpus >= 1);
+        assert!(h.memory_total_bytes > 0);
+        let l = load_at_start(&Roots::default(), Duration::from_millis(50));
+        let c = l.cpu.unwrap();
+        let sum = c.user_pct + c.nice_pct + c.system_pct + c.iowait_pct + c.steal_pct + c.idle_pct;
+        assert!(sum == 0.0 || (sum - 100.0).abs() < 1e-6, "{sum}");
+    }
+}
