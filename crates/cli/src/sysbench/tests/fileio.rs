@@ -382,6 +382,8 @@ impl TestPlan for Plan {
     }
 
     fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
+        // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
+        signals::install();
         let notes = self.spec.check_run().map_err(|e| UsageError(e.0))?;
         if self.rate && self.spec.io_mode == IoMode::Async {
             return Err(UsageError(
