@@ -538,3 +538,105 @@ fn help_lists_sysbench_options_and_plumb_additions() {
         assert!(out.contains(o), "{o}: {out}");
     }
 }
+
+/// Count the sync system calls a run makes, with strace.
+fn sync_calls(d: &Path, extra: &[&str]) -> (usize, usize, usize) {
+    let log = d.join("strace.log");
+    let dir = dir_arg(d);
+    let mut args = vec![
+        "-f",
+        "-qq",
+        "-e",
+        "trace=fsync,fdatasync,msync",
+        "-o",
+        log.to_str().unwrap(),
+    ];
+    let exe = assert_cmd::cargo::cargo_bin("plumb");
+    args.push(exe.to_str().unwrap());
+    args.extend([
+        "fileio",
+        &dir,
+        "--observe-interval=0",
+        "--time=0",
+        "--file-num=4",
+    ]);
+    args.extend(["--file-total-size=4M", "--file-block-size=4K"]);
+    args.extend_from_slice(extra);
+    args.push("run");
+    let st = std::process::Command::new("strace")
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    let count = |call: &str| {
+        text.lines()
+            .filter(|l| l.contains(&format!(" {call}(")))
+            .count()
+    };
+    (count("fsync"), count("fdatasync"), count("msync"))
+}
+
+#[test]
+fn fsync_system_calls_match_the_policy() {
+    if !peer("strace") {
+        return;
+    }
+    let d = prepared();
+    // 120 events in periods of 10 writes + 4 fsyncs: 8 rounds (32 fsyncs), then 4 at the end.
+    let rndwr = [
+        "--file-test-mode=rndwr",
+        "--file-fsync-freq=10",
+        "--events=120",
+    ];
+    assert_eq!(sync_calls(d.path(), &rndwr), (36, 0, 0));
+    let fdatasync = [&rndwr[..], &["--file-fsync-mode=fdatasync"]].concat();
+    assert_eq!(sync_calls(d.path(), &fdatasync), (0, 36, 0));
+    let mmap = [&rndwr[..], &["--file-io-mode=mmap"]].concat();
+    assert_eq!(sync_calls(d.path(), &mmap), (0, 0, 36));
+    // --file-fsync-all: one per write, no rounds, no end fsync.
+    let all = ["--file-test-mode=rndwr", "--file-fsync-all", "--events=50"];
+    assert_eq!(sync_calls(d.path(), &all), (50, 0, 0));
+    // Read modes never sync.
+    let rd = ["--file-test-mode=rndrd", "--events=50"];
+    assert_eq!(sync_calls(d.path(), &rd), (0, 0, 0));
+}
+
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let d = tmp();
+    let (code, out, err) = fileio(
+        d.path(),
+        &["--file-num=2", "--file-total-size=64M", "prepare"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        !err.contains('\r') && !out.contains('\r'),
+        "no bar when not a terminal"
+    );
+    if !peer("script") {
+        return;
+    }
+    // Under a pseudo-terminal (script(1)) the bar appears on stderr.
+    let d2 = tmp();
+    let exe = assert_cmd::cargo::cargo_bin("plumb");
+    let cmd = format!(
+        "{} fileio --file-dir={} --file-num=2 --file-total-size=256M prepare",
+        exe.display(),
+        d2.path().display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        tty.contains("Writing test files [") && tty.contains("ETA"),
+        "{tty}"
+    );
+}

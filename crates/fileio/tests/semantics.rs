@@ -59,10 +59,12 @@ fn counter(out: &RunOutcome, i: usize) -> u64 {
 
 fn letters(ops: &[Rec]) -> String {
     ops.iter()
+        .filter(|o| !matches!(o, Rec::Done(_)))
         .map(|o| match o {
             Rec::Read(_) => 'R',
             Rec::Write(_) => 'W',
             Rec::Sync(f) => char::from(b'a' + *f as u8),
+            Rec::Done(_) => unreachable!(),
         })
         .collect()
 }
@@ -199,7 +201,9 @@ fn queued_reads_complete_out_of_order_without_loss() {
         ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(1000, 2));
-    assert_eq!(ops.len(), 1000);
+    let queued = ops.iter().filter(|o| matches!(o, Rec::Read(_))).count();
+    let done = ops.iter().filter(|o| matches!(o, Rec::Done(_))).count();
+    assert_eq!((queued, done), (1000, 1000));
     assert_eq!(count(&out, READ), 1000);
     assert_eq!(counter(&out, 0), 1000 * 4096);
 }
@@ -219,4 +223,32 @@ fn time_limit_stops_the_null_engine() {
     assert_eq!(out.cause, StopCause::Time);
     assert!(count(&out, READ) > 1000);
     assert!(out.elapsed >= Duration::from_millis(200));
+}
+
+#[test]
+fn queued_fsync_waits_for_writes_to_its_file() {
+    let s = FileioSpec {
+        fsync_freq: 7,
+        async_backlog: 16,
+        ..spec(TestMode::RndWr, 3, 3 << 20, 4096)
+    };
+    let (_, ops) = record(s, true, &events(500, 1));
+    // Every write queued before a fsync of its file has completed when the fsync starts.
+    let mut pending: HashMap<(u32, u64), u32> = HashMap::new();
+    let mut syncs = 0;
+    for o in &ops {
+        match o {
+            Rec::Write(io) => *pending.entry((io.file, io.offset)).or_default() += 1,
+            Rec::Done(io) => *pending.get_mut(&(io.file, io.offset)).unwrap() -= 1,
+            Rec::Sync(f) => {
+                syncs += 1;
+                assert!(
+                    pending.iter().all(|(k, n)| k.0 != *f || *n == 0),
+                    "fsync of file {f} with writes to it in flight"
+                );
+            }
+            Rec::Read(_) => panic!(),
+        }
+    }
+    assert!(syncs > 100);
 }

@@ -13,6 +13,8 @@ pub enum Rec {
     Read(Io),
     Write(Io),
     Sync(u32),
+    /// A queued request completed (queueing engines only).
+    Done(Io),
 }
 
 pub type Log = Arc<Mutex<Vec<Rec>>>;
@@ -20,7 +22,7 @@ pub type Log = Arc<Mutex<Vec<Rec>>>;
 pub struct RecordingEngine {
     bufs: Buffers,
     log: Log,
-    queued: Vec<(usize, u32)>,
+    queued: Vec<(usize, Io)>,
 }
 
 impl RecordingEngine {
@@ -66,13 +68,15 @@ impl Engine for RecordingEngine {
 impl QueueEngine for RecordingEngine {
     fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
         self.note(req);
-        self.queued.push((slot, req.io.len));
+        self.queued.push((slot, req.io));
         Ok(())
     }
     fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, mut done: F) -> Result<usize, Errno> {
         let n = self.queued.len();
-        while let Some((slot, len)) = self.queued.pop() {
-            done(slot, len as i64);
+        let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some((slot, io)) = self.queued.pop() {
+            log.push(Rec::Done(io));
+            done(slot, io.len as i64);
         }
         Ok(n)
     }

@@ -1,6 +1,7 @@
 //! Fast sequential filling of one file, shared by prepare and by seqwr's completion.
 //!
-//! Large writes (4 MiB), with O_DIRECT when the filesystem takes it and the range is
+//! Large writes (1 MiB, what dd users measure with; larger ones were no faster on the
+//! disks tried), with O_DIRECT when the filesystem takes it and the range is
 //! aligned, so filling a file costs the device's sequential bandwidth and no page-cache
 //! churn; the unaligned tail (if any) is written through the page cache. The file is synced
 //! at the end. The buffer is filled once and only stamped per write (see [`crate::fill`]).
@@ -17,7 +18,7 @@ use crate::fill::Filler;
 use crate::spec::Fill;
 
 /// Size of one prepare write.
-pub const CHUNK: u64 = 4 << 20;
+pub const CHUNK: u64 = 1 << 20;
 
 /// Why a fill stopped early. `written` counts bytes from `from` that are fully written.
 #[derive(Debug)]
