@@ -237,6 +237,15 @@ fn report_layout_follows_sysbench_and_adds_plumb_sections() {
     }
     assert!(out.contains("engine:                       sync"), "{out}");
     assert!(out.contains("end-of-run fsync:"), "{out}");
+    let (_, out, _) = fileio(
+        d.path(),
+        &[
+            SMALL,
+            &["--file-test-mode=rndrd", "--events=20", "--time=0", "run"],
+        ]
+        .concat(),
+    );
+    assert!(out.contains("Number of IO requests: 20\n"), "{out}");
 }
 
 #[test]

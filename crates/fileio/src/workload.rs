@@ -720,7 +720,9 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
             io,
         });
         self.in_flight += 1;
-        self.fresh.push(slot);
+        if !self.engine.submits_on_queue() {
+            self.fresh.push(slot);
+        }
         self.engine
             .queue(slot, Request { dir, io })
             .map_err(|e| self.s.fail("queueing a request for", &io, e))

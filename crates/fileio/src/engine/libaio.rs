@@ -163,6 +163,9 @@ impl Engine for LibaioEngine {
 }
 
 impl QueueEngine for LibaioEngine {
+    fn submits_on_queue(&self) -> bool {
+        true
+    }
     #[inline]
     fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
         let buf = self.bufs.get(slot).as_mut_ptr() as u64;
@@ -180,7 +183,9 @@ impl QueueEngine for LibaioEngine {
             ..Iocb::default()
         };
         self.pending.push(cb as *mut Iocb);
-        Ok(())
+        // One request per io_submit, as sysbench and fio submit: several at once are
+        // plugged and dispatched together, which raised device latency on the disks tried.
+        self.submit_pending()
     }
 
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {

@@ -73,6 +73,11 @@ pub trait QueueEngine: Engine {
     fn start(&mut self) -> Result<(), Errno> {
         Ok(())
     }
+    /// Whether `queue` hands each request to the kernel at once (then its start time is the
+    /// moment it was queued) rather than at the next `reap`.
+    fn submits_on_queue(&self) -> bool {
+        false
+    }
     /// Whether files and buffers are registered with the kernel, if the engine can.
     fn registered(&self) -> Option<(bool, bool)> {
         None

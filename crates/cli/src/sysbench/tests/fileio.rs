@@ -151,6 +151,7 @@ struct Plan {
     spec: FileioSpec,
     rand: Option<RandType>,
     rate: bool,
+    events: u64,
     text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
     seqwr_completed: Cell<Option<u64>>,
@@ -237,6 +238,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         spec,
         rand: c.run.rand_type,
         rate: c.run.rate.is_some(),
+        events: c.run.event_limit,
         text: c.format == Format::Text,
         workload: RefCell::new(None),
         seqwr_completed: Cell::new(None),
@@ -338,7 +340,7 @@ impl TestPlan for Plan {
             ));
         }
         if !mode.is_sequential() {
-            line(format!("Number of IO requests: {}", 0));
+            line(format!("Number of IO requests: {}", self.events));
             line(format!(
                 "Read/Write ratio for combined random IO test: {:.2}",
                 s.rw_ratio
