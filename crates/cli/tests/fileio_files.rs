@@ -446,3 +446,24 @@ fn interrupted_run_reports_and_leaves_files_usable() {
     assert_eq!(code, 0, "{err}");
     assert!(names(d.path()).is_empty());
 }
+
+#[test]
+fn buffers_larger_than_memory_are_refused_before_any_file_is_touched() {
+    let d = tmp();
+    let (code, _, err) = fileio(
+        d.path(),
+        &[
+            "--file-num=1",
+            "--file-total-size=1T",
+            "--file-block-size=1G",
+            "--file-io-mode=async",
+            "--file-async-backlog=1024",
+            "--file-test-mode=rndrd",
+            "run",
+        ],
+    );
+    assert_eq!(code, 1);
+    one_error_line(&err);
+    assert!(err.contains("request buffers would take 1TiB"), "{err}");
+    assert!(names(d.path()).is_empty());
+}

@@ -85,6 +85,30 @@ impl EngineChoice {
     }
 }
 
+/// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
+/// a combination that would take more than half of the memory available now.
+fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {
+    let need = spec.depth() as u64 * spec.max_io() * spec.threads.max(1) as u64;
+    let avail = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    match avail {
+        Some(a) if need > a / 2 => Err(FileioError::Other(format!(
+            "request buffers would take {} ({} in flight per thread × {} bytes × {} threads), more than half of the {} of memory available: lower --file-async-backlog, --file-block-size or --file-merged-requests",
+            crate::fileset::human(need),
+            spec.depth(),
+            spec.max_io(),
+            spec.threads.max(1),
+            crate::fileset::human(a)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The engine for --file-io-mode=async: io_uring when it works here (`probe`), libaio when
 /// it does not and the user left the choice to plumb (with the reason, for the report).
 pub fn choose_async(
@@ -162,6 +186,7 @@ impl FileioWorkload {
     pub fn open(spec: FileioSpec, rand: Option<RandType>) -> Result<FileioWorkload, FileioError> {
         spec.check_run()?;
         let mode = spec.mode.expect("checked");
+        check_buffer_memory(&spec)?;
         let (engine, fallback) = match spec.io_mode {
             IoMode::Sync => (EngineChoice::Sync, None),
             IoMode::Mmap => (EngineChoice::Mmap, None),
