@@ -36,7 +36,7 @@ pub fn format_size(bytes: u64) -> String {
         ("KiB", 1 << 10),
     ];
     for (name, m) in UNITS {
-        if bytes >= m && bytes % m == 0 {
+        if bytes >= m && bytes.is_multiple_of(m) {
             return format!("{}{}", bytes / m, name);
         }
     }

@@ -11,7 +11,7 @@ pub fn section(findings: &[Finding]) -> String {
         return out;
     }
     let mut sorted: Vec<&Finding> = findings.iter().collect();
-    sorted.sort_by(|a, b| b.severity.cmp(&a.severity));
+    sorted.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let _ = writeln!(out, "Findings:");
     for f in sorted {
         let _ = writeln!(out, "    [{}] {} ({})", f.severity.name(), f.message, f.id);

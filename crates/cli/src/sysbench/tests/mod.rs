@@ -55,6 +55,9 @@ pub enum RandUse {
     SeedAndType,
 }
 
+/// Checks a test's options and builds its plan.
+pub type PlanFn = fn(&Values, &Common) -> Result<Box<dyn TestPlan>, UsageError>;
+
 /// A test's declaration.
 pub struct TestDef {
     pub name: &'static str,
@@ -62,7 +65,7 @@ pub struct TestDef {
     pub rand: RandUse,
     pub options: &'static [Opt],
     /// Check the options (all of them, before any command runs) and build the plan.
-    pub plan: fn(&Values, &Common) -> Result<Box<dyn TestPlan>, UsageError>,
+    pub plan: PlanFn,
 }
 
 /// A checked test, ready for its commands.
