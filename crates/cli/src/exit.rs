@@ -21,10 +21,28 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// Work stopped by a signal (its number) outside a run (prepare, cleanup): exit 128 + n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted(pub i32);
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "interrupted by {}",
+            plumb_core::result::signal_name(self.0)
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// The exit code an error maps to.
 pub fn code_for(e: &anyhow::Error) -> i32 {
     if e.downcast_ref::<UsageError>().is_some() {
         USAGE
+    } else if let Some(i) = e.downcast_ref::<Interrupted>() {
+        for_signal(i.0)
     } else {
         RUNTIME
     }

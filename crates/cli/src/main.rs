@@ -3,10 +3,15 @@
 mod exit;
 mod facts;
 mod native;
+mod progress;
 mod signals;
 mod sysbench;
 
 fn main() {
+    // A file size limit (ulimit -f) should fail a write with EFBIG, reported like a full
+    // disk, rather than kill the process with SIGXFSZ.
+    // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match dispatch(&args) {
         Ok(code) => code,

@@ -58,7 +58,7 @@ pub fn count_primes(max_prime: u64, stop: &dyn Fn() -> bool) -> Option<u64> {
         let t = (c as f64).sqrt();
         let mut l = 2u64;
         while (l as f64) <= t {
-            if c % l == 0 {
+            if c.is_multiple_of(l) {
                 break;
             }
             l += 1;

@@ -123,7 +123,7 @@ pub fn interval_line(test: &str, i: &IntervalResult) -> String {
     let at = format!("[ {}s ]", fmt_num((i.at_s * 1000.0).round() / 1000.0));
     let lat = interval_latency(i);
     let mut line = match tests::interval_body(test, i) {
-        Some(body) => format!("{at} {body}{lat}"),
+        Some(body) => format!("{at} {body}"),
         None => format!(
             "{at} thds: {} eps: {:.2}{lat}",
             i.threads_running, i.events_per_s
@@ -179,6 +179,7 @@ pub fn final_report(r: &RunResult) -> String {
     );
     let _ = writeln!(out);
     plumb_sections(&mut out, r);
+    tests::plumb_block(&mut out, r);
     out
 }
 

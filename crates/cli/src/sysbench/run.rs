@@ -126,6 +126,7 @@ pub fn run(
         &outcome,
     );
     plan.complete(&mut result);
+    plan.after_run(&mut result)?;
     let buckets = if common.histogram {
         result.latency.histogram.clone()
     } else {

@@ -1,18 +1,31 @@
 //! Each test's own report block, chosen by test name.
 
 mod cpu;
+mod fileio;
 
 use plumb_core::result::{IntervalResult, RunResult};
 
 /// The block printed before "General statistics" ("CPU speed:", "File operations:", ...).
 pub(crate) fn test_block(out: &mut String, r: &RunResult) {
-    if r.test.as_str() == "cpu" {
-        cpu::block(out, r)
+    match r.test.as_str() {
+        "cpu" => cpu::block(out, r),
+        "fileio" => fileio::block(out, r),
+        _ => {}
     }
 }
 
-/// A test's own interval line body (after "[ Ns ] "), when it differs from the common one.
+/// A test's own plumb section, printed after the common plumb sections.
+pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
+    if r.test.as_str() == "fileio" {
+        fileio::plumb_block(out, r)
+    }
+}
+
+/// A test's own interval line (everything after "[ Ns ] ", latency included), when it
+/// differs from the common one.
 pub(crate) fn interval_body(test: &str, i: &IntervalResult) -> Option<String> {
-    let _ = (test, i);
-    None
+    match test {
+        "fileio" => Some(fileio::interval_body(i)),
+        _ => None,
+    }
 }

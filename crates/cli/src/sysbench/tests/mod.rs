@@ -2,6 +2,7 @@
 //! into a [`TestPlan`]; adding a test is one module plus a line in [`TESTS`].
 
 mod cpu;
+mod fileio;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -78,6 +79,11 @@ pub trait TestPlan {
     fn workload_json(&self) -> serde_json::Value;
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
+    /// Work after the measurement that may fail (seqwr completes its files), before the
+    /// report is rendered; may add to the result.
+    fn after_run(&self, _result: &mut RunResult) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// What the observers should watch: the directory the test works in (its device is
     /// sampled) and the files whose page-cache residency is measured. Tests without files
     /// observe only the host, the system and plumb's own process.
@@ -102,7 +108,7 @@ pub trait TestPlan {
     }
 }
 
-pub static TESTS: &[&TestDef] = &[&cpu::DEF];
+pub static TESTS: &[&TestDef] = &[&cpu::DEF, &fileio::DEF];
 
 impl TestDef {
     /// Refuse random options this test cannot honour.

@@ -1,0 +1,110 @@
+//! `--file-io-mode=mmap`: every file mapped whole (MAP_SHARED) once per run; a read or write
+//! is a memcpy, a sync is msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
+//!
+//! A file truncated by another process while mapped makes the copy fault with SIGBUS; plumb
+//! checks sizes before mapping, but cannot guard against that during the run.
+
+use std::sync::Arc;
+
+use super::{Buffers, Dir, Engine, Errno, Request};
+use crate::error::FileioError;
+use crate::fileset::FileTable;
+
+/// The run's mappings, shared by all threads.
+pub struct Mappings {
+    maps: Vec<(*mut u8, usize)>,
+}
+
+// SAFETY: the mappings are plain shared memory; concurrent requests to one block race on
+// data only, as concurrent pwrite calls to one block would.
+unsafe impl Send for Mappings {}
+unsafe impl Sync for Mappings {}
+
+impl Mappings {
+    pub fn map(files: &FileTable, len: u64) -> Result<Mappings, FileioError> {
+        let mut maps = Vec::with_capacity(files.len());
+        for i in 0..files.len() as u32 {
+            // SAFETY: mapping an open descriptor; the result is checked.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len as usize,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    files.fd(i),
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                let e = std::io::Error::last_os_error();
+                let m = Mappings { maps };
+                drop(m);
+                return Err(FileioError::io(format!("cannot mmap {}", files.name(i)), e));
+            }
+            maps.push((p.cast::<u8>(), len as usize));
+        }
+        Ok(Mappings { maps })
+    }
+}
+
+impl Drop for Mappings {
+    fn drop(&mut self) {
+        for &(p, len) in &self.maps {
+            // SAFETY: each entry was returned by mmap with this length.
+            unsafe { libc::munmap(p.cast(), len) };
+        }
+    }
+}
+
+pub struct MmapEngine {
+    maps: Arc<Mappings>,
+    bufs: Buffers,
+}
+
+impl MmapEngine {
+    pub fn new(maps: Arc<Mappings>, bufs: Buffers) -> MmapEngine {
+        MmapEngine { maps, bufs }
+    }
+}
+
+impl Engine for MmapEngine {
+    fn name(&self) -> &'static str {
+        "mmap"
+    }
+    fn slots(&self) -> usize {
+        self.bufs.len()
+    }
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs.get(slot)
+    }
+    #[inline]
+    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
+        let (base, maplen) = self.maps.maps[req.io.file as usize];
+        let (off, len) = (req.io.offset as usize, req.io.len as usize);
+        if off + len > maplen {
+            return Err(Errno {
+                call: "mmap copy",
+                errno: libc::EINVAL,
+            });
+        }
+        let buf = self.bufs.get(slot).as_mut_ptr();
+        // SAFETY: both ranges are in bounds (checked above; buffers hold the largest request)
+        // and a mapping never overlaps a heap buffer.
+        unsafe {
+            match req.dir {
+                Dir::Read => std::ptr::copy_nonoverlapping(base.add(off), buf, len),
+                Dir::Write => std::ptr::copy_nonoverlapping(buf, base.add(off), len),
+            }
+        }
+        Ok(len)
+    }
+    fn sync(&mut self, file: u32) -> Result<(), Errno> {
+        let (base, len) = self.maps.maps[file as usize];
+        // SAFETY: msync of a live mapping.
+        let r = unsafe { libc::msync(base.cast(), len, libc::MS_SYNC | libc::MS_INVALIDATE) };
+        if r != 0 {
+            return Err(Errno::last("msync"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,83 @@
+//! A test engine that does no I/O and records every operation it is given, in order, so
+//! tests can check the exact request stream (kinds, files, offsets, lengths, fsyncs).
+//! Completions of queued requests come back in reverse order, to exercise workers that must
+//! not assume in-order completion.
+
+use std::sync::{Arc, Mutex};
+
+use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
+use crate::pattern::Io;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rec {
+    Read(Io),
+    Write(Io),
+    Sync(u32),
+    /// A queued request completed (queueing engines only).
+    Done(Io),
+}
+
+pub type Log = Arc<Mutex<Vec<Rec>>>;
+
+pub struct RecordingEngine {
+    bufs: Buffers,
+    log: Log,
+    queued: Vec<(usize, Io)>,
+}
+
+impl RecordingEngine {
+    pub fn new(bufs: Buffers, log: Log) -> RecordingEngine {
+        RecordingEngine {
+            bufs,
+            log,
+            queued: Vec::new(),
+        }
+    }
+    fn note(&self, req: Request) {
+        let r = match req.dir {
+            Dir::Read => Rec::Read(req.io),
+            Dir::Write => Rec::Write(req.io),
+        };
+        self.log.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+    }
+}
+
+impl Engine for RecordingEngine {
+    fn name(&self) -> &'static str {
+        "recording"
+    }
+    fn slots(&self) -> usize {
+        self.bufs.len()
+    }
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs.get(slot)
+    }
+    fn execute(&mut self, _slot: usize, req: Request) -> Result<usize, Errno> {
+        self.note(req);
+        Ok(req.io.len as usize)
+    }
+    fn sync(&mut self, file: u32) -> Result<(), Errno> {
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Rec::Sync(file));
+        Ok(())
+    }
+}
+
+impl QueueEngine for RecordingEngine {
+    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+        self.note(req);
+        self.queued.push((slot, req.io));
+        Ok(())
+    }
+    fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, mut done: F) -> Result<usize, Errno> {
+        let n = self.queued.len();
+        let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some((slot, io)) = self.queued.pop() {
+            log.push(Rec::Done(io));
+            done(slot, io.len as i64);
+        }
+        Ok(n)
+    }
+}

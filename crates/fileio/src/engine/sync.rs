@@ -1,0 +1,58 @@
+//! pread/pwrite: sysbench's default `--file-io-mode=sync`.
+
+use std::sync::Arc;
+
+use super::{retry, Buffers, Dir, Engine, Errno, Request};
+use crate::fileset::FileTable;
+use crate::spec::FsyncMode;
+
+pub struct SyncEngine {
+    files: Arc<FileTable>,
+    bufs: Buffers,
+    fsync: FsyncMode,
+}
+
+impl SyncEngine {
+    pub fn new(files: Arc<FileTable>, bufs: Buffers, fsync: FsyncMode) -> SyncEngine {
+        SyncEngine { files, bufs, fsync }
+    }
+}
+
+/// fsync or fdatasync one descriptor.
+pub(crate) fn sync_fd(fd: i32, mode: FsyncMode) -> Result<(), Errno> {
+    let (name, f): (&'static str, unsafe extern "C" fn(i32) -> i32) = match mode {
+        FsyncMode::Fsync => ("fsync", libc::fsync),
+        FsyncMode::Fdatasync => ("fdatasync", libc::fdatasync),
+    };
+    // SAFETY: fd is an open descriptor owned by the file table.
+    retry(name, || unsafe { f(fd) } as isize).map(|_| ())
+}
+
+impl Engine for SyncEngine {
+    fn name(&self) -> &'static str {
+        "sync"
+    }
+    fn slots(&self) -> usize {
+        self.bufs.len()
+    }
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs.get(slot)
+    }
+    #[inline]
+    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
+        let fd = self.files.fd(req.io.file);
+        let buf = self.bufs.get(slot).as_mut_ptr();
+        let (len, off) = (req.io.len as usize, req.io.offset as libc::off_t);
+        // SAFETY: buf holds at least len bytes (buffers are sized for the largest request)
+        // and fd is open for the life of the file table.
+        match req.dir {
+            Dir::Read => retry("pread", || unsafe { libc::pread(fd, buf.cast(), len, off) }),
+            Dir::Write => retry("pwrite", || unsafe {
+                libc::pwrite(fd, buf.cast_const().cast(), len, off)
+            }),
+        }
+    }
+    fn sync(&mut self, file: u32) -> Result<(), Errno> {
+        sync_fd(self.files.fd(file), self.fsync)
+    }
+}

@@ -1,0 +1,237 @@
+//! io_uring: requests go through shared rings, many per system call.
+//!
+//! The run's files and this thread's buffers are registered with the ring once, so the
+//! kernel does not look up the descriptor or pin the pages on every request (READ_FIXED /
+//! WRITE_FIXED on fixed files). The ring is built on the worker thread itself (a
+//! single-issuer ring with deferred task work when the kernel has them, 6.1+): completions
+//! are then processed only when the worker asks for them, in the same system call that
+//! submits the next batch.
+
+use std::io;
+use std::sync::Arc;
+
+use io_uring::{opcode, types, IoUring};
+
+use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
+use crate::fileset::FileTable;
+use crate::spec::FsyncMode;
+
+/// Whether io_uring can be used here (kernel support, not blocked by seccomp or
+/// kernel.io_uring_disabled). The error says why not.
+pub fn probe() -> io::Result<()> {
+    IoUring::new(2).map(|_| ())
+}
+
+struct Ring {
+    ring: IoUring,
+    fixed_files: bool,
+    fixed_bufs: bool,
+}
+
+pub struct UringEngine {
+    files: Arc<FileTable>,
+    bufs: Buffers,
+    fsync: FsyncMode,
+    ring: Option<Ring>,
+    queued: usize,
+    in_flight: usize,
+}
+
+impl UringEngine {
+    pub fn new(files: Arc<FileTable>, bufs: Buffers, fsync: FsyncMode) -> UringEngine {
+        UringEngine {
+            files,
+            bufs,
+            fsync,
+            ring: None,
+            queued: 0,
+            in_flight: 0,
+        }
+    }
+
+    fn build(&mut self) -> Result<&mut Ring, Errno> {
+        if self.ring.is_none() {
+            let entries = self.bufs.len().next_power_of_two().max(2) as u32;
+            let attempts: [fn(&mut io_uring::Builder); 3] = [
+                |b| {
+                    b.setup_single_issuer().setup_defer_taskrun();
+                },
+                |b| {
+                    b.setup_coop_taskrun();
+                },
+                |_| {},
+            ];
+            let mut last = None;
+            let mut ring = None;
+            for a in attempts {
+                let mut b = IoUring::builder();
+                a(&mut b);
+                match b.build(entries) {
+                    Ok(r) => {
+                        ring = Some(r);
+                        break;
+                    }
+                    Err(e) => last = Some(e),
+                }
+            }
+            let ring = ring.ok_or_else(|| Errno {
+                call: "io_uring_setup",
+                errno: last.and_then(|e| e.raw_os_error()).unwrap_or(libc::ENOSYS),
+            })?;
+            let fixed_files = ring.submitter().register_files(self.files.fds()).is_ok();
+            let iovecs: Vec<libc::iovec> = self
+                .bufs
+                .iter_mut()
+                .map(|b| libc::iovec {
+                    iov_base: b.as_mut_ptr().cast(),
+                    iov_len: b.len(),
+                })
+                .collect();
+            // SAFETY: the buffers live as long as the engine, which owns the ring and drops
+            // it first (field order), so they outlive the registration.
+            let fixed_bufs = iovecs.len() <= u16::MAX as usize
+                && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+            self.ring = Some(Ring {
+                ring,
+                fixed_files,
+                fixed_bufs,
+            });
+        }
+        Ok(self.ring.as_mut().expect("built above"))
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // Dropping the ring waits for nothing: let requests in flight finish first so the
+        // kernel never writes into freed buffers.
+        while self.in_flight > 0 {
+            if self.reap(1, |_, _| {}).is_err() {
+                break;
+            }
+        }
+        self.ring = None;
+    }
+}
+
+impl Engine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+    fn slots(&self) -> usize {
+        self.bufs.len()
+    }
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs.get(slot)
+    }
+    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
+        self.queue(slot, req)?;
+        let mut res = 0i64;
+        while self.reap(1, |_, r| res = r)? == 0 {}
+        if res < 0 {
+            return Err(Errno {
+                call: "io_uring request",
+                errno: -res as i32,
+            });
+        }
+        Ok(res as usize)
+    }
+    fn sync(&mut self, file: u32) -> Result<(), Errno> {
+        super::sync::sync_fd(self.files.fd(file), self.fsync)
+    }
+}
+
+impl QueueEngine for UringEngine {
+    fn start(&mut self) -> Result<(), Errno> {
+        self.build().map(|_| ())
+    }
+    fn registered(&self) -> Option<(bool, bool)> {
+        self.ring.as_ref().map(|r| (r.fixed_files, r.fixed_bufs))
+    }
+    #[inline]
+    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+        let fd = self.files.fd(req.io.file);
+        let buf = self.bufs.get(slot).as_mut_ptr();
+        let r = self.build()?;
+        let (len, off) = (req.io.len, req.io.offset);
+        let entry = match (req.dir, r.fixed_files, r.fixed_bufs) {
+            (Dir::Read, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(req.io.file), buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (Dir::Write, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(req.io.file), buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (Dir::Read, true, false) => opcode::Read::new(types::Fixed(req.io.file), buf, len)
+                .offset(off)
+                .build(),
+            (Dir::Write, true, false) => opcode::Write::new(types::Fixed(req.io.file), buf, len)
+                .offset(off)
+                .build(),
+            (Dir::Read, false, true) => {
+                opcode::ReadFixed::new(types::Fd(fd), buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (Dir::Write, false, true) => {
+                opcode::WriteFixed::new(types::Fd(fd), buf, len, slot as u16)
+                    .offset(off)
+                    .build()
+            }
+            (Dir::Read, false, false) => opcode::Read::new(types::Fd(fd), buf, len)
+                .offset(off)
+                .build(),
+            (Dir::Write, false, false) => opcode::Write::new(types::Fd(fd), buf, len)
+                .offset(off)
+                .build(),
+        }
+        .user_data(slot as u64);
+        // SAFETY: the buffer belongs to this slot and stays untouched until its completion.
+        if unsafe { r.ring.submission().push(&entry) }.is_err() {
+            // The queue is sized for every slot; full means requests were queued twice.
+            return Err(Errno {
+                call: "io_uring queue",
+                errno: libc::EBUSY,
+            });
+        }
+        self.queued += 1;
+        Ok(())
+    }
+
+    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {
+        let queued = self.queued;
+        let want = min.min(self.in_flight + queued);
+        let r = self.build()?;
+        let mut submitted = 0;
+        if queued > 0 || want > 0 {
+            loop {
+                match r.ring.submit_and_wait(want) {
+                    Ok(n) => {
+                        submitted = n.min(queued);
+                        break;
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                    // Completion queue full: collect completions below, submit next time.
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => break,
+                    Err(e) => {
+                        return Err(Errno {
+                            call: "io_uring_enter",
+                            errno: e.raw_os_error().unwrap_or(libc::EIO),
+                        })
+                    }
+                }
+            }
+        }
+        let mut n = 0;
+        for cqe in r.ring.completion() {
+            done(cqe.user_data() as usize, cqe.result() as i64);
+            n += 1;
+        }
+        self.queued -= submitted;
+        self.in_flight = self.in_flight + submitted - n;
+        Ok(n)
+    }
+}

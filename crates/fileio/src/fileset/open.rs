@@ -1,0 +1,330 @@
+//! Opening the file set for `run`, and completing it after a timed seqwr run.
+//!
+//! Before a run: every file is plumb's, holds at least the run's file size of valid data
+//! (checked in the manifest and with fstat, so a file truncated since prepare is caught), and
+//! O_DIRECT's alignment rules hold for the sizes asked for. seqwr starts from empty files,
+//! as sysbench's does (it measures writing new files); when the run ends before every file
+//! is full, plumb writes the rest after the measurement, so the next run finds a complete
+//! set (sysbench leaves the files short and the next read test fails, sysbench #385).
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use plumb_core::StopFlag;
+
+use super::manifest::{Entry, Manifest, Ownership, MIXED};
+use super::prepare::check_names;
+use super::write::{WriteStop, Writer};
+use super::{check_dir, file_name, human, open_raw, FileTable};
+use crate::buf::page_size;
+use crate::direct::{support, AlignSource, DirectSupport};
+use crate::error::{errno_text, FileioError};
+use crate::pattern::Geometry;
+use crate::spec::{FileioSpec, IoMode, TestMode};
+
+/// The run's files, opened.
+pub struct RunFiles {
+    pub table: Arc<FileTable>,
+    /// Alignment for request buffers.
+    pub buf_align: usize,
+    /// O_DIRECT alignment of offsets and lengths, and where it came from (direct runs).
+    pub direct_align: Option<(u32, AlignSource)>,
+}
+
+/// Make sure `needed` descriptors fit under RLIMIT_NOFILE, raising the soft limit if the
+/// hard one allows.
+fn ensure_fd_limit(needed: u64) -> Result<(), FileioError> {
+    // SAFETY: rl is written by getrlimit before it is read.
+    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } != 0 {
+        return Ok(());
+    }
+    let want = needed + 64;
+    if rl.rlim_cur >= want {
+        return Ok(());
+    }
+    if rl.rlim_max >= want {
+        let raised = libc::rlimit {
+            rlim_cur: want.max(rl.rlim_cur),
+            rlim_max: rl.rlim_max,
+        };
+        // SAFETY: setrlimit with a valid struct.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(FileioError::Other(format!(
+        "too many open files: --file-num={needed} needs about {want} descriptors, but the limit is {} (raise it with 'ulimit -n', or use fewer files)",
+        rl.rlim_max
+    )))
+}
+
+fn not_prepared(spec: &FileioSpec, what: String) -> FileioError {
+    FileioError::NotPrepared(format!(
+        "{what}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
+        spec.num_files,
+        spec.total_size,
+        if spec.dir == Path::new(".") {
+            String::new()
+        } else {
+            format!(" --file-dir={}", spec.dir.display())
+        }
+    ))
+}
+
+/// Open the file set for a run of `spec` (mode must be set; not for the null engine).
+pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
+    let mode = spec.mode.expect("run needs a test mode");
+    let dir = spec.dir.as_path();
+    check_dir(dir)?;
+    let existing = Manifest::load(dir)?;
+    let owners = check_names(dir, existing.as_ref(), spec.num_files)?;
+    let seqwr = mode == TestMode::SeqWr;
+    let Some(mut manifest) = existing.or_else(|| seqwr.then(Manifest::default)) else {
+        return Err(not_prepared(
+            spec,
+            format!("no prepared file set in {}", dir.display()),
+        ));
+    };
+    let size = spec.file_size();
+    let fill = spec.effective_fill();
+
+    if !seqwr {
+        for (i, own) in owners.iter().enumerate() {
+            let name = file_name(i as u32);
+            let entry = manifest.entry(&name);
+            match (own, entry) {
+                (Ownership::Owned, Some(e)) if e.valid_bytes >= size => {
+                    if spec.validate && (e.fill != "validate" || e.block_size != spec.block_size)
+                    {
+                        return Err(FileioError::NotPrepared(format!(
+                            "--validate needs files prepared with --validate and --file-block-size={}, but {name} holds '{}' data{}: run prepare again with --validate",
+                            spec.block_size,
+                            e.fill,
+                            if e.fill == "validate" {
+                                format!(" in {}-byte blocks", e.block_size)
+                            } else {
+                                String::new()
+                            }
+                        )));
+                    }
+                }
+                (Ownership::Owned, Some(e)) => {
+                    return Err(not_prepared(
+                        spec,
+                        format!(
+                            "{name} holds {} of data but this run needs {} per file (prepared with other sizes, or a prepare or seqwr run was interrupted)",
+                            human(e.valid_bytes),
+                            human(size)
+                        ),
+                    ))
+                }
+                _ => {
+                    return Err(not_prepared(
+                        spec,
+                        format!("{} is missing", dir.join(&name).display()),
+                    ))
+                }
+            }
+        }
+    }
+
+    if seqwr {
+        // Listed before they are created or emptied, so an interrupted run leaves a set the
+        // next prepare or cleanup recognises.
+        for (i, own) in owners.iter().enumerate() {
+            let e = manifest.upsert(&file_name(i as u32));
+            e.valid_bytes = 0;
+            e.fill = fill.name().into();
+            e.block_size = spec.block_size;
+            if *own == Ownership::Absent {
+                e.dev = 0;
+                e.ino = 0;
+            }
+        }
+        manifest.save(dir)?;
+    }
+    ensure_fd_limit(spec.num_files as u64)?;
+    let mut table = FileTable::new(dir.to_path_buf());
+    let flags = libc::O_RDWR | spec.flags.open_flags();
+    for (i, own) in owners.iter().enumerate() {
+        let name = file_name(i as u32);
+        let path = dir.join(&name);
+        let mut f = flags;
+        if seqwr {
+            f |= if *own == Ownership::Absent {
+                libc::O_CREAT | libc::O_EXCL
+            } else {
+                libc::O_TRUNC
+            };
+        }
+        let fd = open_raw(&path, f).map_err(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) if spec.flags.direct => FileioError::Direct(format!(
+                "the filesystem holding {} refuses O_DIRECT (--file-extra-flags=direct): it cannot do direct I/O (tmpfs before Linux 6.6, some network and FUSE filesystems); test a directory on a disk filesystem",
+                dir.display()
+            )),
+            Some(libc::EMFILE) | Some(libc::ENFILE) => FileioError::Other(format!(
+                "too many open files while opening {name} of {}: raise the limit with 'ulimit -n' or use fewer --file-num",
+                spec.num_files
+            )),
+            _ => FileioError::io(format!("cannot open {}", path.display()), e),
+        })?;
+        table.push(fd, name.clone());
+        let meta = fs::metadata(&path)
+            .map_err(|e| FileioError::io(format!("cannot stat {}", path.display()), e))?;
+        if seqwr {
+            let e = manifest.upsert(&name);
+            e.dev = meta.dev();
+            e.ino = meta.ino();
+        } else if meta.len() < size {
+            return Err(not_prepared(
+                spec,
+                format!(
+                    "{} is {} but this run needs {}: it was truncated or replaced after prepare",
+                    path.display(),
+                    human(meta.len()),
+                    human(size)
+                ),
+            ));
+        }
+        if seqwr && spec.io_mode == IoMode::Mmap {
+            // A mapping needs the file's full length (sysbench does the same).
+            // SAFETY: fd is open for writing.
+            if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+                return Err(FileioError::io(
+                    format!("cannot size {}", path.display()),
+                    std::io::Error::last_os_error(),
+                ));
+            }
+        }
+    }
+    if mode.writes() && !seqwr {
+        for i in 0..spec.num_files {
+            let e = manifest.upsert(&file_name(i));
+            if e.fill != fill.name() {
+                e.fill = MIXED.into();
+            }
+        }
+    }
+    if mode.writes() {
+        manifest.save(dir)?;
+    }
+
+    let mut buf_align = page_size().max(4096);
+    let mut direct_align = None;
+    if spec.flags.direct && !table.is_empty() {
+        match support(table.fd(0)) {
+            DirectSupport::Unsupported => {
+                return Err(FileioError::Direct(format!(
+                    "the filesystem holding {} cannot do direct I/O (--file-extra-flags=direct)",
+                    dir.display()
+                )))
+            }
+            DirectSupport::Aligned {
+                mem,
+                offset,
+                source,
+            } => {
+                let a = offset as u64;
+                let geo = Geometry::from_spec(spec);
+                let mut checks = vec![("--file-block-size", spec.block_size)];
+                if mode.is_sequential() && spec.merged_requests > 1 {
+                    checks.push(("--file-block-size × --file-merged-requests", geo.request));
+                }
+                checks.push(("the file size (--file-total-size / --file-num)", size));
+                for (what, v) in checks {
+                    if v % a != 0 {
+                        return Err(FileioError::Direct(format!(
+                            "{what} is {v} bytes, not a multiple of {a}, the direct I/O alignment of {} ({}): with --file-extra-flags=direct every request size and offset must be a multiple of it",
+                            dir.display(),
+                            source.name()
+                        )));
+                    }
+                }
+                buf_align = buf_align.max(mem as usize);
+                direct_align = Some((offset, source));
+            }
+        }
+    }
+    Ok(RunFiles {
+        table: Arc::new(table),
+        buf_align,
+        direct_align,
+    })
+}
+
+/// After seqwr: write what the run did not, so every file holds its full size. `issued`:
+/// sequential requests the run issued (all complete). Returns bytes written.
+pub fn complete_seqwr(spec: &FileioSpec, issued: u64, stop: &StopFlag) -> Result<u64, FileioError> {
+    let dir = spec.dir.as_path();
+    let geo = Geometry::from_spec(spec);
+    let size = spec.file_size();
+    let cpf = geo.chunks_per_file();
+    let mut manifest = Manifest::load(dir)?.unwrap_or_default();
+    let fill = spec.effective_fill();
+    let mut writer = Writer::new(fill, spec.block_size)
+        .ok_or_else(|| FileioError::Other("cannot allocate a write buffer".into()))?;
+    let mut written = 0u64;
+    for i in 0..spec.num_files {
+        let name = file_name(i);
+        // How far the run's cursor got in this file.
+        let reached = if issued >= geo.seq_pass() {
+            size
+        } else {
+            let k = issued as i128 - i as i128 * cpf as i128;
+            if k <= 0 {
+                0
+            } else {
+                (k as u64 * geo.request).min(size)
+            }
+        };
+        if reached < size {
+            let path = dir.join(&name);
+            let fd = open_raw(&path, libc::O_WRONLY)
+                .map_err(|e| FileioError::io(format!("cannot open {}", path.display()), e))?;
+            let res = writer.fill(fd, reached, size, stop, &mut |n| written += n);
+            // SAFETY: opened above, closed once.
+            unsafe { libc::close(fd) };
+            match res {
+                Ok(()) => {}
+                Err(WriteStop::Interrupted { written: w, signal }) => {
+                    let e = manifest.upsert(&name);
+                    e.valid_bytes = reached + w;
+                    manifest.save(dir)?;
+                    return Err(FileioError::Interrupted(signal));
+                }
+                Err(WriteStop::Failed {
+                    written: w,
+                    call,
+                    errno,
+                }) => {
+                    manifest.upsert(&name).valid_bytes = reached + w;
+                    manifest.save(dir)?;
+                    return Err(FileioError::Other(format!(
+                        "completing {} after seqwr: {call} failed: {} (the file set is incomplete; prepare will finish it)",
+                        path.display(),
+                        errno_text(errno)
+                    )));
+                }
+            }
+        }
+        let e: &mut Entry = manifest.upsert(&name);
+        e.valid_bytes = size;
+    }
+    manifest.save(dir)?;
+    Ok(written)
+}
+
+/// Write the log line seqwr's completion prints.
+pub fn note_completion(log: &mut dyn Write, bytes: u64) {
+    if bytes > 0 {
+        let _ = writeln!(
+            log,
+            "plumb: seqwr stopped before filling every file; wrote the remaining {} after the measurement so the file set is complete (sysbench leaves it short, #385)",
+            human(bytes)
+        );
+    }
+}

@@ -1,0 +1,22 @@
+//! plumb-fileio: sysbench's fileio benchmark, done right.
+//!
+//! - [`spec`]: every option, checked ([`spec::FileioSpec`]).
+//! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
+//! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
+//! - [`engine`]: sync, io_uring, libaio, mmap and null engines behind one trait.
+//! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
+//! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
+
+pub mod buf;
+pub mod direct;
+pub mod engine;
+pub mod error;
+pub mod fileset;
+pub mod fill;
+pub mod pattern;
+pub mod spec;
+pub mod workload;
+
+pub use error::FileioError;
+pub use spec::FileioSpec;
+pub use workload::FileioWorkload;

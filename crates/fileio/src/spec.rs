@@ -1,0 +1,561 @@
+//! What a fileio run or prepare is asked to do: every sysbench fileio option plus plumb's
+//! additions, checked once before anything touches a file.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// sysbench's `--file-test-mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestMode {
+    SeqWr,
+    SeqRewr,
+    SeqRd,
+    RndRd,
+    RndWr,
+    RndRw,
+}
+
+pub const TEST_MODES: &[&str] = &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"];
+
+impl TestMode {
+    pub fn parse(s: &str) -> Option<TestMode> {
+        Some(match s {
+            "seqwr" => TestMode::SeqWr,
+            "seqrewr" => TestMode::SeqRewr,
+            "seqrd" => TestMode::SeqRd,
+            "rndrd" => TestMode::RndRd,
+            "rndwr" => TestMode::RndWr,
+            "rndrw" => TestMode::RndRw,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            TestMode::SeqWr => "seqwr",
+            TestMode::SeqRewr => "seqrewr",
+            TestMode::SeqRd => "seqrd",
+            TestMode::RndRd => "rndrd",
+            TestMode::RndWr => "rndwr",
+            TestMode::RndRw => "rndrw",
+        }
+    }
+    /// The words sysbench prints after "Doing".
+    pub fn description(self) -> &'static str {
+        match self {
+            TestMode::SeqWr => "sequential write (creation)",
+            TestMode::SeqRewr => "sequential rewrite",
+            TestMode::SeqRd => "sequential read",
+            TestMode::RndRd => "random read",
+            TestMode::RndWr => "random write",
+            TestMode::RndRw => "random r/w",
+        }
+    }
+    pub fn is_sequential(self) -> bool {
+        matches!(self, TestMode::SeqWr | TestMode::SeqRewr | TestMode::SeqRd)
+    }
+    /// Whether the mode issues writes (and so fsyncs).
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            TestMode::SeqWr | TestMode::SeqRewr | TestMode::RndWr | TestMode::RndRw
+        )
+    }
+    pub fn reads(self) -> bool {
+        matches!(self, TestMode::SeqRd | TestMode::RndRd | TestMode::RndRw)
+    }
+}
+
+/// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoMode {
+    Sync,
+    Async,
+    Mmap,
+    Null,
+}
+
+impl IoMode {
+    pub fn parse(s: &str) -> Option<IoMode> {
+        Some(match s {
+            "sync" => IoMode::Sync,
+            "async" => IoMode::Async,
+            "mmap" => IoMode::Mmap,
+            "null" => IoMode::Null,
+            _ => return None,
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            IoMode::Sync => "sync",
+            IoMode::Async => "async",
+            IoMode::Mmap => "mmap",
+            IoMode::Null => "null",
+        }
+    }
+}
+
+/// Which kernel interface `--file-io-mode=async` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncEngine {
+    /// io_uring, or libaio when io_uring is unavailable.
+    Auto,
+    IoUring,
+    Libaio,
+}
+
+impl AsyncEngine {
+    pub fn parse(s: &str) -> Option<AsyncEngine> {
+        Some(match s {
+            "auto" => AsyncEngine::Auto,
+            "io_uring" => AsyncEngine::IoUring,
+            "libaio" => AsyncEngine::Libaio,
+            _ => return None,
+        })
+    }
+}
+
+/// `--file-extra-flags`: open(2) flags, combinable (sysbench 1.0 refuses some combinations
+/// with "Unknown extra flags value"; plumb takes any).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExtraFlags {
+    pub sync: bool,
+    pub dsync: bool,
+    pub direct: bool,
+}
+
+impl ExtraFlags {
+    pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<ExtraFlags, String> {
+        let mut f = ExtraFlags::default();
+        for i in items {
+            match i.as_ref() {
+                "sync" => f.sync = true,
+                "dsync" => f.dsync = true,
+                "direct" => f.direct = true,
+                other => return Err(other.to_string()),
+            }
+        }
+        Ok(f)
+    }
+    pub fn any(self) -> bool {
+        self.sync || self.dsync || self.direct
+    }
+    pub fn open_flags(self) -> libc::c_int {
+        let mut fl = 0;
+        if self.sync {
+            fl |= libc::O_SYNC;
+        }
+        if self.dsync {
+            fl |= libc::O_DSYNC;
+        }
+        if self.direct {
+            fl |= libc::O_DIRECT;
+        }
+        fl
+    }
+    pub fn names(self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if self.sync {
+            v.push("sync");
+        }
+        if self.dsync {
+            v.push("dsync");
+        }
+        if self.direct {
+            v.push("direct");
+        }
+        v
+    }
+}
+
+impl fmt::Display for ExtraFlags {
+    /// As sysbench prints it after "Extra file open flags:".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.any() {
+            return f.write_str("(none)");
+        }
+        let mut words = Vec::new();
+        if self.sync {
+            words.push("sync");
+        }
+        if self.dsync {
+            words.push("dsync");
+        }
+        if self.direct {
+            words.push("directio");
+        }
+        f.write_str(&words.join(" "))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsyncMode {
+    Fsync,
+    Fdatasync,
+}
+
+impl FsyncMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            FsyncMode::Fsync => "fsync",
+            FsyncMode::Fdatasync => "fdatasync",
+        }
+    }
+}
+
+/// What the data written looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fill {
+    /// Random bytes, every block stamped unique: neither compressible nor deduplicable.
+    Random,
+    /// Zeros, as sysbench writes them.
+    Zero,
+    /// sysbench's --validate layout: random bytes, CRC32 and the block's offset at its end.
+    Validate,
+}
+
+impl Fill {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fill::Random => "random",
+            Fill::Zero => "zero",
+            Fill::Validate => "validate",
+        }
+    }
+}
+
+/// Everything a fileio command needs, as given (defaults are sysbench's).
+#[derive(Clone, Debug)]
+pub struct FileioSpec {
+    /// Directory holding the files (sysbench: the current directory).
+    pub dir: PathBuf,
+    pub num_files: u32,
+    pub block_size: u64,
+    pub total_size: u64,
+    /// Required for `run` only.
+    pub mode: Option<TestMode>,
+    pub io_mode: IoMode,
+    pub async_engine: AsyncEngine,
+    pub async_backlog: u32,
+    pub flags: ExtraFlags,
+    pub fsync_freq: u64,
+    pub fsync_all: bool,
+    pub fsync_end: bool,
+    pub fsync_mode: FsyncMode,
+    pub merged_requests: u64,
+    pub rw_ratio: f64,
+    pub validate: bool,
+    /// Random unless `--file-fill=zero`; `--validate` implies the validate layout.
+    pub fill: Fill,
+    pub threads: usize,
+    /// Options the user set explicitly (without the leading dashes), for notes about options
+    /// that have no effect in the chosen mode.
+    pub given: Vec<String>,
+}
+
+impl Default for FileioSpec {
+    fn default() -> Self {
+        FileioSpec {
+            dir: PathBuf::from("."),
+            num_files: 128,
+            block_size: 16384,
+            total_size: 2 << 30,
+            mode: None,
+            io_mode: IoMode::Sync,
+            async_engine: AsyncEngine::Auto,
+            async_backlog: 128,
+            flags: ExtraFlags::default(),
+            fsync_freq: 100,
+            fsync_all: false,
+            fsync_end: true,
+            fsync_mode: FsyncMode::Fsync,
+            merged_requests: 0,
+            rw_ratio: 1.5,
+            validate: false,
+            fill: Fill::Random,
+            threads: 1,
+            given: Vec::new(),
+        }
+    }
+}
+
+/// A combination of options that cannot work, in one line that names the options.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct SpecError(pub String);
+
+/// Largest request buffer plumb allocates (per in-flight request).
+pub const MAX_REQUEST: u64 = 1 << 30;
+
+impl FileioSpec {
+    fn given(&self, name: &str) -> bool {
+        self.given.iter().any(|g| g == name)
+    }
+
+    /// Bytes per file: total / num, as sysbench computes it.
+    pub fn file_size(&self) -> u64 {
+        self.total_size / self.num_files as u64
+    }
+
+    /// Bytes per sequential request: block size times --file-merged-requests.
+    pub fn request_size(&self) -> u64 {
+        self.block_size * self.merged_requests.max(1)
+    }
+
+    /// The size of the largest single I/O.
+    pub fn max_io(&self) -> u64 {
+        match self.mode {
+            Some(m) if m.is_sequential() => self.request_size(),
+            _ => self.block_size,
+        }
+        .min(self.file_size().max(1))
+    }
+
+    /// Requests in flight per thread.
+    pub fn depth(&self) -> usize {
+        if self.io_mode == IoMode::Async {
+            self.async_backlog as usize
+        } else {
+            1
+        }
+    }
+
+    /// Periodic fsync every N requests, when it applies (`None` otherwise).
+    pub fn periodic_fsync(&self) -> Option<u64> {
+        let writes = self.mode.is_some_and(TestMode::writes);
+        (writes && !self.fsync_all && self.fsync_freq > 0).then_some(self.fsync_freq)
+    }
+
+    /// Whether each thread fsyncs every file at the end (write modes only, as sysbench).
+    pub fn end_fsync(&self) -> bool {
+        self.fsync_end && !self.fsync_all && self.mode.is_some_and(TestMode::writes)
+    }
+
+    /// The data layout files are written with.
+    pub fn effective_fill(&self) -> Fill {
+        if self.validate {
+            Fill::Validate
+        } else {
+            self.fill
+        }
+    }
+
+    /// Check the options that matter for every command (prepare, run, cleanup).
+    pub fn check_files(&self) -> Result<(), SpecError> {
+        if self.num_files == 0 {
+            return Err(SpecError("--file-num must be at least 1".into()));
+        }
+        if self.file_size() == 0 {
+            return Err(SpecError(format!(
+                "--file-total-size ({}) is smaller than --file-num ({}): every file would be empty",
+                self.total_size, self.num_files
+            )));
+        }
+        if self.block_size == 0 {
+            return Err(SpecError("--file-block-size must be at least 1".into()));
+        }
+        if self.validate {
+            if self.fill == Fill::Zero {
+                return Err(SpecError(
+                    "--validate writes checksummed random blocks; it cannot be combined with --file-fill=zero".into(),
+                ));
+            }
+            if self.block_size <= 12 {
+                return Err(SpecError(format!(
+                    "--validate needs --file-block-size larger than 12 bytes (a CRC32 and an offset end each block), got {}",
+                    self.block_size
+                )));
+            }
+            if !self.file_size().is_multiple_of(self.block_size) {
+                return Err(SpecError(format!(
+                    "--validate needs files made of whole blocks: file size {} (--file-total-size / --file-num) is not a multiple of --file-block-size {}",
+                    self.file_size(),
+                    self.block_size
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Check everything `run` needs. Returns notes about options that have no effect in this
+    /// combination (accepted so sysbench recipes run unchanged, but said out loud).
+    pub fn check_run(&self) -> Result<Vec<String>, SpecError> {
+        self.check_files()?;
+        let Some(mode) = self.mode else {
+            return Err(SpecError(format!(
+                "missing required option --file-test-mode for 'run' (allowed: {})",
+                TEST_MODES.join(", ")
+            )));
+        };
+        if self.request_size() > MAX_REQUEST {
+            return Err(SpecError(format!(
+                "--file-block-size times --file-merged-requests is {} bytes; plumb allows at most {} per request",
+                self.request_size(),
+                MAX_REQUEST
+            )));
+        }
+        let mut notes = Vec::new();
+        match self.io_mode {
+            IoMode::Mmap | IoMode::Null if self.flags.any() => {
+                return Err(SpecError(format!(
+                    "--file-extra-flags={} cannot apply to --file-io-mode={}: {}",
+                    self.flags.names().join(","),
+                    self.io_mode.name(),
+                    if self.io_mode == IoMode::Mmap {
+                        "memory-mapped I/O does not go through read/write, so open flags do not change it"
+                    } else {
+                        "the null engine does no I/O"
+                    }
+                )));
+            }
+            IoMode::Null if self.validate => {
+                return Err(SpecError(
+                    "--validate needs data: it cannot be combined with --file-io-mode=null".into(),
+                ));
+            }
+            _ => {}
+        }
+        if self.io_mode == IoMode::Mmap && self.fsync_mode == FsyncMode::Fdatasync {
+            notes.push(
+                "--file-fsync-mode=fdatasync has no effect with --file-io-mode=mmap: files are synced with msync()".into(),
+            );
+        }
+        if !mode.writes() {
+            if self.given("file-fsync-freq") {
+                notes.push(format!(
+                    "--file-fsync-freq has no effect in {} mode: it writes nothing",
+                    mode.name()
+                ));
+            }
+            if self.given("file-fsync-all") {
+                notes.push(format!(
+                    "--file-fsync-all has no effect in {} mode: it writes nothing",
+                    mode.name()
+                ));
+            }
+        }
+        if mode != TestMode::RndRw && self.given("file-rw-ratio") {
+            notes.push(format!(
+                "--file-rw-ratio only applies to rndrw; it has no effect in {} mode",
+                mode.name()
+            ));
+        }
+        if !mode.is_sequential() && self.given("file-merged-requests") {
+            notes.push(format!(
+                "--file-merged-requests only applies to sequential modes; it has no effect in {} mode",
+                mode.name()
+            ));
+        }
+        if self.io_mode != IoMode::Async && self.given("file-async-backlog") {
+            notes.push(format!(
+                "--file-async-backlog only applies to --file-io-mode=async; it has no effect with {}",
+                self.io_mode.name()
+            ));
+        }
+        if self.io_mode != IoMode::Async && self.async_engine != AsyncEngine::Auto {
+            return Err(SpecError(format!(
+                "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
+                self.io_mode.name()
+            )));
+        }
+        Ok(notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(mode: TestMode) -> FileioSpec {
+        FileioSpec {
+            mode: Some(mode),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn sysbench_defaults() {
+        let s = FileioSpec::default();
+        assert_eq!(s.num_files, 128);
+        assert_eq!(s.block_size, 16384);
+        assert_eq!(s.file_size(), 16 << 20);
+        assert_eq!(s.fsync_freq, 100);
+        assert!(s.fsync_end && !s.fsync_all);
+        assert_eq!(s.rw_ratio, 1.5);
+        assert_eq!(s.async_backlog, 128);
+    }
+
+    #[test]
+    fn fsync_policy_follows_mode_and_fsync_all() {
+        assert_eq!(spec(TestMode::RndWr).periodic_fsync(), Some(100));
+        assert_eq!(spec(TestMode::RndRd).periodic_fsync(), None);
+        assert!(!spec(TestMode::SeqRd).end_fsync());
+        assert!(spec(TestMode::SeqRewr).end_fsync());
+        let all = FileioSpec {
+            fsync_all: true,
+            ..spec(TestMode::RndWr)
+        };
+        assert_eq!(all.periodic_fsync(), None);
+        assert!(!all.end_fsync());
+    }
+
+    #[test]
+    fn refuses_impossible_combinations() {
+        let s = FileioSpec {
+            io_mode: IoMode::Mmap,
+            flags: ExtraFlags {
+                direct: true,
+                ..Default::default()
+            },
+            ..spec(TestMode::RndRd)
+        };
+        assert!(s
+            .check_run()
+            .unwrap_err()
+            .0
+            .contains("--file-extra-flags=direct"));
+        let s = FileioSpec {
+            validate: true,
+            fill: Fill::Zero,
+            ..spec(TestMode::RndRd)
+        };
+        assert!(s.check_files().is_err());
+        let s = FileioSpec {
+            total_size: 3,
+            num_files: 4,
+            ..spec(TestMode::RndRd)
+        };
+        assert!(s.check_files().unwrap_err().0.contains("--file-total-size"));
+        assert!(FileioSpec::default()
+            .check_run()
+            .unwrap_err()
+            .0
+            .contains("--file-test-mode"));
+    }
+
+    #[test]
+    fn notes_options_without_effect() {
+        let s = FileioSpec {
+            fsync_freq: 1,
+            given: vec!["file-fsync-freq".into()],
+            ..spec(TestMode::SeqRd)
+        };
+        let notes = s.check_run().unwrap();
+        assert!(
+            notes.iter().any(|n| n.contains("--file-fsync-freq")),
+            "{notes:?}"
+        );
+        assert!(spec(TestMode::RndRw).check_run().unwrap().is_empty());
+    }
+
+    #[test]
+    fn extra_flags_combine_and_print_like_sysbench() {
+        let f = ExtraFlags::parse_list(&["direct", "sync"]).unwrap();
+        assert_eq!(f.to_string(), "sync directio");
+        assert_eq!(f.open_flags(), libc::O_SYNC | libc::O_DIRECT);
+        assert_eq!(ExtraFlags::default().to_string(), "(none)");
+        assert_eq!(ExtraFlags::parse_list(&["bogus"]).unwrap_err(), "bogus");
+    }
+}

@@ -1,0 +1,254 @@
+//! Exact request streams, checked with the recording engine under the real harness.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
+use plumb_fileio::engine::recording::Rec;
+use plumb_fileio::spec::{FileioSpec, IoMode, TestMode};
+use plumb_fileio::workload::{recording_log, EngineChoice, FileioWorkload, FSYNC, READ, WRITE};
+
+fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
+    FileioSpec {
+        mode: Some(mode),
+        num_files: files,
+        total_size: total,
+        block_size: block,
+        ..Default::default()
+    }
+}
+
+fn events(n: u64, threads: usize) -> RunConfig {
+    RunConfig {
+        threads,
+        time_limit: None,
+        event_limit: n,
+        ..Default::default()
+    }
+}
+
+/// Run with the recording engine; returns the outcome and the operations seen.
+fn record(s: FileioSpec, queued: bool, cfg: &RunConfig) -> (RunOutcome, Vec<Rec>) {
+    let log = recording_log();
+    let s = FileioSpec {
+        threads: cfg.threads,
+        io_mode: if queued { IoMode::Async } else { IoMode::Sync },
+        ..s
+    };
+    let w = FileioWorkload::with_engine(
+        s,
+        None,
+        EngineChoice::Recording {
+            log: log.clone(),
+            queued,
+        },
+    );
+    let out = run(Arc::new(w), cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+    let ops = log.lock().unwrap().clone();
+    (out, ops)
+}
+
+fn count(out: &RunOutcome, kind: usize) -> u64 {
+    out.threads.iter().map(|t| t.kinds[kind].count()).sum()
+}
+
+fn counter(out: &RunOutcome, i: usize) -> u64 {
+    out.threads.iter().map(|t| t.counters[i]).sum()
+}
+
+fn letters(ops: &[Rec]) -> String {
+    ops.iter()
+        .filter(|o| !matches!(o, Rec::Done(_)))
+        .map(|o| match o {
+            Rec::Read(_) => 'R',
+            Rec::Write(_) => 'W',
+            Rec::Sync(f) => char::from(b'a' + *f as u8),
+            Rec::Done(_) => unreachable!(),
+        })
+        .collect()
+}
+
+#[test]
+fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
+    let s = FileioSpec {
+        fsync_freq: 10,
+        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+    };
+    let (out, ops) = record(s, false, &events(100, 1));
+    // Periods of 10 writes + 4 fsyncs: 7 periods (98 slots) + 2 writes; then the end fsync.
+    let period = format!("{}abcd", "W".repeat(10));
+    assert_eq!(letters(&ops), format!("{}WWabcd", period.repeat(7)));
+    assert_eq!(count(&out, WRITE), 72);
+    assert_eq!(count(&out, FSYNC), 28);
+    assert_eq!(counter(&out, 1), 72 * 4096);
+    assert_eq!(counter(&out, 2), 4, "end fsyncs are counted apart");
+    assert_eq!(out.cause, StopCause::Completed);
+}
+
+#[test]
+fn fsync_all_syncs_each_write_inside_its_event() {
+    let s = FileioSpec {
+        fsync_all: true,
+        ..spec(TestMode::RndWr, 2, 2 << 20, 4096)
+    };
+    let (out, ops) = record(s, false, &events(50, 1));
+    assert_eq!(ops.len(), 100);
+    for pair in ops.chunks(2) {
+        match pair {
+            [Rec::Write(io), Rec::Sync(f)] => assert_eq!(io.file, *f),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(count(&out, WRITE), 50);
+    assert_eq!(count(&out, FSYNC), 50, "fsyncs recorded on their own");
+    assert_eq!(counter(&out, 2), 0, "fsync-all turns off the end fsync");
+}
+
+#[test]
+fn read_modes_never_fsync() {
+    let (out, ops) = record(
+        spec(TestMode::RndRd, 3, 3 << 20, 16384),
+        false,
+        &events(500, 1),
+    );
+    assert!(ops
+        .iter()
+        .all(|o| matches!(o, Rec::Read(io) if io.len == 16384)));
+    assert_eq!(count(&out, READ), 500);
+    assert_eq!(counter(&out, 0), 500 * 16384);
+    assert_eq!(counter(&out, 2), 0);
+}
+
+#[test]
+fn rndrw_interleave_and_fsync_counts() {
+    let s = FileioSpec {
+        fsync_freq: 100,
+        ..spec(TestMode::RndRw, 8, 8 << 20, 4096)
+    };
+    let (out, ops) = record(s, false, &events(10_800, 1));
+    // 10800 slots in periods of 108: 100 periods, 10000 requests, 800 fsyncs.
+    assert_eq!(count(&out, READ) + count(&out, WRITE), 10_000);
+    assert_eq!(count(&out, FSYNC), 800);
+    assert_eq!(count(&out, READ), 6000);
+    assert_eq!(count(&out, WRITE), 4000);
+    assert_eq!(&letters(&ops)[..12], "RWRWRRWRWRRW");
+}
+
+#[test]
+fn threads_share_the_sequential_cursor() {
+    let s = FileioSpec {
+        fsync_freq: 0,
+        fsync_end: false,
+        ..spec(TestMode::SeqRd, 2, 2 * 64 * 4096, 4096)
+    };
+    // 128 blocks per pass, 3 threads, 1280 events: every block read exactly 10 times.
+    let (_, ops) = record(s, false, &events(1280, 3));
+    let mut seen: HashMap<(u32, u64), u32> = HashMap::new();
+    for o in &ops {
+        let Rec::Read(io) = o else { panic!("{o:?}") };
+        *seen.entry((io.file, io.offset)).or_default() += 1;
+    }
+    assert_eq!(seen.len(), 128);
+    assert!(seen.values().all(|&n| n == 10), "{seen:?}");
+}
+
+#[test]
+fn merged_requests_join_sequential_blocks() {
+    let s = FileioSpec {
+        merged_requests: 8,
+        fsync_freq: 0,
+        ..spec(TestMode::SeqRewr, 1, 100 * 4096, 4096)
+    };
+    let (_, ops) = record(s, false, &events(4, 1));
+    let got: Vec<(u64, u32)> = ops
+        .iter()
+        .filter_map(|o| match o {
+            Rec::Write(io) => Some((io.offset, io.len)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [(0, 32768), (32768, 32768), (65536, 32768), (98304, 32768)]
+    );
+}
+
+#[test]
+fn queued_engine_keeps_every_request_and_fsync() {
+    let s = FileioSpec {
+        fsync_freq: 10,
+        async_backlog: 8,
+        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+    };
+    let (out, ops) = record(s, true, &events(100, 1));
+    assert_eq!(count(&out, WRITE), 72);
+    assert_eq!(count(&out, FSYNC), 28);
+    assert_eq!(counter(&out, 1), 72 * 4096);
+    assert_eq!(counter(&out, 2), 4);
+    assert_eq!(
+        ops.iter().filter(|o| matches!(o, Rec::Write(_))).count(),
+        72
+    );
+    // The same stream as the blocking engine: fsync rounds after every 10 writes.
+    assert!(letters(&ops).starts_with("WWWWWWWWWWabcd"));
+}
+
+#[test]
+fn queued_reads_complete_out_of_order_without_loss() {
+    let s = FileioSpec {
+        async_backlog: 16,
+        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+    };
+    let (out, ops) = record(s, true, &events(1000, 2));
+    let queued = ops.iter().filter(|o| matches!(o, Rec::Read(_))).count();
+    let done = ops.iter().filter(|o| matches!(o, Rec::Done(_))).count();
+    assert_eq!((queued, done), (1000, 1000));
+    assert_eq!(count(&out, READ), 1000);
+    assert_eq!(counter(&out, 0), 1000 * 4096);
+}
+
+#[test]
+fn time_limit_stops_the_null_engine() {
+    let s = FileioSpec {
+        io_mode: IoMode::Null,
+        ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
+    };
+    let w = FileioWorkload::with_engine(s, None, EngineChoice::Null);
+    let cfg = RunConfig {
+        time_limit: Some(Duration::from_millis(200)),
+        ..Default::default()
+    };
+    let out = run(Arc::new(w), &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+    assert_eq!(out.cause, StopCause::Time);
+    assert!(count(&out, READ) > 1000);
+    assert!(out.elapsed >= Duration::from_millis(200));
+}
+
+#[test]
+fn queued_fsync_waits_for_writes_to_its_file() {
+    let s = FileioSpec {
+        fsync_freq: 7,
+        async_backlog: 16,
+        ..spec(TestMode::RndWr, 3, 3 << 20, 4096)
+    };
+    let (_, ops) = record(s, true, &events(500, 1));
+    // Every write queued before a fsync of its file has completed when the fsync starts.
+    let mut pending: HashMap<(u32, u64), u32> = HashMap::new();
+    let mut syncs = 0;
+    for o in &ops {
+        match o {
+            Rec::Write(io) => *pending.entry((io.file, io.offset)).or_default() += 1,
+            Rec::Done(io) => *pending.get_mut(&(io.file, io.offset)).unwrap() -= 1,
+            Rec::Sync(f) => {
+                syncs += 1;
+                assert!(
+                    pending.iter().all(|(k, n)| k.0 != *f || *n == 0),
+                    "fsync of file {f} with writes to it in flight"
+                );
+            }
+            Rec::Read(_) => panic!(),
+        }
+    }
+    assert!(syncs > 100);
+}
