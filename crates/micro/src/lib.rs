@@ -1,1 +1,5 @@
+pub mod buffer;
 pub mod cpu;
+pub mod memory;
+pub mod mutex;
+pub mod threads;

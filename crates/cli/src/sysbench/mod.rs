@@ -137,8 +137,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         ))
     })?;
     test.check_rand(&values)?;
-    let common = Common::from_values(&values)?;
+    let mut common = Common::from_values(&values)?;
     let plan = (test.plan)(&values, &common)?;
+    plan.tune(&mut common.run);
 
     if common.format == Format::Text {
         let mut out = std::io::stdout().lock();

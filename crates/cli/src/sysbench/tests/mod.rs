@@ -3,13 +3,16 @@
 
 mod cpu;
 mod fileio;
+mod memory;
+mod mutex;
+mod threads;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use plumb_advise::Facts;
 use plumb_core::result::RunResult;
-use plumb_core::Workload;
+use plumb_core::{RunConfig, Workload};
 
 use super::common::Common;
 use super::options::{Opt, Values};
@@ -77,6 +80,9 @@ pub trait TestPlan {
     fn workload(&self) -> anyhow::Result<Arc<dyn Workload>>;
     /// The test's parameters, stored in the result's `workload` field.
     fn workload_json(&self) -> serde_json::Value;
+    /// Adjust how the harness drives the test, when the test has its own rules (memory
+    /// runs its own event quota, as sysbench does, and does not use --events).
+    fn tune(&self, _run: &mut RunConfig) {}
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
     /// Work after the measurement that may fail (seqwr completes its files), before the
@@ -108,7 +114,13 @@ pub trait TestPlan {
     }
 }
 
-pub static TESTS: &[&TestDef] = &[&cpu::DEF, &fileio::DEF];
+pub static TESTS: &[&TestDef] = &[
+    &cpu::DEF,
+    &fileio::DEF,
+    &memory::DEF,
+    &threads::DEF,
+    &mutex::DEF,
+];
 
 impl TestDef {
     /// Refuse random options this test cannot honour.
