@@ -71,9 +71,9 @@ echo "# $(date -Is) host=$(hostname) nproc=$(nproc) cpu='$(grep -m1 'model name'
 echo "# sysbench: $(sysbench --version)  plumb: $("$PLUMB" version) ($PLUMB)"
 echo "# rounds=$ROUNDS time=$TIME  load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-selected() {
-  [ $# -eq 0 ] && return 0
+selected() { # name [wanted...]: no wanted names means every case
   local n=$1; shift
+  [ $# -eq 0 ] && return 0
   for want in "$@"; do [ "$want" = "$n" ] && return 0; done
   return 1
 }

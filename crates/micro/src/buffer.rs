@@ -98,7 +98,7 @@ impl Buffer {
     /// every page is backed by its own frame before the run (an untouched anonymous page
     /// reads from the shared zero page and would make reads look faster than memory).
     pub fn new(bytes: usize, hugetlb: bool, info: &MemInfo) -> Result<Buffer, BufferError> {
-        debug_assert!(bytes >= 8 && bytes.is_multiple_of(8));
+        debug_assert!(bytes >= 8 && bytes & 7 == 0);
         let page = if hugetlb {
             info.huge_page_bytes.unwrap_or(2 << 20) as usize
         } else {

@@ -7,13 +7,14 @@
 //! increments race exactly as sysbench's do; it only keeps the critical section real.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use plumb_core::random::Rng;
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
 
 use crate::memory::compiler_barrier;
+use crate::pmutex::PthreadMutex;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MutexSpec {
@@ -25,8 +26,8 @@ pub struct MutexSpec {
 /// sysbench's `thread_lock`: a `pthread_mutex_t` (40 bytes) and 256 bytes of padding.
 #[repr(C)]
 struct PaddedLock {
-    m: Mutex<()>,
-    _pad: [u8; 296 - std::mem::size_of::<Mutex<()>>()],
+    m: PthreadMutex,
+    _pad: [u8; 256],
 }
 
 struct Shared {
@@ -43,8 +44,8 @@ impl MutexTest {
     pub fn new(spec: MutexSpec) -> Self {
         let locks = (0..spec.num.max(1))
             .map(|_| PaddedLock {
-                m: Mutex::new(()),
-                _pad: [0; 296 - std::mem::size_of::<Mutex<()>>()],
+                m: PthreadMutex::new(),
+                _pad: [0; 256],
             })
             .collect();
         MutexTest {
@@ -110,7 +111,7 @@ impl Worker for MutexWorker {
             for _ in 0..self.loops {
                 compiler_barrier();
             }
-            let g = m.lock().unwrap_or_else(|p| p.into_inner());
+            let g = m.lock();
             // A plain load and store, not an atomic add: the increment is as racy as
             // sysbench's `global_var++` when two threads hold different mutexes.
             shared

@@ -1,14 +1,16 @@
 //! sysbench's threads test (1.0.20 semantics): scheduler and mutex hand-off under load.
 //!
-//! `locks` mutexes are shared by all threads. An event takes the next number of a global
+//! `locks` glibc mutexes are shared by all threads. An event takes the next number of a global
 //! counter modulo `locks` to pick its mutex, then `yields` times locks it, calls
 //! `sched_yield()` while holding it, and unlocks it.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
+
+use crate::pmutex::PthreadMutex;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadsSpec {
@@ -16,25 +18,9 @@ pub struct ThreadsSpec {
     pub locks: u32,
 }
 
-/// A mutex with the footprint of glibc's `pthread_mutex_t` (40 bytes on x86-64), so
-/// neighbouring mutexes share cache lines the way sysbench's array does.
-#[repr(C)]
-pub(crate) struct Lock {
-    pub(crate) m: Mutex<()>,
-    _pad: [u8; 40 - std::mem::size_of::<Mutex<()>>()],
-}
-
-impl Lock {
-    fn new() -> Self {
-        Lock {
-            m: Mutex::new(()),
-            _pad: [0; 40 - std::mem::size_of::<Mutex<()>>()],
-        }
-    }
-}
-
 struct Shared {
-    locks: Box<[Lock]>,
+    /// A plain array of pthread mutexes, 40 bytes each, as sysbench allocates them.
+    locks: Box<[PthreadMutex]>,
     /// sysbench's `req_performed`: an unsigned int, so it wraps at 2^32.
     issued: AtomicU32,
 }
@@ -46,7 +32,9 @@ pub struct Threads {
 
 impl Threads {
     pub fn new(spec: ThreadsSpec) -> Self {
-        let locks = (0..spec.locks.max(1)).map(|_| Lock::new()).collect();
+        let locks = (0..spec.locks.max(1))
+            .map(|_| PthreadMutex::new())
+            .collect();
         Threads {
             spec,
             shared: Arc::new(Shared {
@@ -86,7 +74,7 @@ impl Worker for ThreadsWorker {
         let shared = self.shared.clone();
         let nlocks = shared.locks.len() as u32;
         while let Some(t) = ctx.next_event() {
-            let m = &shared.locks[lock_for(shared.issued.fetch_add(1, Relaxed), nlocks)].m;
+            let m = &shared.locks[lock_for(shared.issued.fetch_add(1, Relaxed), nlocks)];
             let start = Instant::now();
             let mut complete = true;
             for _ in 0..self.yields {
@@ -96,7 +84,7 @@ impl Worker for ThreadsWorker {
                     complete = false;
                     break;
                 }
-                let g = m.lock().unwrap_or_else(|p| p.into_inner());
+                let g = m.lock();
                 // SAFETY: sched_yield takes no arguments and cannot fail on Linux.
                 unsafe { libc::sched_yield() };
                 drop(g);
@@ -123,10 +111,5 @@ mod tests {
         // The counter is a C unsigned int: after 2^32 - 1 it wraps to 0.
         assert_eq!(lock_for(u32::MAX, 8), 7);
         assert_eq!(lock_for(u32::MAX.wrapping_add(1), 8), 0);
-    }
-
-    #[test]
-    fn lock_has_pthread_mutex_footprint() {
-        assert_eq!(std::mem::size_of::<Lock>(), 40);
     }
 }

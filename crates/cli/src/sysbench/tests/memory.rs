@@ -91,7 +91,8 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
 /// sysbench prints sizes in whole KiB and MiB; plumb does too when they are whole, and says
 /// the exact size otherwise rather than rounding it down (a 512-byte block is not "0KiB").
 fn whole(bytes: u64, unit: u64, name: &str) -> String {
-    if bytes.is_multiple_of(unit) {
+    // unit is a power of two
+    if bytes & (unit - 1) == 0 {
         format!("{}{name}", bytes / unit)
     } else {
         plumb_core::size::format_size(bytes)
