@@ -127,8 +127,8 @@ fn iostat_prints_count_reports_in_iostat_x_columns() {
         .filter(|l| l.split_whitespace().next() == Some(dev.as_str()))
         .collect();
     assert_eq!(rows.len(), 2, "{out}");
+    // A figure wider than its column pushes the row out, as in iostat: compare fields, not width.
     for r in rows {
-        assert_eq!(r.len(), headers[0].len());
         assert_eq!(
             r.split_whitespace().count(),
             headers[0].split_whitespace().count()

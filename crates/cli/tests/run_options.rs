@@ -316,7 +316,7 @@ fn sigterm_prints_the_partial_report_and_exits_143() {
 
 #[test]
 fn interrupted_json_is_marked() {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
         .args(["cpu", FAST, "--time=60", "--format=json", "run"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -1,1 +1,6 @@
+pub mod buffer;
 pub mod cpu;
+pub mod memory;
+pub mod mutex;
+pub mod pmutex;
+pub mod threads;

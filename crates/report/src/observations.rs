@@ -244,7 +244,9 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
         .collect();
     let busiest = workers
         .iter()
-        .map(|t| t.max_interval_cpu_pct)
+        // A run shorter than two sampling intervals may have no full interval for a worker:
+        // its lifetime share is then the best figure.
+        .map(|t| t.max_interval_cpu_pct.max(t.cpu_pct))
         .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
     col34(
         &mut out,

@@ -8,7 +8,7 @@ pub mod tests;
 
 use std::io::Write;
 
-use crate::exit::UsageError;
+use crate::exit::{self, UsageError};
 use common::{Common, Format};
 use options::{help_table, Values};
 use tests::{Command, TESTS};
@@ -137,8 +137,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         ))
     })?;
     test.check_rand(&values)?;
-    let common = Common::from_values(&values)?;
+    let mut common = Common::from_values(&values)?;
     let plan = (test.plan)(&values, &common)?;
+    plan.tune(&mut common.run);
 
     if common.format == Format::Text {
         let mut out = std::io::stdout().lock();
@@ -150,14 +151,18 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     }
     let mut code = 0;
     for c in commands {
-        code = match c {
+        let this = match c {
             Command::Prepare => plan.prepare(&common).map(|_| 0)?,
             Command::Cleanup => plan.cleanup(&common).map(|_| 0)?,
             Command::Run => run::run(test, plan.as_ref(), &common, args)?,
             Command::Help => 0,
         };
-        if code != 0 {
-            break;
+        // A result refused by --strict is still a finished run: later commands (cleanup)
+        // go ahead. An interrupted or abandoned run stops here.
+        if this == exit::STRICT {
+            code = this;
+        } else if this != 0 {
+            return Ok(this);
         }
     }
     Ok(code)

@@ -18,6 +18,8 @@ pub enum Kind {
     Float { min: f64, max: f64 },
     /// A size with an optional K/M/G/T suffix.
     Size,
+    /// A size that must be a power of two of at least `min` bytes.
+    PowerOfTwoSize { min: u64 },
     /// on/off; `--name` alone means on.
     Bool,
     /// One of a fixed set of words.
@@ -124,6 +126,17 @@ impl Opt {
             Kind::Size => parse_size(raw)
                 .map(Value::Size)
                 .map_err(|_| bad(name, raw, "a size such as 16384, 16K, 8M or 4G")),
+            Kind::PowerOfTwoSize { min } => parse_size(raw)
+                .ok()
+                .filter(|v| *v >= min && v.is_power_of_two())
+                .map(Value::Size)
+                .ok_or_else(|| {
+                    bad(
+                        name,
+                        raw,
+                        format!("a power of two of at least {min} bytes, such as 1K, 8K or 1M"),
+                    )
+                }),
             Kind::Bool => parse_bool(raw)
                 .map(Value::Bool)
                 .ok_or_else(|| bad(name, raw, "on or off")),
@@ -190,7 +203,7 @@ impl Opt {
     fn placeholder(&self) -> &'static str {
         match self.kind {
             Kind::Int { .. } | Kind::Float { .. } => "=N",
-            Kind::Size => "=SIZE",
+            Kind::Size | Kind::PowerOfTwoSize { .. } => "=SIZE",
             Kind::Bool => "[=on|off]",
             Kind::Choice(_) | Kind::Text | Kind::Grace => "=STRING",
             Kind::List(_) => "=[LIST,...]",
@@ -342,6 +355,12 @@ mod tests {
             default: "off",
             help: "b",
         },
+        Opt {
+            name: "s",
+            kind: Kind::PowerOfTwoSize { min: 8 },
+            default: "1K",
+            help: "s",
+        },
     ];
 
     fn parse(args: &[(&str, Option<&str>)]) -> Result<Values, UsageError> {
@@ -373,6 +392,13 @@ mod tests {
         );
         let e = parse(&[("n", Some("abc"))]).err().unwrap().0;
         assert!(e.contains("'abc'"), "{e}");
+        let e = parse(&[("s", Some("3K"))]).err().unwrap().0;
+        assert_eq!(
+            e,
+            "invalid value for --s: '3K' (allowed: a power of two of at least 8 bytes, such as 1K, 8K or 1M)"
+        );
+        assert_eq!(parse(&[("s", Some("8K"))]).unwrap().size("s"), 8192);
+        assert!(parse(&[("s", Some("4"))]).is_err());
         let e = parse(&[("p", Some("101"))]).err().unwrap().0;
         assert!(e.contains("--p"), "{e}");
         assert!(parse(&[("zz", Some("1"))]).is_err());

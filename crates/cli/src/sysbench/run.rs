@@ -133,6 +133,7 @@ pub fn run(
         result.latency.histogram.take()
     };
     let mut facts = facts::from_result(&result, buckets.unwrap_or_default());
+    facts::add_observations(&mut facts, &observations);
     plan.facts(&mut facts, &result);
     let findings = plumb_advise::evaluate(&facts);
 

@@ -2,14 +2,19 @@
 
 mod cpu;
 mod fileio;
+mod memory;
 
 use plumb_core::result::{IntervalResult, RunResult};
 
-/// The block printed before "General statistics" ("CPU speed:", "File operations:", ...).
+/// The block printed before "General statistics" ("CPU speed:", "File operations:", ...),
+/// ending with the blank line sysbench prints before "General statistics".
 pub(crate) fn test_block(out: &mut String, r: &RunResult) {
     match r.test.as_str() {
         "cpu" => cpu::block(out, r),
         "fileio" => fileio::block(out, r),
+        "memory" => memory::block(out, r),
+        // No block of their own: only sysbench's blank line before "General statistics".
+        "threads" | "mutex" => out.push('\n'),
         _ => {}
     }
 }
@@ -26,6 +31,8 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
 pub(crate) fn interval_body(test: &str, i: &IntervalResult) -> Option<String> {
     match test {
         "fileio" => Some(fileio::interval_body(i)),
+        // sysbench's memory interval line is throughput only.
+        "memory" => Some(memory::interval(i)),
         _ => None,
     }
 }

@@ -3,13 +3,16 @@
 
 mod cpu;
 mod fileio;
+mod memory;
+mod mutex;
+mod threads;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use plumb_advise::Facts;
 use plumb_core::result::RunResult;
-use plumb_core::Workload;
+use plumb_core::{RunConfig, Workload};
 
 use super::common::Common;
 use super::options::{Opt, Values};
@@ -56,6 +59,9 @@ pub enum RandUse {
     SeedAndType,
 }
 
+/// Checks a test's options and builds its plan.
+pub type PlanFn = fn(&Values, &Common) -> Result<Box<dyn TestPlan>, UsageError>;
+
 /// A test's declaration.
 pub struct TestDef {
     pub name: &'static str,
@@ -63,7 +69,7 @@ pub struct TestDef {
     pub rand: RandUse,
     pub options: &'static [Opt],
     /// Check the options (all of them, before any command runs) and build the plan.
-    pub plan: fn(&Values, &Common) -> Result<Box<dyn TestPlan>, UsageError>,
+    pub plan: PlanFn,
 }
 
 /// A checked test, ready for its commands.
@@ -74,6 +80,9 @@ pub trait TestPlan {
     fn workload(&self) -> anyhow::Result<Arc<dyn Workload>>;
     /// The test's parameters, stored in the result's `workload` field.
     fn workload_json(&self) -> serde_json::Value;
+    /// Adjust how the harness drives the test, when the test has its own rules (memory
+    /// runs its own event quota, as sysbench does, and does not use --events).
+    fn tune(&self, _run: &mut RunConfig) {}
     /// Add what only the test knows once the run is over (derived figures).
     fn complete(&self, _result: &mut RunResult) {}
     /// Work after the measurement that may fail (seqwr completes its files), before the
@@ -105,7 +114,13 @@ pub trait TestPlan {
     }
 }
 
-pub static TESTS: &[&TestDef] = &[&cpu::DEF, &fileio::DEF];
+pub static TESTS: &[&TestDef] = &[
+    &cpu::DEF,
+    &fileio::DEF,
+    &memory::DEF,
+    &threads::DEF,
+    &mutex::DEF,
+];
 
 impl TestDef {
     /// Refuse random options this test cannot honour.

@@ -1,0 +1,203 @@
+//! The recipes from the seed articles, run as a new user would (scaled down in size and
+//! time): plumb must reach by itself the conclusions their authors reached by hand.
+
+mod common;
+use common::*;
+
+use serde_json::Value;
+
+/// A directory on the project's disk (not /tmp, which may be tmpfs elsewhere).
+fn disk_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn findings(v: &Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Run `args` (with --format=json) in `dir`; return the JSON document.
+fn json_in(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = plumb()
+        .current_dir(dir)
+        .args(args)
+        .arg("--format=json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
+    // sysbench fileio --file-total-size=15G --file-test-mode=rndrw --time=300 --max-requests=0
+    let dir = disk_dir();
+    let v = json_in(
+        dir.path(),
+        &[
+            "fileio",
+            "--file-total-size=32M",
+            "--file-test-mode=rndrw",
+            "--time=1",
+            "--max-requests=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    let ids = findings(&v);
+    assert!(ids.contains(&"fsync-dominated".to_string()), "{ids:?}");
+    assert!(ids.contains(&"many-files".to_string()), "{ids:?}");
+    // 32 MiB of buffered reads on a machine with gigabytes of memory.
+    assert!(ids.contains(&"page-cache-reads".to_string()), "{ids:?}");
+}
+
+#[test]
+fn seed_000_tuned_recipe_has_none_of_those_findings() {
+    // The author's fix: one file, no fsync, direct I/O, async.
+    let dir = disk_dir();
+    let v = json_in(
+        dir.path(),
+        &[
+            "fileio",
+            "--file-total-size=32M",
+            "--file-test-mode=rndrw",
+            "--time=1",
+            "--max-requests=0",
+            "--file-io-mode=async",
+            "--file-extra-flags=direct",
+            "--file-num=1",
+            "--file-rw-ratio=1",
+            "--file-fsync-freq=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    let ids = findings(&v);
+    for id in [
+        "fsync-dominated",
+        "many-files",
+        "page-cache-reads",
+        "page-cache-writes",
+    ] {
+        assert!(!ids.contains(&id.to_string()), "{id} in {ids:?}");
+    }
+}
+
+#[test]
+fn seed_001_buffered_writes_without_sync_measure_the_page_cache() {
+    // dd if=/dev/zero of=disk.test without oflag=direct,sync: writes land in memory.
+    let dir = disk_dir();
+    let v = json_in(
+        dir.path(),
+        &[
+            "fileio",
+            "--file-num=1",
+            "--file-total-size=64M",
+            "--file-test-mode=rndwr",
+            "--time=1",
+            "--file-fsync-freq=0",
+            "--file-fsync-end=off",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    let ids = findings(&v);
+    assert!(ids.contains(&"page-cache-writes".to_string()), "{ids:?}");
+}
+
+#[test]
+fn seed_002_final_fsync_inflates_total_time() {
+    // --file-fsync-freq=0 with --file-fsync-end on (the default): the run's writes are
+    // cached, then the end-of-run fsync flushes them inside the total time. Each block is
+    // written once (a fixed event count), so the flush holds all of it whatever the speed.
+    let dir = disk_dir();
+    let v = json_in(
+        dir.path(),
+        &[
+            "fileio",
+            "--file-num=2",
+            "--file-total-size=256M",
+            "--file-test-mode=seqrewr",
+            "--time=1",
+            "--file-fsync-freq=0",
+            "--file-merged-requests=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    let ids = findings(&v);
+    assert!(ids.contains(&"final-fsync-skew".to_string()), "{ids:?}");
+}
+
+#[test]
+fn seed_002_strace_attached_makes_the_result_invalid() {
+    if !peer("strace") {
+        return;
+    }
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-o", "/dev/null"])
+        .arg(assert_cmd::cargo::cargo_bin("plumb"))
+        .args([
+            "cpu",
+            "--cpu-max-prime=300",
+            "--time=0.5",
+            "--format=json",
+            "--strict",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(findings(&v).contains(&"tracer-attached".to_string()));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--strict"));
+}
+
+#[test]
+fn files_on_tmpfs_are_not_a_disk_and_strict_refuses_them() {
+    let shm = std::path::Path::new("/dev/shm");
+    if !shm.is_dir() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(shm).unwrap();
+    let out = plumb()
+        .current_dir(dir.path())
+        .args([
+            "fileio",
+            "--file-num=1",
+            "--file-total-size=8M",
+            "--file-test-mode=rndrd",
+            "--time=0.5",
+        ])
+        .args(["--strict", "--format=json", "prepare", "run", "cleanup"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(findings(&v).contains(&"target-not-a-disk".to_string()));
+    // The run still reports in full and cleans up after itself.
+    assert!(v["events"].as_u64().unwrap() > 0);
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
