@@ -65,10 +65,12 @@ pub enum EngineChoice {
     Null,
     IoUring,
     Libaio,
-    /// Tests: record every operation; `queued` exercises the async loop.
+    /// Tests: record every operation; `queued` exercises the async loop; `fail_at` fails
+    /// that completion (1-based) with EIO.
     Recording {
         log: Log,
         queued: bool,
+        fail_at: Option<u64>,
     },
 }
 
@@ -348,8 +350,12 @@ impl Workload for FileioWorkload {
                 LibaioEngine::new(self.files(), bufs, fsync).map_err(WorkloadError::new)?,
                 state,
             )),
-            EngineChoice::Recording { log, queued: true } => Box::new(QueueWorker::new(
-                RecordingEngine::new(bufs, log.clone()),
+            EngineChoice::Recording {
+                log,
+                queued: true,
+                fail_at,
+            } => Box::new(QueueWorker::new(
+                RecordingEngine::new(bufs, log.clone()).failing_at(*fail_at),
                 state,
             )),
             EngineChoice::Recording { log, .. } => Box::new(BlockingWorker::new(
@@ -582,69 +588,94 @@ impl<E: QueueEngine> QueueWorker<E> {
             .reap(min, |slot, res| done.push((slot, res)))
             .map_err(|e| WorkloadError::new(e.to_string()))?;
         let end = Instant::now();
-        let mut i = 0;
-        while i < self.done.len() {
+        // Every completion is accounted for (slot freed, in-flight counts lowered) even after
+        // an error, so draining afterwards waits only for requests really in flight.
+        let mut first_error = None;
+        for i in 0..self.done.len() {
             let (slot, res) = self.done[i];
-            i += 1;
-            let f = self.slots[slot]
-                .take()
-                .ok_or_else(|| WorkloadError::new("completion for an idle request slot"))?;
+            let Some(f) = self.slots[slot].take() else {
+                first_error
+                    .get_or_insert(WorkloadError::new("completion for an idle request slot"));
+                continue;
+            };
             self.free.push(slot);
             self.in_flight -= 1;
-            let (kind, counter, what) = match f.dir {
-                Dir::Read => (READ, BYTES_READ, "read from"),
-                Dir::Write => {
-                    self.writes_in_flight[f.io.file as usize] -= 1;
-                    (WRITE, BYTES_WRITTEN, "write to")
-                }
-            };
-            if res < 0 {
-                let call = if self.engine.name() == "libaio" {
-                    "libaio request"
-                } else {
-                    "io_uring request"
-                };
-                self.done.clear();
-                return Err(self.s.fail(
-                    what,
-                    &f.io,
-                    Errno {
-                        call,
-                        errno: -res as i32,
-                    },
-                ));
+            if f.dir == Dir::Write {
+                self.writes_in_flight[f.io.file as usize] -= 1;
             }
-            if res as u64 != f.io.len as u64 {
-                self.done.clear();
-                return Err(self.s.short(f.dir, &f.io, res as u64));
+            if first_error.is_some() {
+                continue;
             }
-            if f.dir == Dir::Read && self.s.validate {
-                let r = self.s.validate_read(self.engine.buffer(slot), &f.io);
-                if r.is_err() {
-                    self.done.clear();
-                    return r;
-                }
+            if let Err(e) = self.finish_request(ctx, slot, res, &f, end) {
+                first_error = Some(e);
             }
-            if f.dir == Dir::Write && self.s.fsync_all {
-                let f0 = Instant::now();
-                self.engine
-                    .sync(f.io.file)
-                    .map_err(|e| self.s.sync_failed(f.io.file, e))?;
-                let f1 = Instant::now();
-                ctx.record(FSYNC, Ticket::inner(), f0, f1);
-                ctx.record(kind, f.ticket, f.start, f1);
-            } else {
-                ctx.record(kind, f.ticket, f.start, end);
-            }
-            ctx.add(counter, res as u64);
         }
         self.done.clear();
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Check and record one completed request.
+    fn finish_request(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        slot: usize,
+        res: i64,
+        f: &InFlight,
+        end: Instant,
+    ) -> Result<(), WorkloadError> {
+        let (kind, counter, what) = match f.dir {
+            Dir::Read => (READ, BYTES_READ, "read from"),
+            Dir::Write => (WRITE, BYTES_WRITTEN, "write to"),
+        };
+        if res < 0 {
+            let call = if self.engine.name() == "libaio" {
+                "libaio request"
+            } else {
+                "io_uring request"
+            };
+            return Err(self.s.fail(
+                what,
+                &f.io,
+                Errno {
+                    call,
+                    errno: -res as i32,
+                },
+            ));
+        }
+        if res as u64 != f.io.len as u64 {
+            return Err(self.s.short(f.dir, &f.io, res as u64));
+        }
+        if f.dir == Dir::Read && self.s.validate {
+            self.s.validate_read(self.engine.buffer(slot), &f.io)?;
+        }
+        if f.dir == Dir::Write && self.s.fsync_all {
+            let f0 = Instant::now();
+            self.engine
+                .sync(f.io.file)
+                .map_err(|e| self.s.sync_failed(f.io.file, e))?;
+            let f1 = Instant::now();
+            ctx.record(FSYNC, Ticket::inner(), f0, f1);
+            ctx.record(kind, f.ticket, f.start, f1);
+        } else {
+            ctx.record(kind, f.ticket, f.start, end);
+        }
+        ctx.add(counter, res as u64);
         Ok(())
     }
 
     fn drain(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while self.in_flight > 0 {
+            let before = self.in_flight;
             self.complete(ctx, 1)?;
+            if self.in_flight == before {
+                return Err(WorkloadError::new(format!(
+                    "{} requests never completed",
+                    self.in_flight
+                )));
+            }
         }
         Ok(())
     }

@@ -42,6 +42,7 @@ fn record(s: FileioSpec, queued: bool, cfg: &RunConfig) -> (RunOutcome, Vec<Rec>
         EngineChoice::Recording {
             log: log.clone(),
             queued,
+            fail_at: None,
         },
     );
     let out = run(Arc::new(w), cfg, &StopFlag::default(), &mut |_| {}).unwrap();
@@ -251,4 +252,36 @@ fn queued_fsync_waits_for_writes_to_its_file() {
         }
     }
     assert!(syncs > 100);
+}
+
+#[test]
+fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
+    let s = FileioSpec {
+        threads: 1,
+        io_mode: IoMode::Async,
+        async_backlog: 16,
+        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+    };
+    let w = FileioWorkload::with_engine(
+        s,
+        None,
+        EngineChoice::Recording {
+            log: recording_log(),
+            queued: true,
+            fail_at: Some(40),
+        },
+    );
+    let e = run(
+        Arc::new(w),
+        &events(1000, 1),
+        &StopFlag::default(),
+        &mut |_| {},
+    )
+    .err()
+    .expect("the failed request ends the run");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("read from test_file.") && msg.contains("Input/output error"),
+        "{msg}"
+    );
 }

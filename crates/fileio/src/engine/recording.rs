@@ -23,6 +23,9 @@ pub struct RecordingEngine {
     bufs: Buffers,
     log: Log,
     queued: Vec<(usize, Io)>,
+    /// Fail the completion with this number (1-based) with EIO, to test error paths.
+    fail_at: Option<u64>,
+    completed: u64,
 }
 
 impl RecordingEngine {
@@ -31,7 +34,14 @@ impl RecordingEngine {
             bufs,
             log,
             queued: Vec::new(),
+            fail_at: None,
+            completed: 0,
         }
+    }
+    /// The same engine, failing its `n`th completion with EIO.
+    pub fn failing_at(mut self, n: Option<u64>) -> RecordingEngine {
+        self.fail_at = n;
+        self
     }
     fn note(&self, req: Request) {
         let r = match req.dir {
@@ -76,7 +86,13 @@ impl QueueEngine for RecordingEngine {
         let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         while let Some((slot, io)) = self.queued.pop() {
             log.push(Rec::Done(io));
-            done(slot, io.len as i64);
+            self.completed += 1;
+            let res = if self.fail_at == Some(self.completed) {
+                -(libc::EIO as i64)
+            } else {
+                io.len as i64
+            };
+            done(slot, res);
         }
         Ok(n)
     }
