@@ -277,8 +277,7 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
         &StopFlag::default(),
         &mut |_| {},
     )
-    .err()
-    .expect("the failed request ends the run");
+    .expect_err("the failed request ends the run");
     let msg = e.to_string();
     assert!(
         msg.contains("read from test_file.") && msg.contains("Input/output error"),
