@@ -106,6 +106,8 @@ def main():
             print(f"{c:7} {rnd:>5} {f_iops:>12.0f} {p_iops:>12.0f} {p_iops / f_iops:>6.2f} "
                   f"{f_cpu * 1e6:>9.2f}us {p_cpu * 1e6:>10.2f}us {p_cpu / f_cpu:>6.2f}  "
                   f"{os.getloadavg()[0]:.2f}", flush=True)
+    for d in (a.dir, a.shm):
+        subprocess.run([exe, "fileio", f"--file-dir={d}", "cleanup"], capture_output=True)
     print()
     for c in cases:
         io = sorted(r[0] for r in ratios[c])
