@@ -480,15 +480,6 @@ fn bad_input_is_one_clear_line() {
         ),
         (
             &[
-                "--file-io-mode=async",
-                "--rate=100",
-                "--file-test-mode=rndrd",
-                "run",
-            ],
-            &["--rate", "async"],
-        ),
-        (
-            &[
                 "--file-async-engine=libaio",
                 "--file-test-mode=rndrd",
                 "run",
@@ -648,4 +639,34 @@ fn progress_bar_only_on_a_terminal() {
         tty.contains("Writing test files [") && tty.contains("ETA"),
         "{tty}"
     );
+}
+
+#[test]
+fn open_loop_rate_works_with_async_engines() {
+    let d = prepared();
+    for engine in ["io_uring", "libaio"] {
+        let eng = format!("--file-async-engine={engine}");
+        let v = json(
+            d.path(),
+            &[
+                SMALL,
+                &[
+                    "--file-io-mode=async",
+                    &eng,
+                    "--file-async-backlog=8",
+                    "--file-test-mode=rndrd",
+                    "--rate=1000",
+                    "--time=0.5",
+                    "run",
+                ],
+            ]
+            .concat(),
+        );
+        assert_eq!(v["workload"]["engine"], engine);
+        let ol = &v["open_loop"];
+        assert_eq!(ol["offered_per_s"], 1000.0);
+        let achieved = ol["achieved_per_s"].as_f64().unwrap();
+        assert!((700.0..1300.0).contains(&achieved), "{engine}: {achieved}");
+        assert_eq!(ol["saturated"], false, "{engine}");
+    }
 }

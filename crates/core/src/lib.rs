@@ -16,4 +16,4 @@ pub mod stats;
 pub mod workload;
 
 pub use harness::{run, RunConfig, RunOutcome, StopCause, StopFlag};
-pub use workload::{KindId, OpKind, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
+pub use workload::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};

@@ -100,6 +100,17 @@ impl Ticket {
     }
 }
 
+/// What [`WorkerCtx::poll_event`] answers.
+#[derive(Clone, Copy, Debug)]
+pub enum Poll {
+    /// Start this event now.
+    Ready(Ticket),
+    /// Open loop: the next event is due at this instant, not yet.
+    NotBefore(Instant),
+    /// The run is over for this worker (limit, signal, error elsewhere).
+    Stop,
+}
+
 /// Per-thread open-loop schedule: exponential gaps (a Poisson arrival process) at the thread's
 /// share of `--rate`.
 pub(crate) struct Pacer {
@@ -172,6 +183,36 @@ impl<'a> WorkerCtx<'a> {
     /// sysbench C test uses whatever --rand-type says).
     pub fn distribution(&self, a: u64, b: u64) -> Distribution {
         Distribution::new(self.shared.rand_type.unwrap_or(RandType::Uniform), a, b)
+    }
+
+    /// Like [`WorkerCtx::next_event`], but never waits: in open-loop mode, when the next
+    /// event's intended start is still ahead, it says when that is instead of sleeping, so a
+    /// worker with requests in flight can collect completions meanwhile (and time them
+    /// when they complete, not when it wakes up).
+    #[inline]
+    pub fn poll_event(&mut self) -> Poll {
+        if self.shared.stop.load(Relaxed) {
+            return Poll::Stop;
+        }
+        if let Some(p) = self.pacer.as_ref() {
+            if Instant::now() < p.next {
+                return Poll::NotBefore(p.next);
+            }
+        }
+        if self.shared.event_limit != 0 {
+            let n = self.shared.issued.fetch_add(1, Relaxed);
+            if n >= self.shared.event_limit {
+                return Poll::Stop;
+            }
+        }
+        match self.pacer.as_mut() {
+            None => Poll::Ready(Ticket { intended: None }),
+            Some(p) => {
+                let at = p.advance(&mut self.rng);
+                self.slot.publish_next_due(p.next, self.shared.origin());
+                Poll::Ready(Ticket { intended: Some(at) })
+            }
+        }
     }
 
     /// Ask to start one event. `None` means stop: the time or event limit was reached, the

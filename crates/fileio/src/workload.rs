@@ -11,17 +11,19 @@
 //!   request holds its own ticket and is timed from just before the system call that submits
 //!   it to just after the one that collects its completion (sysbench times only the submit).
 //!   A periodic fsync first waits for this thread's writes to that file still in flight, so
-//!   it covers every write issued before it.
+//!   it covers every write issued before it. With an open-loop `--rate`, the loop collects
+//!   completions while it waits for the next intended start (latency then runs from the
+//!   intended start, as for every open-loop event).
 //!
 //! The end-of-run fsync (`--file-fsync-end`) runs in `finish`: inside the measured time, as
 //! sysbench counts it, but reported apart (count and wall time) instead of hiding in totals.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use plumb_core::random::RandType;
-use plumb_core::{KindId, OpKind, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
+use plumb_core::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
 
 use crate::engine::libaio::LibaioEngine;
 use crate::engine::mmap::{Mappings, MmapEngine};
@@ -574,8 +576,14 @@ impl<E: QueueEngine> QueueWorker<E> {
         }
     }
 
-    /// Submit what is queued and handle at least `min` completions.
-    fn complete(&mut self, ctx: &mut WorkerCtx<'_>, min: usize) -> Result<(), WorkloadError> {
+    /// Submit what is queued and handle at least `min` completions, or what completed by
+    /// `until` when it is given.
+    fn complete(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        min: usize,
+        until: Option<Instant>,
+    ) -> Result<(), WorkloadError> {
         let now = Instant::now();
         for &slot in &self.fresh {
             if let Some(f) = self.slots[slot].as_mut() {
@@ -584,9 +592,13 @@ impl<E: QueueEngine> QueueWorker<E> {
         }
         self.fresh.clear();
         let done = &mut self.done;
-        self.engine
-            .reap(min, |slot, res| done.push((slot, res)))
-            .map_err(|e| WorkloadError::new(e.to_string()))?;
+        match until {
+            None => self.engine.reap(min, |slot, res| done.push((slot, res))),
+            Some(d) => self
+                .engine
+                .reap_until(min, d, |slot, res| done.push((slot, res))),
+        }
+        .map_err(|e| WorkloadError::new(e.to_string()))?;
         let end = Instant::now();
         // Every completion is accounted for (slot freed, in-flight counts lowered) even after
         // an error, so draining afterwards waits only for requests really in flight.
@@ -669,7 +681,7 @@ impl<E: QueueEngine> QueueWorker<E> {
     fn drain(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while self.in_flight > 0 {
             let before = self.in_flight;
-            self.complete(ctx, 1)?;
+            self.complete(ctx, 1, None)?;
             if self.in_flight == before {
                 return Err(WorkloadError::new(format!(
                     "{} requests never completed",
@@ -722,15 +734,34 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
     fn run_loop(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         let mut stop = false;
         loop {
+            // Open loop: when the next event is not due yet, wait for completions until it is.
+            let mut due = None;
             while !stop && !self.free.is_empty() {
-                let Some(t) = ctx.next_event() else {
-                    stop = true;
-                    break;
+                let t = match ctx.poll_event() {
+                    Poll::Ready(t) => t,
+                    Poll::NotBefore(at) if self.in_flight > 0 => {
+                        // Wake a little early and poll the rest: a timed kernel wait
+                        // overshoots by the timer slack (~50 µs), as the core's pacing knows.
+                        due = Some(at.checked_sub(Duration::from_micros(60)).unwrap_or(at));
+                        break;
+                    }
+                    // Nothing in flight to collect: wait for the schedule itself.
+                    Poll::NotBefore(_) => match ctx.next_event() {
+                        Some(t) => t,
+                        None => {
+                            stop = true;
+                            break;
+                        }
+                    },
+                    Poll::Stop => {
+                        stop = true;
+                        break;
+                    }
                 };
                 match self.s.pattern.next(&mut ctx.rng) {
                     Op::Fsync(file) => {
                         while self.writes_in_flight[file as usize] > 0 {
-                            self.complete(ctx, 1)?;
+                            self.complete(ctx, 1, None)?;
                         }
                         let start = Instant::now();
                         let r = self.engine.sync(file);
@@ -748,7 +779,7 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
                 }
                 continue;
             }
-            self.complete(ctx, 1)?;
+            self.complete(ctx, 1, due)?;
         }
     }
 

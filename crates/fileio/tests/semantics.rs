@@ -284,3 +284,34 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
         "{msg}"
     );
 }
+
+#[test]
+fn open_loop_rate_paces_a_queueing_engine() {
+    let s = FileioSpec {
+        threads: 1,
+        io_mode: IoMode::Async,
+        async_backlog: 8,
+        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+    };
+    let w = FileioWorkload::with_engine(
+        s,
+        None,
+        EngineChoice::Recording {
+            log: recording_log(),
+            queued: true,
+            fail_at: None,
+        },
+    );
+    let cfg = RunConfig {
+        time_limit: Some(Duration::from_millis(500)),
+        rate: Some(2000.0),
+        ..Default::default()
+    };
+    let out = run(Arc::new(w), &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+    let reads = count(&out, READ);
+    // Poisson arrivals at 2000/s for 0.5 s: 1000 expected (sd ~32).
+    assert!((850..=1150).contains(&reads), "{reads}");
+    assert!(out.backlog.unwrap_or(0) < 50, "kept up: {:?}", out.backlog);
+    let lag: u64 = out.threads.iter().map(|t| t.lag.count()).sum();
+    assert_eq!(lag, reads, "every request timed from its intended start");
+}

@@ -6,6 +6,7 @@
 //! before returning, which the report's latency then shows as near-zero device time.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
 use crate::error::FileioError;
@@ -127,6 +128,53 @@ impl LibaioEngine {
     }
 }
 
+impl LibaioEngine {
+    /// Submit what is pending, then wait for `min` completions (or until `deadline`).
+    fn collect<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        deadline: Option<Instant>,
+        mut done: F,
+    ) -> Result<usize, Errno> {
+        if !self.pending.is_empty() {
+            self.submit_pending()?;
+        }
+        if self.in_flight == 0 {
+            return Ok(0);
+        }
+        let min = min.min(self.in_flight);
+        let n = loop {
+            let mut ts = deadline.map(super::timespec_until);
+            let tsp = ts
+                .as_mut()
+                .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
+            // SAFETY: events has room for `len` entries; tsp is null (no timeout) or valid.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    self.events.len() as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    tsp,
+                )
+            };
+            if r >= 0 {
+                break r as usize;
+            }
+            let e = Errno::last("io_getevents");
+            if e.errno != libc::EINTR {
+                return Err(e);
+            }
+        };
+        self.in_flight -= n;
+        for ev in &self.events[..n] {
+            done(ev.data as usize, ev.res);
+        }
+        Ok(n)
+    }
+}
+
 impl Drop for LibaioEngine {
     fn drop(&mut self) {
         // io_destroy waits for requests still in flight, so buffers outlive them.
@@ -188,38 +236,16 @@ impl QueueEngine for LibaioEngine {
         self.submit_pending()
     }
 
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {
-        if !self.pending.is_empty() {
-            self.submit_pending()?;
-        }
-        if self.in_flight == 0 {
-            return Ok(0);
-        }
-        let min = min.min(self.in_flight);
-        let n = loop {
-            // SAFETY: events has room for `len` entries; no timeout (wait for `min`).
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    self.events.len() as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
-                )
-            };
-            if r >= 0 {
-                break r as usize;
-            }
-            let e = Errno::last("io_getevents");
-            if e.errno != libc::EINTR {
-                return Err(e);
-            }
-        };
-        self.in_flight -= n;
-        for ev in &self.events[..n] {
-            done(ev.data as usize, ev.res);
-        }
-        Ok(n)
+    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {
+        self.collect(min, None, done)
+    }
+
+    fn reap_until<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        deadline: Instant,
+        done: F,
+    ) -> Result<usize, Errno> {
+        self.collect(min, Some(deadline), done)
     }
 }

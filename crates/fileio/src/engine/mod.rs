@@ -14,6 +14,7 @@ pub mod sync;
 pub mod uring;
 
 use std::fmt;
+use std::time::Instant;
 
 use crate::buf::AlignedBuf;
 use crate::error::{errno_text, FileioError};
@@ -88,6 +89,25 @@ pub trait QueueEngine: Engine {
     /// `done(slot, result)` for each completion (result: bytes, or -errno). Returns how many
     /// completed.
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno>;
+    /// Like [`QueueEngine::reap`], but stop waiting at `deadline` (open-loop runs wait for the
+    /// next intended start this way). Engines whose requests complete at once keep `reap`.
+    fn reap_until<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        _deadline: Instant,
+        done: F,
+    ) -> Result<usize, Errno> {
+        self.reap(min, done)
+    }
+}
+
+/// Time left until `deadline`, as a timespec (zero if it passed).
+pub(crate) fn timespec_until(deadline: Instant) -> libc::timespec {
+    let left = deadline.saturating_duration_since(Instant::now());
+    libc::timespec {
+        tv_sec: left.as_secs() as libc::time_t,
+        tv_nsec: left.subsec_nanos() as libc::c_long,
+    }
 }
 
 /// Request buffers, one per slot, each aligned for O_DIRECT.

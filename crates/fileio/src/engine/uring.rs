@@ -9,6 +9,7 @@
 
 use std::io;
 use std::sync::Arc;
+use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
@@ -102,6 +103,65 @@ impl UringEngine {
 }
 
 impl UringEngine {
+    /// Submit what is queued and wait until `min` requests completed (or `deadline`
+    /// passed); hand every completion present to `done`.
+    fn collect<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        deadline: Option<Instant>,
+        mut done: F,
+    ) -> Result<usize, Errno> {
+        let queued = self.queued;
+        let want = min.min(self.in_flight + queued);
+        let r = self.build()?;
+        let mut submitted = 0;
+        if queued > 0 || want > 0 {
+            loop {
+                let res = match deadline {
+                    Some(d) if want > 0 && r.ring.params().is_feature_ext_arg() => {
+                        let t = super::timespec_until(d);
+                        let ts = types::Timespec::new()
+                            .sec(t.tv_sec as u64)
+                            .nsec(t.tv_nsec as u32);
+                        let args = types::SubmitArgs::new().timespec(&ts);
+                        r.ring.submitter().submit_with_args(want, &args)
+                    }
+                    // Kernels before 5.11 cannot bound the wait: do not wait at all.
+                    Some(_) => r.ring.submit(),
+                    None => r.ring.submit_and_wait(want),
+                };
+                match res {
+                    Ok(n) => {
+                        submitted = n.min(queued);
+                        break;
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                    // The deadline passed first.
+                    Err(e) if e.raw_os_error() == Some(libc::ETIME) => {
+                        submitted = queued - r.ring.submission().len().min(queued);
+                        break;
+                    }
+                    // Completion queue full: collect completions below, submit next time.
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => break,
+                    Err(e) => {
+                        return Err(Errno {
+                            call: "io_uring_enter",
+                            errno: e.raw_os_error().unwrap_or(libc::EIO),
+                        })
+                    }
+                }
+            }
+        }
+        let mut n = 0;
+        for cqe in r.ring.completion() {
+            done(cqe.user_data() as usize, cqe.result() as i64);
+            n += 1;
+        }
+        self.queued -= submitted;
+        self.in_flight = self.in_flight + submitted - n;
+        Ok(n)
+    }
+
     /// Submit what is queued without waiting.
     fn submit_queued(&mut self) -> Result<(), Errno> {
         let queued = self.queued;
@@ -237,37 +297,16 @@ impl QueueEngine for UringEngine {
         Ok(())
     }
 
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {
-        let queued = self.queued;
-        let want = min.min(self.in_flight + queued);
-        let r = self.build()?;
-        let mut submitted = 0;
-        if queued > 0 || want > 0 {
-            loop {
-                match r.ring.submit_and_wait(want) {
-                    Ok(n) => {
-                        submitted = n.min(queued);
-                        break;
-                    }
-                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                    // Completion queue full: collect completions below, submit next time.
-                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => break,
-                    Err(e) => {
-                        return Err(Errno {
-                            call: "io_uring_enter",
-                            errno: e.raw_os_error().unwrap_or(libc::EIO),
-                        })
-                    }
-                }
-            }
-        }
-        let mut n = 0;
-        for cqe in r.ring.completion() {
-            done(cqe.user_data() as usize, cqe.result() as i64);
-            n += 1;
-        }
-        self.queued -= submitted;
-        self.in_flight = self.in_flight + submitted - n;
-        Ok(n)
+    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {
+        self.collect(min, None, done)
+    }
+
+    fn reap_until<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        deadline: Instant,
+        done: F,
+    ) -> Result<usize, Errno> {
+        self.collect(min, Some(deadline), done)
     }
 }

@@ -150,7 +150,6 @@ pub static DEF: TestDef = TestDef {
 struct Plan {
     spec: FileioSpec,
     rand: Option<RandType>,
-    rate: bool,
     events: u64,
     text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
@@ -237,7 +236,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     Ok(Box::new(Plan {
         spec,
         rand: c.run.rand_type,
-        rate: c.run.rate.is_some(),
         events: c.run.event_limit,
         text: c.format == Format::Text,
         workload: RefCell::new(None),
@@ -387,12 +385,6 @@ impl TestPlan for Plan {
         // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
         signals::install();
         let notes = self.spec.check_run().map_err(|e| UsageError(e.0))?;
-        if self.rate && self.spec.io_mode == IoMode::Async {
-            return Err(UsageError(
-                "--rate cannot be combined with --file-io-mode=async yet: the open-loop schedule would hold completions back and inflate latency; use --file-io-mode=sync with more --threads".into(),
-            )
-            .into());
-        }
         for n in notes {
             eprintln!("plumb: note: {n}");
         }
