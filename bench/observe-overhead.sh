@@ -3,7 +3,9 @@
 # default) and off (--observe-interval=0: start and end facts only), interleaved, several
 # rounds. Prints ops/s of each run and the on/off ratio of the means. Target: within 1%.
 #
-# Usage: bench/observe-overhead.sh [rounds] [dir]   (PLUMB=path, T=seconds, MODE=rndrd)
+# Usage: bench/observe-overhead.sh [rounds] [dir]   (PLUMB=path, T=seconds, MODE=rndrd,
+#        FLAGS=direct; FLAGS= for buffered I/O, e.g. on /dev/shm where a run is CPU-bound and
+#        steady enough to show a 1% difference, which a virtual disk's noise hides)
 set -euo pipefail
 
 PLUMB=$(readlink -f "${PLUMB:-target/release/plumb}")
@@ -11,8 +13,9 @@ ROUNDS=${1:-5}
 DIR=${2:-/tmp/plumb-observe-overhead}
 T=${T:-10}
 MODE=${MODE:-rndrd}
+FLAGS=${FLAGS-direct}
 OPTS=(fileio --file-num=1 --file-total-size=1G --file-block-size=4K --file-test-mode="$MODE"
-      --file-extra-flags=direct --file-fsync-freq=0)
+      --file-extra-flags="$FLAGS" --file-fsync-freq=0)
 
 mkdir -p "$DIR"
 cd "$DIR"
