@@ -5,6 +5,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use plumb_core::clock::{self, Stamp};
 use plumb_core::stats::LiveHistogram;
 
 fn record(c: &mut Criterion) {
@@ -29,5 +30,22 @@ fn record(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, record);
+/// The hot path as workers use it: plumb's clock (TSC where the kernel trusts it) + record.
+fn stamp(c: &mut Criterion) {
+    clock::init();
+    let h = LiveHistogram::new();
+    c.bench_function(&format!("stamp_read_{}", clock::source()), |b| {
+        b.iter(|| black_box(Stamp::now()))
+    });
+    c.bench_function(&format!("stamp_read_plus_record_{}", clock::source()), |b| {
+        let mut last = Stamp::now();
+        b.iter(|| {
+            let now = Stamp::now();
+            h.record(now.ns_since(last));
+            last = now;
+        })
+    });
+}
+
+criterion_group!(benches, record, stamp);
 criterion_main!(benches);

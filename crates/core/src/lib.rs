@@ -8,6 +8,7 @@
 //! - [`result`]: the serde model of a finished run (`plumb.result/1`).
 //! - [`size`]: sysbench-style size parsing ("8K", "4G").
 
+pub mod clock;
 pub mod harness;
 pub mod random;
 pub mod result;

@@ -13,7 +13,9 @@
 //! the time to submit.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Stamp;
 
 use thiserror::Error;
 
@@ -86,7 +88,7 @@ pub trait Worker: Send {
 /// Permission to start one event; carries the intended start time in open-loop mode.
 #[derive(Clone, Copy, Debug)]
 pub struct Ticket {
-    intended: Option<Instant>,
+    intended: Option<Stamp>,
 }
 
 impl Ticket {
@@ -95,7 +97,7 @@ impl Ticket {
     pub const fn inner() -> Self {
         Ticket { intended: None }
     }
-    pub fn intended(&self) -> Option<Instant> {
+    pub fn intended(&self) -> Option<Stamp> {
         self.intended
     }
 }
@@ -114,22 +116,22 @@ pub enum Poll {
 /// Per-thread open-loop schedule: exponential gaps (a Poisson arrival process) at the thread's
 /// share of `--rate`.
 pub(crate) struct Pacer {
-    pub(crate) next: Instant,
+    pub(crate) next: Stamp,
     mean_gap_ns: f64,
 }
 
 impl Pacer {
-    pub(crate) fn new(origin: Instant, per_thread_rate: f64) -> Self {
+    pub(crate) fn new(origin: Stamp, per_thread_rate: f64) -> Self {
         Pacer {
             next: origin,
             mean_gap_ns: 1e9 / per_thread_rate,
         }
     }
-    fn advance(&mut self, rng: &mut Rng) -> Instant {
+    fn advance(&mut self, rng: &mut Rng) -> Stamp {
         let at = self.next;
         let u = rng.next_f64();
         let gap = -(1.0 - u).ln() * self.mean_gap_ns;
-        self.next = at + Duration::from_nanos(gap as u64);
+        self.next = at.add_ns(gap as u64);
         at
     }
 }
@@ -145,7 +147,7 @@ pub struct WorkerCtx<'a> {
     shared: &'a Shared,
     slot: &'a ThreadSlot,
     cur: &'a PhaseSlot,
-    warm_until: Option<Instant>,
+    warm_until: Option<Stamp>,
     pub(crate) pacer: Option<Pacer>,
 }
 
@@ -154,7 +156,7 @@ impl<'a> WorkerCtx<'a> {
         thread: usize,
         shared: &'a Shared,
         slot: &'a ThreadSlot,
-        origin: Instant,
+        origin: Stamp,
     ) -> Self {
         let warm = shared.warmup > Duration::ZERO;
         let pacer = shared
@@ -167,7 +169,7 @@ impl<'a> WorkerCtx<'a> {
             shared,
             slot,
             cur: if warm { &slot.warm } else { &slot.main },
-            warm_until: warm.then(|| origin + shared.warmup),
+            warm_until: warm.then(|| origin.add_ns(shared.warmup.as_nanos() as u64)),
             pacer,
         }
     }
@@ -233,7 +235,7 @@ impl<'a> WorkerCtx<'a> {
             None => Some(Ticket { intended: None }),
             Some(p) => {
                 let at = p.advance(&mut self.rng);
-                self.slot.publish_next_due(p.next, self.shared.origin());
+                self.slot.publish_next_due(p.next, self.shared.origin_stamp());
                 if !self.wait_until(at) {
                     return None;
                 }
@@ -242,16 +244,16 @@ impl<'a> WorkerCtx<'a> {
         }
     }
 
-    fn wait_until(&self, at: Instant) -> bool {
+    fn wait_until(&self, at: Stamp) -> bool {
         loop {
             if self.shared.stop.load(Relaxed) {
                 return false;
             }
-            let now = Instant::now();
+            let now = Stamp::now();
             if now >= at {
                 return true;
             }
-            let left = at - now;
+            let left = Duration::from_nanos(at.ns_since(now));
             if left > Duration::from_micros(80) {
                 // Sleep in slices so a stop is seen promptly; the last stretch spins, since a
                 // sleep overshoots by the timer slack (~50 µs).
@@ -268,7 +270,7 @@ impl<'a> WorkerCtx<'a> {
     /// With an open-loop ticket, latency runs from the intended start; the service time and
     /// the lag behind schedule are recorded too.
     #[inline(always)]
-    pub fn record(&mut self, kind: KindId, ticket: Ticket, start: Instant, end: Instant) {
+    pub fn record(&mut self, kind: KindId, ticket: Ticket, start: Stamp, end: Stamp) {
         if let Some(w) = self.warm_until {
             if end >= w {
                 self.cur = &self.slot.main;
@@ -277,15 +279,15 @@ impl<'a> WorkerCtx<'a> {
         }
         match ticket.intended {
             None => {
-                let ns = end.saturating_duration_since(start).as_nanos() as u64;
+                let ns = end.ns_since(start);
                 self.cur.kinds[kind].record(ns);
             }
             Some(intended) => {
-                let resp = end.saturating_duration_since(intended).as_nanos() as u64;
+                let resp = end.ns_since(intended);
                 self.cur.kinds[kind].record(resp);
-                let service = end.saturating_duration_since(start).as_nanos() as u64;
+                let service = end.ns_since(start);
                 self.cur.service.record(service);
-                let lag = start.saturating_duration_since(intended).as_nanos() as u64;
+                let lag = start.ns_since(intended);
                 self.cur.lag.record(lag);
             }
         }

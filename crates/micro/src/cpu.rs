@@ -3,7 +3,7 @@
 //! sysbench 1.0 (not a faster algorithm) so that events/s compare directly.
 
 use std::hint::black_box;
-use std::time::Instant;
+use plumb_core::clock::Stamp;
 
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
 
@@ -74,13 +74,13 @@ pub fn count_primes(max_prime: u64, stop: &dyn Fn() -> bool) -> Option<u64> {
 impl Worker for CpuWorker {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while let Some(t) = ctx.next_event() {
-            let start = Instant::now();
+            let start = Stamp::now();
             let stop = || ctx.stopping();
             // An event cut short by a stop is not a complete event: it is not recorded.
             if black_box(count_primes(black_box(self.max_prime), &stop)).is_none() {
                 break;
             }
-            ctx.record(0, t, start, Instant::now());
+            ctx.record(0, t, start, Stamp::now());
         }
         Ok(())
     }

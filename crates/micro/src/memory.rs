@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use plumb_core::clock::Stamp;
 
 use plumb_core::random::Rng;
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
@@ -326,7 +326,7 @@ impl MemoryWorker {
                 *l -= 1;
             }
             let Some(t) = ctx.next_event() else { break };
-            let start = Instant::now();
+            let start = Stamp::now();
             let mut from = 0;
             let mut acc = 0;
             let complete = loop {
@@ -340,7 +340,7 @@ impl MemoryWorker {
                     break false;
                 }
             };
-            let end = Instant::now();
+            let end = Stamp::now();
             black_box(acc);
             if !complete {
                 // Stopped half way through a large block: not an event.

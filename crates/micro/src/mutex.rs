@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use plumb_core::clock::Stamp;
 
 use plumb_core::random::Rng;
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
@@ -105,7 +105,7 @@ impl Worker for MutexWorker {
         let n = shared.locks.len();
         let mut rng = ctx.rng.clone();
         let mut done = 0u64;
-        let start = Instant::now();
+        let start = Stamp::now();
         let complete = loop {
             let m = &shared.locks[pick(&mut rng, n)].m;
             for _ in 0..self.loops {
@@ -127,7 +127,7 @@ impl Worker for MutexWorker {
                 break false;
             }
         };
-        let end = Instant::now();
+        let end = Stamp::now();
         ctx.rng = rng;
         ctx.add(0, done);
         if complete {

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use plumb_core::clock::Stamp;
 
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
 
@@ -75,7 +75,7 @@ impl Worker for ThreadsWorker {
         let nlocks = shared.locks.len() as u32;
         while let Some(t) = ctx.next_event() {
             let m = &shared.locks[lock_for(shared.issued.fetch_add(1, Relaxed), nlocks)];
-            let start = Instant::now();
+            let start = Stamp::now();
             let mut complete = true;
             for _ in 0..self.yields {
                 // A contended event can last seconds with many threads; look at the stop
@@ -89,7 +89,7 @@ impl Worker for ThreadsWorker {
                 unsafe { libc::sched_yield() };
                 drop(g);
             }
-            let end = Instant::now();
+            let end = Stamp::now();
             if !complete {
                 // Stopped part way: not an event.
                 break;

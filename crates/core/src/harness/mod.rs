@@ -18,6 +18,7 @@ use thiserror::Error;
 pub use slots::ThreadSnapshot;
 use slots::{snapshot, Shared, ThreadSlot};
 
+use crate::clock::{self, Stamp};
 use crate::random::RandType;
 use crate::stats::Histogram;
 use crate::workload::{WorkerCtx, Workload, WorkloadError};
@@ -137,6 +138,7 @@ pub fn run(
     signal: &StopFlag,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> Result<RunOutcome, HarnessError> {
+    clock::init();
     let threads = cfg.threads.max(1);
     let kinds = workload.kinds().to_vec();
     let ncounters = workload.counters().len();
@@ -151,6 +153,7 @@ pub fn run(
         warmup: cfg.warmup,
         rate: cfg.rate,
         origin: OnceLock::new(),
+        origin_stamp: OnceLock::new(),
     });
     let slots: Arc<Vec<ThreadSlot>> = Arc::new(
         (0..threads)
@@ -180,7 +183,7 @@ pub fn run(
             .spawn(move || {
                 w_barrier.wait();
                 let slot = &w_slots[t];
-                let mut ctx = WorkerCtx::new(t, &w_shared, slot, w_shared.origin());
+                let mut ctx = WorkerCtx::new(t, &w_shared, slot, w_shared.origin_stamp());
                 let res = worker.run(&mut ctx).and_then(|_| worker.finish(&mut ctx));
                 if let Err(e) = res {
                     w_shared.stop.store(true, Relaxed);
@@ -204,6 +207,7 @@ pub fn run(
         }
     }
 
+    let _ = shared.origin_stamp.set(Stamp::now());
     let _ = shared.origin.set(Instant::now());
     barrier.wait();
     let start = shared.origin();

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::clock::Stamp;
 use crate::stats::{Histogram, LiveHistogram};
 
 /// Run-wide state every worker reads on its hot path.
@@ -17,9 +18,17 @@ pub(crate) struct Shared {
     pub warmup: Duration,
     pub rate: Option<f64>,
     pub origin: OnceLock<Instant>,
+    /// The same moment on the hot-path clock.
+    pub origin_stamp: OnceLock<Stamp>,
 }
 
 impl Shared {
+    pub fn origin_stamp(&self) -> Stamp {
+        *self
+            .origin_stamp
+            .get()
+            .expect("origin is set before workers start")
+    }
     pub fn origin(&self) -> Instant {
         *self
             .origin
@@ -70,8 +79,8 @@ impl ThreadSlot {
     }
 
     #[inline]
-    pub fn publish_next_due(&self, next: Instant, origin: Instant) {
-        let ns = next.saturating_duration_since(origin).as_nanos() as u64;
+    pub fn publish_next_due(&self, next: Stamp, origin: Stamp) {
+        let ns = next.ns_since(origin);
         self.next_due_ns.store(ns, Relaxed);
     }
 }
