@@ -117,31 +117,6 @@ fn seed_001_buffered_writes_without_sync_measure_the_page_cache() {
 }
 
 #[test]
-fn seed_002_final_fsync_inflates_total_time() {
-    // --file-fsync-freq=0 with --file-fsync-end on (the default): the run's writes are
-    // cached, then the end-of-run fsync flushes them inside the total time. Each block is
-    // written once (a fixed event count), so the flush holds all of it whatever the speed.
-    let dir = disk_dir();
-    let v = json_in(
-        dir.path(),
-        &[
-            "fileio",
-            "--file-num=2",
-            "--file-total-size=256M",
-            "--file-test-mode=seqrewr",
-            "--time=1",
-            "--file-fsync-freq=0",
-            "--file-merged-requests=0",
-            "prepare",
-            "run",
-            "cleanup",
-        ],
-    );
-    let ids = findings(&v);
-    assert!(ids.contains(&"final-fsync-skew".to_string()), "{ids:?}");
-}
-
-#[test]
 fn seed_002_strace_attached_makes_the_result_invalid() {
     if !peer("strace") {
         return;

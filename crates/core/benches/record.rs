@@ -37,14 +37,17 @@ fn stamp(c: &mut Criterion) {
     c.bench_function(&format!("stamp_read_{}", clock::source()), |b| {
         b.iter(|| black_box(Stamp::now()))
     });
-    c.bench_function(&format!("stamp_read_plus_record_{}", clock::source()), |b| {
-        let mut last = Stamp::now();
-        b.iter(|| {
-            let now = Stamp::now();
-            h.record(now.ns_since(last));
-            last = now;
-        })
-    });
+    c.bench_function(
+        &format!("stamp_read_plus_record_{}", clock::source()),
+        |b| {
+            let mut last = Stamp::now();
+            b.iter(|| {
+                let now = Stamp::now();
+                h.record(now.ns_since(last));
+                last = now;
+            })
+        },
+    );
 }
 
 criterion_group!(benches, record, stamp);

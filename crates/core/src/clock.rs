@@ -67,13 +67,14 @@ fn ticks() -> u64 {
 }
 
 fn tsc_trusted() -> bool {
-    if !cfg!(target_arch = "x86_64") || std::env::var_os("PLUMB_CLOCK").is_some_and(|v| v == "monotonic") {
+    if !cfg!(target_arch = "x86_64")
+        || std::env::var_os("PLUMB_CLOCK").is_some_and(|v| v == "monotonic")
+    {
         return false;
     }
-    let clocksource = std::fs::read_to_string(
-        "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-    )
-    .unwrap_or_default();
+    let clocksource =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .unwrap_or_default();
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let flags = cpuinfo
         .lines()
@@ -160,7 +161,11 @@ mod tests {
         let real = i.elapsed().as_nanos() as f64;
         let got = b.ns_since(a) as f64;
         // Calibrated against the monotonic clock: within 2% (plus scheduling noise).
-        assert!((got - real).abs() / real < 0.02, "{got} vs {real} ({})", source());
+        assert!(
+            (got - real).abs() / real < 0.02,
+            "{got} vs {real} ({})",
+            source()
+        );
         assert_eq!(a.ns_since(b), 0);
     }
 

@@ -107,8 +107,8 @@ impl Ticket {
 pub enum Poll {
     /// Start this event now.
     Ready(Ticket),
-    /// Open loop: the next event is due at this instant, not yet.
-    NotBefore(Instant),
+    /// Open loop: the next event is due at this stamp, not yet.
+    NotBefore(Stamp),
     /// The run is over for this worker (limit, signal, error elsewhere).
     Stop,
 }
@@ -197,7 +197,7 @@ impl<'a> WorkerCtx<'a> {
             return Poll::Stop;
         }
         if let Some(p) = self.pacer.as_ref() {
-            if Instant::now() < p.next {
+            if Stamp::now() < p.next {
                 return Poll::NotBefore(p.next);
             }
         }
@@ -211,7 +211,8 @@ impl<'a> WorkerCtx<'a> {
             None => Poll::Ready(Ticket { intended: None }),
             Some(p) => {
                 let at = p.advance(&mut self.rng);
-                self.slot.publish_next_due(p.next, self.shared.origin());
+                self.slot
+                    .publish_next_due(p.next, self.shared.origin_stamp());
                 Poll::Ready(Ticket { intended: Some(at) })
             }
         }
@@ -235,7 +236,8 @@ impl<'a> WorkerCtx<'a> {
             None => Some(Ticket { intended: None }),
             Some(p) => {
                 let at = p.advance(&mut self.rng);
-                self.slot.publish_next_due(p.next, self.shared.origin_stamp());
+                self.slot
+                    .publish_next_due(p.next, self.shared.origin_stamp());
                 if !self.wait_until(at) {
                     return None;
                 }

@@ -45,14 +45,14 @@ struct SleeperWorker {
 impl Worker for SleeperWorker {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while let Some(t) = ctx.next_event() {
-            let start = Instant::now();
+            let start = plumb_core::clock::Stamp::now();
             if let Some(s) = self.stubborn_for {
                 std::thread::sleep(s);
             }
             if !self.sleep.is_zero() {
                 std::thread::sleep(self.sleep);
             }
-            let end = Instant::now();
+            let end = plumb_core::clock::Stamp::now();
             ctx.record(0, t, start, end);
             ctx.record(1, plumb_core::Ticket::inner(), start, end);
             ctx.add(0, 3);

@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use plumb_core::clock::Stamp;
+
 use plumb_core::random::RandType;
 use plumb_core::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
 
@@ -479,9 +481,9 @@ impl<E: Engine> Worker for BlockingWorker<E> {
                 Op::Read(mut io) => {
                     self.s.claim(0, &mut io, &mut ctx.rng);
                     let req = Request { dir: Dir::Read, io };
-                    let start = Instant::now();
+                    let start = Stamp::now();
                     let r = self.engine.execute(0, req);
-                    let end = Instant::now();
+                    let end = Stamp::now();
                     let n = r.map_err(|e| self.s.fail("read from", &io, e))?;
                     if n != io.len as usize {
                         return Err(self.s.short(Dir::Read, &io, n as u64));
@@ -502,9 +504,9 @@ impl<E: Engine> Worker for BlockingWorker<E> {
                         dir: Dir::Write,
                         io,
                     };
-                    let start = Instant::now();
+                    let start = Stamp::now();
                     let r = self.engine.execute(0, req);
-                    let mut end = Instant::now();
+                    let mut end = Stamp::now();
                     let n = r.map_err(|e| self.s.fail("write to", &io, e))?;
                     if n != io.len as usize {
                         return Err(self.s.short(Dir::Write, &io, n as u64));
@@ -514,16 +516,16 @@ impl<E: Engine> Worker for BlockingWorker<E> {
                         self.engine
                             .sync(io.file)
                             .map_err(|e| self.s.sync_failed(io.file, e))?;
-                        end = Instant::now();
+                        end = Stamp::now();
                         ctx.record(FSYNC, Ticket::inner(), f0, end);
                     }
                     ctx.record(WRITE, t, start, end);
                     ctx.add(BYTES_WRITTEN, n as u64);
                 }
                 Op::Fsync(file) => {
-                    let start = Instant::now();
+                    let start = Stamp::now();
                     let r = self.engine.sync(file);
-                    let end = Instant::now();
+                    let end = Stamp::now();
                     r.map_err(|e| self.s.sync_failed(file, e))?;
                     ctx.record(FSYNC, t, start, end);
                 }
@@ -540,7 +542,7 @@ impl<E: Engine> Worker for BlockingWorker<E> {
 #[derive(Clone, Copy)]
 struct InFlight {
     ticket: Ticket,
-    start: Instant,
+    start: Stamp,
     dir: Dir,
     io: Io,
 }
@@ -584,7 +586,7 @@ impl<E: QueueEngine> QueueWorker<E> {
         min: usize,
         until: Option<Instant>,
     ) -> Result<(), WorkloadError> {
-        let now = Instant::now();
+        let now = Stamp::now();
         for &slot in &self.fresh {
             if let Some(f) = self.slots[slot].as_mut() {
                 f.start = now;
@@ -599,7 +601,7 @@ impl<E: QueueEngine> QueueWorker<E> {
                 .reap_until(min, d, |slot, res| done.push((slot, res))),
         }
         .map_err(|e| WorkloadError::new(e.to_string()))?;
-        let end = Instant::now();
+        let end = Stamp::now();
         // Every completion is accounted for (slot freed, in-flight counts lowered) even after
         // an error, so draining afterwards waits only for requests really in flight.
         let mut first_error = None;
@@ -636,7 +638,7 @@ impl<E: QueueEngine> QueueWorker<E> {
         slot: usize,
         res: i64,
         f: &InFlight,
-        end: Instant,
+        end: Stamp,
     ) -> Result<(), WorkloadError> {
         let (kind, counter, what) = match f.dir {
             Dir::Read => (READ, BYTES_READ, "read from"),
@@ -664,11 +666,11 @@ impl<E: QueueEngine> QueueWorker<E> {
             self.s.validate_read(self.engine.buffer(slot), &f.io)?;
         }
         if f.dir == Dir::Write && self.s.fsync_all {
-            let f0 = Instant::now();
+            let f0 = Stamp::now();
             self.engine
                 .sync(f.io.file)
                 .map_err(|e| self.s.sync_failed(f.io.file, e))?;
-            let f1 = Instant::now();
+            let f1 = Stamp::now();
             ctx.record(FSYNC, Ticket::inner(), f0, f1);
             ctx.record(kind, f.ticket, f.start, f1);
         } else {
@@ -742,7 +744,9 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
                     Poll::NotBefore(at) if self.in_flight > 0 => {
                         // Wake a little early and poll the rest: a timed kernel wait
                         // overshoots by the timer slack (~50 µs), as the core's pacing knows.
-                        due = Some(at.checked_sub(Duration::from_micros(60)).unwrap_or(at));
+                        due = Some(
+                            Instant::now() + at.until().saturating_sub(Duration::from_micros(60)),
+                        );
                         break;
                     }
                     // Nothing in flight to collect: wait for the schedule itself.
@@ -763,9 +767,9 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
                         while self.writes_in_flight[file as usize] > 0 {
                             self.complete(ctx, 1, None)?;
                         }
-                        let start = Instant::now();
+                        let start = Stamp::now();
                         let r = self.engine.sync(file);
-                        let end = Instant::now();
+                        let end = Stamp::now();
                         r.map_err(|e| self.s.sync_failed(file, e))?;
                         ctx.record(FSYNC, t, start, end);
                     }
@@ -802,7 +806,7 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
         }
         self.slots[slot] = Some(InFlight {
             ticket,
-            start: Instant::now(),
+            start: Stamp::now(),
             dir,
             io,
         });

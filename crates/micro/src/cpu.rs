@@ -2,8 +2,8 @@
 //! division, with 64-bit modulo and even divisors included. The work is kept identical to
 //! sysbench 1.0 (not a faster algorithm) so that events/s compare directly.
 
-use std::hint::black_box;
 use plumb_core::clock::Stamp;
+use std::hint::black_box;
 
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
 

@@ -9,10 +9,10 @@
 //! With the default 1 KiB block the buffer sits in L1 cache: the figure is cache bandwidth,
 //! not memory bandwidth. That is sysbench's definition, kept so numbers compare.
 
+use plumb_core::clock::Stamp;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
-use plumb_core::clock::Stamp;
 
 use plumb_core::random::Rng;
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};

@@ -6,9 +6,9 @@
 //! increment a global counter, unlock. The global counter is shared by all mutexes, so its
 //! increments race exactly as sysbench's do; it only keeps the critical section real.
 
+use plumb_core::clock::Stamp;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
-use plumb_core::clock::Stamp;
 
 use plumb_core::random::Rng;
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};

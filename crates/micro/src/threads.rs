@@ -4,9 +4,9 @@
 //! counter modulo `locks` to pick its mutex, then `yields` times locks it, calls
 //! `sched_yield()` while holding it, and unlocks it.
 
+use plumb_core::clock::Stamp;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
-use plumb_core::clock::Stamp;
 
 use plumb_core::{OpKind, Worker, WorkerCtx, Workload, WorkloadError};
 
