@@ -20,27 +20,11 @@ fn findings(v: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Run `args` (with --format=json) in `dir`; return the JSON document.
-fn json_in(dir: &std::path::Path, args: &[&str]) -> Value {
-    let out = plumb()
-        .current_dir(dir)
-        .args(args)
-        .arg("--format=json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
     // sysbench fileio --file-total-size=15G --file-test-mode=rndrw --time=300 --max-requests=0
     let dir = disk_dir();
-    let v = json_in(
+    let v = json_run_in(
         dir.path(),
         &[
             "fileio",
@@ -64,7 +48,7 @@ fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
 fn seed_000_tuned_recipe_has_none_of_those_findings() {
     // The author's fix: one file, no fsync, direct I/O, async.
     let dir = disk_dir();
-    let v = json_in(
+    let v = json_run_in(
         dir.path(),
         &[
             "fileio",
@@ -97,7 +81,7 @@ fn seed_000_tuned_recipe_has_none_of_those_findings() {
 fn seed_001_buffered_writes_without_sync_measure_the_page_cache() {
     // dd if=/dev/zero of=disk.test without oflag=direct,sync: writes land in memory.
     let dir = disk_dir();
-    let v = json_in(
+    let v = json_run_in(
         dir.path(),
         &[
             "fileio",

@@ -24,6 +24,22 @@ pub fn json_run(args: &[&str]) -> Value {
     })
 }
 
+/// Like [`json_run`], with `dir` as the working directory (where fileio keeps its files).
+pub fn json_run_in(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = plumb()
+        .current_dir(dir)
+        .args(args)
+        .arg("--format=json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "plumb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Run plumb and return (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
     let out = plumb().args(args).output().unwrap();

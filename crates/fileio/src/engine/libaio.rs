@@ -194,16 +194,7 @@ impl Engine for LibaioEngine {
         self.bufs.get(slot)
     }
     fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
-        self.queue(slot, req)?;
-        let mut res = 0i64;
-        while self.reap(1, |_, r| res = r)? == 0 {}
-        if res < 0 {
-            return Err(Errno {
-                call: "libaio request",
-                errno: -res as i32,
-            });
-        }
-        Ok(res as usize)
+        super::execute_queued(self, slot, req, "libaio request")
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         super::sync::sync_fd(self.files.fd(file), self.fsync)

@@ -69,6 +69,26 @@ pub trait Engine: Send {
 }
 
 /// Engines that keep many requests in flight.
+/// One request start to finish on a queueing engine: queue it, wait for its completion.
+/// `call` names the engine's request in an error ("io_uring request").
+pub(crate) fn execute_queued<E: QueueEngine>(
+    engine: &mut E,
+    slot: usize,
+    req: Request,
+    call: &'static str,
+) -> Result<usize, Errno> {
+    engine.queue(slot, req)?;
+    let mut res = 0i64;
+    while engine.reap(1, |_, r| res = r)? == 0 {}
+    if res < 0 {
+        return Err(Errno {
+            call,
+            errno: -res as i32,
+        });
+    }
+    Ok(res as usize)
+}
+
 pub trait QueueEngine: Engine {
     /// Set up what must be built on the submitting thread (called there, before any queue).
     fn start(&mut self) -> Result<(), Errno> {

@@ -210,16 +210,7 @@ impl Engine for UringEngine {
         self.bufs.get(slot)
     }
     fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
-        self.queue(slot, req)?;
-        let mut res = 0i64;
-        while self.reap(1, |_, r| res = r)? == 0 {}
-        if res < 0 {
-            return Err(Errno {
-                call: "io_uring request",
-                errno: -res as i32,
-            });
-        }
-        Ok(res as usize)
+        super::execute_queued(self, slot, req, "io_uring request")
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         super::sync::sync_fd(self.files.fd(file), self.fsync)
