@@ -223,6 +223,9 @@ pub fn run(
     let mut prev = IntervalState::new(&kinds, ncounters);
     let mut prev_at = start;
     let mut abandon = false;
+    // When the run was told to stop: the schedule is judged up to then, not up to the end of
+    // the drain of in-flight requests that follows (no event is due once stopping).
+    let mut stopped_at: Option<Instant> = None;
     let mut signal_deadline = None;
     let event_kinds: Vec<bool> = kinds.iter().map(|k| k.is_event).collect();
 
@@ -231,6 +234,7 @@ pub fn run(
         let sig = signal.load(Relaxed);
         if sig != 0 && !stopping {
             stopping = true;
+            stopped_at.get_or_insert(now);
             cause = StopCause::Signal(sig as i32);
             shared.stop.store(true, Relaxed);
             signal_deadline = Some(now + SIGNAL_GRACE);
@@ -254,6 +258,7 @@ pub fn run(
         if let Some(d) = time_deadline {
             if now >= d && !stopping {
                 stopping = true;
+                stopped_at.get_or_insert(now);
                 cause = StopCause::Time;
                 shared.stop.store(true, Relaxed);
             }
@@ -309,9 +314,14 @@ pub fn run(
         }
     }
 
-    let backlog = cfg
-        .rate
-        .map(|r| backlog(&slots, r / threads as f64, start, end));
+    let backlog = cfg.rate.map(|r| {
+        backlog(
+            &slots,
+            r / threads as f64,
+            start,
+            stopped_at.unwrap_or(end).min(end),
+        )
+    });
     let total = end.saturating_duration_since(start);
     Ok(RunOutcome {
         cause,
