@@ -11,4 +11,3 @@ pub mod findings;
 pub mod json;
 pub mod observations;
 pub mod sysbench;
-mod tests;

@@ -4,14 +4,14 @@
 pub mod common;
 pub mod options;
 pub mod run;
-pub mod tests;
+pub mod testdefs;
 
 use std::io::Write;
 
 use crate::exit::{self, UsageError};
 use common::{Common, Format};
 use options::{help_table, Values};
-use tests::{Command, TESTS};
+use testdefs::{Command, TESTS};
 
 /// A command line split into its parts, before any option is checked.
 struct Parsed {
@@ -101,7 +101,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         .into());
     };
     let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-    let test = tests::find(&test_name).ok_or_else(|| {
+    let test = testdefs::find(&test_name).ok_or_else(|| {
         UsageError(format!(
             "unknown test '{test_name}' (available: {})",
             names.join(", ")

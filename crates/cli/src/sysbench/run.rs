@@ -11,7 +11,7 @@ use plumb_observe::{ObserveSpec, Observer};
 use plumb_report::{json, sysbench as layout};
 
 use super::common::{Common, Format};
-use super::tests::{TestDef, TestPlan};
+use super::testdefs::{TestDef, TestPlan};
 use crate::{exit, facts, signals};
 
 /// Run the test; returns the exit code.

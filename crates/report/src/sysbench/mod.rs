@@ -7,7 +7,10 @@ use std::fmt::Write;
 use plumb_core::result::{IntervalResult, RunResult, Status};
 use plumb_core::stats::LatencySummary;
 
-use crate::tests;
+mod blocks;
+mod cpu;
+mod fileio;
+mod memory;
 
 fn ms(ns: f64) -> f64 {
     ns / 1e6
@@ -122,7 +125,7 @@ fn fmt_num(v: f64) -> String {
 pub fn interval_line(test: &str, i: &IntervalResult) -> String {
     let at = format!("[ {}s ]", fmt_num((i.at_s * 1000.0).round() / 1000.0));
     let lat = interval_latency(i);
-    let mut line = match tests::interval_body(test, i) {
+    let mut line = match blocks::interval_body(test, i) {
         Some(body) => format!("{at} {body}"),
         None => format!(
             "{at} thds: {} eps: {:.2}{lat}",
@@ -159,7 +162,7 @@ fn interval_latency(i: &IntervalResult) -> String {
 pub fn final_report(r: &RunResult) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
-    tests::test_block(&mut out, r);
+    blocks::test_block(&mut out, r);
     let _ = writeln!(out, "General statistics:");
     col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
     col41(&mut out, "total number of events:", &r.events.to_string());
@@ -179,7 +182,7 @@ pub fn final_report(r: &RunResult) -> String {
     );
     let _ = writeln!(out);
     plumb_sections(&mut out, r);
-    tests::plumb_block(&mut out, r);
+    blocks::plumb_block(&mut out, r);
     out
 }
 

@@ -1,8 +1,6 @@
 //! Each test's own report block, chosen by test name.
 
-mod cpu;
-mod fileio;
-mod memory;
+use super::{cpu, fileio, memory};
 
 use plumb_core::result::{IntervalResult, RunResult};
 
