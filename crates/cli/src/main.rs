@@ -1,7 +1,6 @@
 //! plumb: benchmarks that say what really happened underneath each number.
 
 mod exit;
-mod facts;
 mod native;
 mod progress;
 mod signals;
@@ -35,6 +34,7 @@ fn dispatch(args: &[String]) -> anyhow::Result<i32> {
         }
         Some("inspect") => native::inspect::main(&args[1..]),
         Some("iostat") => native::iostat::main(&args[1..]),
+        Some("report") => native::report::main(&args[1..]),
         Some("version") => {
             println!("plumb {}", env!("CARGO_PKG_VERSION"));
             Ok(0)

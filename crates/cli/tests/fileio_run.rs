@@ -109,7 +109,7 @@ fn sysbench_0_4_recipe_runs_unchanged() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = job_json(&out.stdout);
     assert_eq!(ops(&v, "write"), 10);
     assert_eq!(ops(&v, "fsync"), 40);
     assert_eq!(v["counters"]["end_fsyncs"], 4);

@@ -1,4 +1,4 @@
-//! The JSON result validates against the committed schema (docs/plumb.result.1.schema.json).
+//! The JSON result validates against the committed schema (docs/plumb.result.2.schema.json).
 
 mod common;
 use common::*;
@@ -6,7 +6,7 @@ use common::*;
 fn schema() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../docs/plumb.result.1.schema.json"
+        "/../../docs/plumb.result.2.schema.json"
     );
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -14,7 +14,7 @@ fn schema() -> jsonschema::Validator {
 }
 
 fn check(args: &[&str]) {
-    let v = json_run(args);
+    let v = json_doc(args);
     let errors: Vec<String> = schema()
         .iter_errors(&v)
         .map(|e| format!("{} at {}", e, e.instance_path))
@@ -57,17 +57,31 @@ fn results_validate_against_the_committed_schema() {
         "--percentile=0",
         "run",
     ]);
+    check(&["memory", "--memory-total-size=1M", "run"]);
+    check(&["threads", "--events=10", "--time=0", "run"]);
+    check(&["mutex", "--mutex-locks=100", "run"]);
+    check(&[
+        "fileio",
+        "--file-io-mode=null",
+        "--file-test-mode=rndrw",
+        "--events=100",
+        "--time=0",
+        "run",
+    ]);
 }
 
 #[test]
 fn schema_rejects_a_result_missing_a_field() {
-    let mut v = json_run(&[
+    let mut v = json_doc(&[
         "cpu",
         "--cpu-max-prime=300",
         "--events=10",
         "--time=0",
         "run",
     ]);
-    v.as_object_mut().unwrap().remove("latency");
+    v["groups"][0]["jobs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("latency");
     assert!(!schema().is_valid(&v));
 }

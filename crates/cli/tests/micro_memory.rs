@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, json_run, plumb};
+use common::{assert_usage_error, job_json, json_run, plumb};
 use serde_json::Value;
 
 fn run_ok(args: &[&str]) -> String {
@@ -172,7 +172,7 @@ fn events_option_is_not_used_and_says_so() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j: Value = job_json(&out.stdout);
     assert_eq!(j["events"], 1024);
     assert_eq!(j["settings"]["event_limit"], 0);
     let err = String::from_utf8(out.stderr).unwrap();

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 mod common;
 
-use common::{assert_usage_error, plumb};
+use common::{assert_usage_error, job_json, plumb};
 use serde_json::Value;
 
 fn run_ok(args: &[&str]) -> String {
@@ -48,7 +48,7 @@ fn every_lock_is_taken() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j: Value = job_json(&out);
     assert_eq!(j["events"], 3);
     assert_eq!(j["counters"]["locks"], 15000);
     assert_eq!(j["stop_reason"], "completed");
@@ -67,7 +67,7 @@ fn event_limit_caps_the_one_event_per_thread() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j: Value = job_json(&out);
     assert_eq!(j["events"], 1);
     assert_eq!(j["counters"]["locks"], 100);
 }

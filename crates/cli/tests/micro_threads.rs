@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, plumb};
+use common::{assert_usage_error, job_json, plumb};
 use serde_json::Value;
 
 fn run_ok(args: &[&str]) -> String {
@@ -50,7 +50,7 @@ fn event_limit_gives_exact_counts() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j: Value = job_json(&out);
     assert_eq!(j["events"], 200);
     assert_eq!(j["stop_reason"], "events");
     let per_thread: u64 = j["threads"]
@@ -74,7 +74,7 @@ fn zero_yields_is_an_empty_event() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j: Value = job_json(&out);
     assert_eq!(j["events"], 1000);
 }
 

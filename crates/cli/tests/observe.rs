@@ -317,7 +317,7 @@ fn a_tracer_attached_to_plumb_is_reported() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = job_json(&out.stdout);
     let t = &v["observations"]["tracer"];
     assert_eq!(t["at_start"]["name"], "strace", "{t}");
     assert_eq!(t["at_end"]["name"], "strace", "{t}");

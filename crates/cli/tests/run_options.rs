@@ -238,7 +238,7 @@ fn json_file_is_written_beside_the_text_report() {
     ]);
     assert_eq!(code, 0);
     assert!(out.contains("General statistics:"));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let v: serde_json::Value = job_json(std::fs::read(&f).unwrap());
     assert_eq!(v["events"], 50);
 }
 
@@ -271,8 +271,8 @@ fn json_format_keeps_stdout_pure_and_intervals_on_stderr() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is only JSON");
-    assert_eq!(v["schema"], "plumb.result/1");
+    let v: serde_json::Value = job_json(&out.stdout);
+    assert_eq!(v["schema"], "plumb.result/2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("thds: 1 eps:"));
 }
 
@@ -326,7 +326,7 @@ fn interrupted_json_is_marked() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = job_json(&out.stdout);
     assert_eq!(v["status"], "interrupted");
     assert_eq!(v["stop_reason"], "signal SIGINT");
 }

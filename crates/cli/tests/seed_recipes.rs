@@ -124,7 +124,7 @@ fn seed_002_strace_attached_makes_the_result_invalid() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = job_json(&out.stdout);
     assert!(findings(&v).contains(&"tracer-attached".to_string()));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--strict"));
 }
@@ -154,7 +154,7 @@ fn files_on_tmpfs_are_not_a_disk_and_strict_refuses_them() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = job_json(&out.stdout);
     assert!(findings(&v).contains(&"target-not-a-disk".to_string()));
     // The run still reports in full and cleans up after itself.
     assert!(v["events"].as_u64().unwrap() > 0);

@@ -41,7 +41,7 @@ fn runs_the_sysbench_0_4_command_line() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = job_json(&out.stdout);
     assert_eq!(v["test"], "cpu");
     assert_eq!(v["settings"]["threads"], 2);
     assert_eq!(v["settings"]["time_limit_s"], 0.3);

@@ -1,5 +1,6 @@
-//! The result of a run: one serde model for every workload, versioned as `plumb.result/1`
-//! and documented in `docs/result-schema.md` (JSON Schema in `docs/plumb.result.1.schema.json`).
+//! The measured result of one job: one serde model for every workload. The document that
+//! carries it (`plumb.result/2`, with the job's typed settings, the observations and the
+//! findings) is built by plumb-pipeline and documented in `docs/result-schema.md`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -7,10 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::harness::{IntervalSample, RunConfig, RunOutcome, StopCause};
-use crate::stats::{Histogram, LatencySummary, Percentile};
+use crate::stats::{Histogram, LatencySummary, Percentile, SparseHistogram};
 use crate::workload::OpKind;
-
-pub const SCHEMA: &str = "plumb.result/1";
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -73,6 +72,8 @@ pub struct OpenLoop {
     pub service: LatencySummary,
     /// From intended start to actual start.
     pub lag: LatencySummary,
+    pub service_histogram: SparseHistogram,
+    pub lag_histogram: SparseHistogram,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -92,15 +93,9 @@ pub struct IntervalResult {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
-    pub schema: String,
-    pub plumb_version: String,
-    pub test: String,
-    pub command_line: Vec<String>,
-    pub started_at_unix_s: u64,
     pub status: Status,
     /// "time", "events", "completed", "signal SIGINT", "forced_shutdown".
     pub stop_reason: String,
-    pub settings: RunSettings,
     pub total_time_s: f64,
     pub warmup_time_s: f64,
     pub events: u64,
@@ -115,8 +110,8 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
     pub intervals: Vec<IntervalResult>,
-    /// The test's own parameters and figures (block size, MiB/s, ...).
-    pub workload: serde_json::Value,
+    /// Each operation kind's latencies, lossless: merge these, never the percentiles.
+    pub histograms: BTreeMap<String, SparseHistogram>,
 }
 
 impl IntervalResult {
@@ -168,15 +163,11 @@ impl IntervalResult {
 
 /// What [`RunResult::build`] needs besides the outcome.
 pub struct BuildInput<'a> {
-    pub test: &'a str,
-    pub command_line: Vec<String>,
-    pub started_at_unix_s: u64,
     pub kinds: &'a [OpKind],
     pub counters: &'a [&'static str],
     pub config: &'a RunConfig,
     pub percentiles: &'a [f64],
     pub with_histogram: bool,
-    pub workload: serde_json::Value,
 }
 
 fn secs(d: Duration) -> f64 {
@@ -193,7 +184,44 @@ fn mean_stddev(v: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+impl RunSettings {
+    pub fn new(cfg: &RunConfig, percentiles: &[f64]) -> Self {
+        RunSettings {
+            threads: cfg.threads,
+            time_limit_s: cfg.time_limit.map(secs),
+            event_limit: cfg.event_limit,
+            warmup_s: secs(cfg.warmup),
+            report_interval_s: cfg.report_interval.map(secs),
+            rate_per_s: cfg.rate,
+            forced_shutdown_s: cfg.forced_shutdown.map(secs),
+            rand_type: cfg.rand_type.map(|r| r.name().to_string()),
+            rand_seed: cfg.seed,
+            percentiles: percentiles.to_vec(),
+        }
+    }
+}
+
 impl RunResult {
+    /// A result with nothing measured yet (a job's record before its run).
+    pub fn empty() -> Self {
+        RunResult {
+            status: Status::Completed,
+            stop_reason: String::new(),
+            total_time_s: 0.0,
+            warmup_time_s: 0.0,
+            events: 0,
+            events_per_s: 0.0,
+            latency: LatencySummary::default(),
+            operations: Vec::new(),
+            counters: BTreeMap::new(),
+            fairness: Fairness::default(),
+            threads: Vec::new(),
+            open_loop: None,
+            intervals: Vec::new(),
+            histograms: BTreeMap::new(),
+        }
+    }
+
     pub fn build(input: BuildInput<'_>, outcome: &RunOutcome) -> RunResult {
         let kinds = input.kinds;
         let elapsed = outcome.elapsed;
@@ -266,6 +294,8 @@ impl RunResult {
                 backlog_events: backlog,
                 service: LatencySummary::from_histogram(&service, pct, false),
                 lag: LatencySummary::from_histogram(&lag, pct, false),
+                service_histogram: SparseHistogram::from(&service),
+                lag_histogram: SparseHistogram::from(&lag),
             }
         });
         let intervals = outcome
@@ -276,25 +306,8 @@ impl RunResult {
             })
             .collect();
         RunResult {
-            schema: SCHEMA.to_string(),
-            plumb_version: env!("CARGO_PKG_VERSION").to_string(),
-            test: input.test.to_string(),
-            command_line: input.command_line,
-            started_at_unix_s: input.started_at_unix_s,
             status,
             stop_reason,
-            settings: RunSettings {
-                threads: cfg.threads,
-                time_limit_s: cfg.time_limit.map(secs),
-                event_limit: cfg.event_limit,
-                warmup_s: secs(cfg.warmup),
-                report_interval_s: cfg.report_interval.map(secs),
-                rate_per_s: cfg.rate,
-                forced_shutdown_s: cfg.forced_shutdown.map(secs),
-                rand_type: cfg.rand_type.map(|r| r.name().to_string()),
-                rand_seed: cfg.seed,
-                percentiles: pct.to_vec(),
-            },
             total_time_s: secs(elapsed),
             warmup_time_s: secs(outcome.warmup),
             events,
@@ -321,7 +334,11 @@ impl RunResult {
             threads,
             open_loop,
             intervals,
-            workload: input.workload,
+            histograms: kinds
+                .iter()
+                .zip(&per_kind)
+                .map(|(k, h)| (k.name.to_string(), SparseHistogram::from(h)))
+                .collect(),
         }
     }
 
@@ -333,6 +350,21 @@ impl RunResult {
     /// A counter's value, 0 when absent.
     pub fn counter(&self, name: &str) -> u64 {
         self.counters.get(name).copied().unwrap_or(0)
+    }
+
+    /// All events together as one histogram, rebuilt from the lossless per-kind histograms.
+    pub fn events_histogram(&self) -> Histogram {
+        let mut all = Histogram::new();
+        for o in self.operations.iter().filter(|o| o.is_event) {
+            if let Some(h) = self
+                .histograms
+                .get(&o.name)
+                .and_then(|s| Histogram::try_from(s).ok())
+            {
+                all.merge(&h);
+            }
+        }
+        all
     }
 }
 

@@ -80,15 +80,11 @@ fn no_signal() -> StopFlag {
 fn build(w: &Arc<dyn Workload>, cfg: &RunConfig, o: &plumb_core::RunOutcome) -> RunResult {
     RunResult::build(
         BuildInput {
-            test: "sleeper",
-            command_line: vec![],
-            started_at_unix_s: 0,
             kinds: w.kinds(),
             counters: w.counters(),
             config: cfg,
             percentiles: &[50.0, 99.0],
             with_histogram: true,
-            workload: serde_json::Value::Null,
         },
         o,
     )

@@ -14,6 +14,7 @@ pub mod error;
 pub mod fileset;
 pub mod fill;
 pub mod pattern;
+pub mod settings;
 pub mod spec;
 pub mod workload;
 

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// sysbench's `--file-test-mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TestMode {
     SeqWr,
     SeqRewr,
@@ -68,7 +69,8 @@ impl TestMode {
 }
 
 /// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum IoMode {
     Sync,
     Async,
@@ -189,7 +191,8 @@ impl fmt::Display for ExtraFlags {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FsyncMode {
     Fsync,
     Fdatasync,

@@ -3,4 +3,5 @@ pub mod cpu;
 pub mod memory;
 pub mod mutex;
 pub mod pmutex;
+pub mod settings;
 pub mod threads;

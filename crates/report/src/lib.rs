@@ -1,13 +1,25 @@
-//! plumb-report: turns a [`plumb_core::result::RunResult`] into what the user reads.
+//! plumb-report: the layouts that turn a [`plumb_pipeline::Record`] into what the user reads.
 //!
 //! - [`sysbench`]: the sysbench 1.0 text layout, then plumb's own sections.
-//! - [`json`]: the `plumb.result/1` document.
 //! - [`findings`]: the validity findings section.
 //! - [`observations`]: the "Observed during the run" section.
 //!
-//! Every layout renders from the result alone, so a saved JSON result can be re-rendered.
+//! Every layout renders from the record alone, so a saved JSON result can be re-rendered.
+//! A new layout is one module plus one line in [`LAYOUTS`].
 
 pub mod findings;
-pub mod json;
 pub mod observations;
 pub mod sysbench;
+
+use plumb_pipeline::Layout;
+
+/// Each front end's layout, by the name the record keeps in `front_end`.
+pub static LAYOUTS: &[(&str, &dyn Layout)] = &[("sysbench", &sysbench::Sysbench)];
+
+/// The layout a record made by `front_end` is rendered with.
+pub fn layout(front_end: &str) -> Option<&'static dyn Layout> {
+    LAYOUTS
+        .iter()
+        .find(|(name, _)| *name == front_end)
+        .map(|(_, l)| *l)
+}

@@ -2,6 +2,7 @@
 
 pub mod inspect;
 pub mod iostat;
+pub mod report;
 
 /// The lines `plumb help` adds for these commands.
 pub const HELP: &str = "\
@@ -11,4 +12,6 @@ Native commands:
         and what that means for a benchmark, without running one
   plumb iostat [DEVICE...] [INTERVAL [COUNT]]
         live block-device statistics in iostat -x's layout (Ctrl-C stops)
+  plumb report FILE.json [--format=text|json]
+        a saved result (--json=FILE) shown again as the run printed it, findings evaluated again
 ";

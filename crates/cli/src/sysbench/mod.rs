@@ -3,12 +3,13 @@
 
 pub mod common;
 pub mod options;
-pub mod run;
 pub mod testdefs;
 
-use std::io::Write;
+use plumb_core::StopCause;
+use plumb_pipeline::{Group, JobError, JobSpec, PipelineError, Plan, PlanOptions};
 
-use crate::exit::{self, UsageError};
+use crate::exit::{self, Interrupted, UsageError};
+use crate::signals;
 use common::{Common, Format};
 use options::{help_table, Values};
 use testdefs::{Command, TESTS};
@@ -141,29 +142,55 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     let plan = (test.plan)(&values, &common)?;
     plan.tune(&mut common.run);
 
-    if common.format == Format::Text {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(
-            out,
-            "plumb {} (sysbench 1.0 compatible)\n",
-            env!("CARGO_PKG_VERSION")
-        );
-    }
-    let mut code = 0;
-    for c in commands {
-        let this = match c {
-            Command::Prepare => plan.prepare(&common).map(|_| 0)?,
-            Command::Cleanup => plan.cleanup(&common).map(|_| 0)?,
-            Command::Run => run::run(test, plan.as_ref(), &common, args)?,
-            Command::Help => 0,
-        };
-        // A result refused by --strict is still a finished run: later commands (cleanup)
-        // go ahead. An interrupted or abandoned run stops here.
-        if this == exit::STRICT {
-            code = this;
-        } else if this != 0 {
-            return Ok(this);
+    let plan = Plan {
+        front_end: "sysbench",
+        command_line: std::iter::once("plumb".to_string())
+            .chain(args.iter().cloned())
+            .collect(),
+        groups: vec![Group {
+            steps: commands.iter().filter_map(|c| c.step()).collect(),
+            jobs: vec![JobSpec {
+                name: test.name.to_string(),
+                config: common.run.clone(),
+                seed_given: common.seed_given,
+                job: plan,
+            }],
+        }],
+        options: PlanOptions {
+            percentiles: common.percentiles.clone(),
+            histogram: common.histogram,
+            text: common.format == Format::Text,
+            json_file: common.json_file.clone(),
+            strict: common.strict,
+            observe_interval: common.observe_interval,
+        },
+    };
+    let stop = signals::install();
+    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+    let mut out = plumb_pipeline::Output {
+        report: &mut stdout,
+        diagnostics: &mut stderr,
+    };
+    let finished =
+        plumb_pipeline::execute(&plan, &plumb_report::sysbench::Sysbench, &stop, &mut out)
+            .map_err(cli_error)?;
+    Ok(match finished.stopped_by {
+        Some(StopCause::Signal(s)) => exit::for_signal(s),
+        Some(_) => exit::RUNTIME,
+        None if plan.options.strict && finished.invalid => {
+            eprintln!("plumb: --strict: the result has findings marked invalid");
+            exit::STRICT
         }
+        None => 0,
+    })
+}
+
+/// A pipeline error classified for the exit status.
+fn cli_error(e: PipelineError) -> anyhow::Error {
+    match e {
+        PipelineError::Job(JobError::Usage(m)) => UsageError(m).into(),
+        PipelineError::Job(e @ JobError::Unsupported { .. }) => UsageError(e.to_string()).into(),
+        PipelineError::Job(JobError::Interrupted(sig)) => Interrupted(sig).into(),
+        other => anyhow::Error::new(other),
     }
-    Ok(code)
 }

@@ -4,6 +4,38 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// The one job of a one-job `plumb.result/2` document, with its group's observations and
+/// the document's own fields beside its fields: the view a single sysbench run's tests read.
+pub fn single_job(doc: Value) -> Value {
+    assert_eq!(doc["schema"], "plumb.result/2", "{doc}");
+    let groups = doc["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 1, "one group expected: {doc}");
+    let jobs = groups[0]["jobs"].as_array().expect("jobs");
+    assert_eq!(jobs.len(), 1, "one job expected: {doc}");
+    let mut job = jobs[0].clone();
+    let obj = job.as_object_mut().expect("a job is an object");
+    obj.insert("observations".into(), groups[0]["observations"].clone());
+    for k in [
+        "schema",
+        "plumb_version",
+        "front_end",
+        "command_line",
+        "started_at_unix_s",
+    ] {
+        obj.insert(k.into(), doc[k].clone());
+    }
+    job
+}
+
+/// [`single_job`] of a document given as bytes (stdout, a --json file).
+pub fn job_json(bytes: impl AsRef<[u8]>) -> Value {
+    let b = bytes.as_ref();
+    single_job(
+        serde_json::from_slice(b)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(b))),
+    )
+}
+
 pub fn plumb() -> Command {
     Command::cargo_bin("plumb").expect("the plumb binary is built")
 }
@@ -16,12 +48,18 @@ pub fn json_run(args: &[&str]) -> Value {
         "plumb {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    job_json(&out.stdout)
+}
+
+/// Run plumb with `args` plus --format=json; the run must succeed; the whole document.
+pub fn json_doc(args: &[&str]) -> Value {
+    let out = plumb().args(args).arg("--format=json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "plumb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is only JSON")
 }
 
 /// Like [`json_run`], with `dir` as the working directory (where fileio keeps its files).
@@ -37,7 +75,7 @@ pub fn json_run_in(dir: &std::path::Path, args: &[&str]) -> Value {
         "plumb {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    job_json(&out.stdout)
 }
 
 /// Run plumb and return (exit code, stdout, stderr).

@@ -320,6 +320,21 @@ impl Histogram {
         Some(self.moments.max)
     }
 
+    /// Non-empty buckets as (index, count).
+    pub fn indexed(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.buckets
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (i, *c))
+    }
+
+    /// A histogram from its bucket counts (`BUCKETS` of them) and moments.
+    pub(crate) fn from_parts(buckets: Vec<u64>, moments: Moments) -> Self {
+        debug_assert_eq!(buckets.len(), BUCKETS);
+        Histogram { buckets, moments }
+    }
+
     /// Non-empty buckets as (low, high, count).
     pub fn nonzero(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
         self.buckets

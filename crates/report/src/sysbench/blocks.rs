@@ -1,36 +1,46 @@
-//! Each test's own report block, chosen by test name.
+//! Each test's own parts of the report, chosen by its typed settings.
 
 use super::{cpu, fileio, memory};
 
-use plumb_core::result::{IntervalResult, RunResult};
+use plumb_core::result::IntervalResult;
+use plumb_pipeline::{JobRecord, Settings};
+
+/// The test's lines after the common header ("Prime numbers limit: 10000").
+pub(crate) fn header(job: &JobRecord) -> String {
+    match &job.workload {
+        Settings::Cpu(s) => cpu::header(s),
+        Settings::Memory(s) => memory::header(s),
+        Settings::Fileio(s) => fileio::header(s, job.settings.event_limit),
+        Settings::Threads(_) | Settings::Mutex(_) => String::new(),
+    }
+}
 
 /// The block printed before "General statistics" ("CPU speed:", "File operations:", ...),
 /// ending with the blank line sysbench prints before "General statistics".
-pub(crate) fn test_block(out: &mut String, r: &RunResult) {
-    match r.test.as_str() {
-        "cpu" => cpu::block(out, r),
-        "fileio" => fileio::block(out, r),
-        "memory" => memory::block(out, r),
+pub(crate) fn test_block(out: &mut String, job: &JobRecord) {
+    match &job.workload {
+        Settings::Cpu(_) => cpu::block(out, job),
+        Settings::Fileio(_) => fileio::block(out, job),
+        Settings::Memory(s) => memory::block(out, job, s),
         // No block of their own: only sysbench's blank line before "General statistics".
-        "threads" | "mutex" => out.push('\n'),
-        _ => {}
+        Settings::Threads(_) | Settings::Mutex(_) => out.push('\n'),
     }
 }
 
 /// A test's own plumb section, printed after the common plumb sections.
-pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
-    if r.test.as_str() == "fileio" {
-        fileio::plumb_block(out, r)
+pub(crate) fn plumb_block(out: &mut String, job: &JobRecord) {
+    if let Settings::Fileio(s) = &job.workload {
+        fileio::plumb_block(out, job, s)
     }
 }
 
 /// A test's own interval line (everything after "[ Ns ] ", latency included), when it
 /// differs from the common one.
-pub(crate) fn interval_body(test: &str, i: &IntervalResult) -> Option<String> {
-    match test {
-        "fileio" => Some(fileio::interval_body(i)),
+pub(crate) fn interval_body(job: &JobRecord, i: &IntervalResult) -> Option<String> {
+    match &job.workload {
+        Settings::Fileio(_) => Some(fileio::interval_body(i)),
         // sysbench's memory interval line is throughput only.
-        "memory" => Some(memory::interval(i)),
+        Settings::Memory(_) => Some(memory::interval(i)),
         _ => None,
     }
 }

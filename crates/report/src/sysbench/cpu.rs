@@ -1,6 +1,11 @@
 use std::fmt::Write;
 
 use plumb_core::result::RunResult;
+use plumb_micro::settings::CpuSettings;
+
+pub(crate) fn header(s: &CpuSettings) -> String {
+    format!("Prime numbers limit: {}\n\n", s.cpu_max_prime)
+}
 
 pub(crate) fn block(out: &mut String, r: &RunResult) {
     let _ = writeln!(out, "CPU speed:");

@@ -4,7 +4,8 @@
 use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult};
-use serde_json::Value;
+use plumb_fileio::settings::FileioSettings;
+use plumb_fileio::spec::{Fill, IoMode, TestMode};
 
 use crate::sysbench::{col34, fmt_pct};
 
@@ -92,77 +93,64 @@ fn human(bytes: f64) -> String {
     }
 }
 
-pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
-    let w = &r.workload;
-    let s = |k: &str| w.get(k).and_then(Value::as_str);
-    let n = |k: &str| w.get(k).and_then(Value::as_u64);
+pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
     let _ = writeln!(out, "File I/O (plumb):");
-    if let Some(engine) = s("engine") {
-        let mut e = engine.to_string();
-        if engine == "io_uring" {
-            let files = w.get("io_uring_registered_files").and_then(Value::as_bool);
-            let bufs = w
-                .get("io_uring_registered_buffers")
-                .and_then(Value::as_bool);
-            match (files, bufs) {
-                (Some(true), Some(true)) => e.push_str(" (registered files and buffers)"),
-                (Some(true), _) => e.push_str(" (registered files)"),
-                (_, Some(true)) => e.push_str(" (registered buffers)"),
-                _ => {}
-            }
+    if let Some(engine) = &w.engine {
+        let mut e = engine.clone();
+        match (w.io_uring_registered_files, w.io_uring_registered_buffers) {
+            (Some(true), Some(true)) => e.push_str(" (registered files and buffers)"),
+            (Some(true), _) => e.push_str(" (registered files)"),
+            (_, Some(true)) => e.push_str(" (registered buffers)"),
+            _ => {}
         }
-        if let Some(b) = n("async_backlog") {
+        if let Some(b) = w.async_backlog {
             let _ = write!(e, ", {b} in flight per thread");
         }
         col34(out, "engine:", &e);
-        if let Some(note) = s("engine_note") {
+        if let Some(note) = &w.engine_note {
             col34(out, "", note);
         }
     }
-    if let Some(dir) = s("dir") {
+    if let Some(dir) = &w.dir {
         col34(
             out,
             "files:",
             &format!(
                 "{} ({} × {})",
                 dir,
-                n("num_files").unwrap_or(0),
-                human(n("file_size_bytes").unwrap_or(0) as f64)
+                w.num_files,
+                human(w.file_size_bytes as f64)
             ),
         );
     }
-    if let Some(fill) = s("fill") {
-        let what = match fill {
-            "random" => "random, incompressible",
-            "zero" => "zeros (compressible: flatters compressing storage)",
-            "validate" => "checksummed blocks (--validate)",
-            other => other,
-        };
-        col34(out, "data written:", what);
-    }
-    if let Some(a) = n("direct_alignment_bytes") {
+    let what = match w.fill {
+        Fill::Random => "random, incompressible",
+        Fill::Zero => "zeros (compressible: flatters compressing storage)",
+        Fill::Validate => "checksummed blocks (--validate)",
+    };
+    col34(out, "data written:", what);
+    if let Some(a) = w.direct_alignment_bytes {
         col34(
             out,
             "O_DIRECT alignment:",
             &format!(
                 "{a} bytes ({})",
-                s("direct_alignment_source").unwrap_or("?")
+                w.direct_alignment_source.as_deref().unwrap_or("?")
             ),
         );
     }
     let end = r.counter("end_fsyncs");
     if end > 0 {
-        let wall = w
-            .get("end_fsync_wall_s")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
         col34(
             out,
             "end-of-run fsync:",
-            &format!("{end} fsyncs, {wall:.4}s (slowest thread; inside total time, not events)"),
+            &format!(
+                "{end} fsyncs, {:.4}s (slowest thread; inside total time, not events)",
+                w.end_fsync_wall_s
+            ),
         );
     }
-    if let Some(b) = n("seqwr_completed_bytes").filter(|b| *b > 0) {
+    if let Some(b) = w.seqwr_completed_bytes.filter(|b| *b > 0) {
         col34(
             out,
             "seqwr completion:",
@@ -173,4 +161,108 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
         );
     }
     let _ = writeln!(out);
+}
+
+/// The lines sysbench prints before fileio's workers start. `events` is the run's event
+/// limit (sysbench's "Number of IO requests").
+pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
+    let mode = s.test_mode.unwrap_or(TestMode::RndRd);
+    let mut h = String::new();
+    let mut line = |l: String| {
+        h.push_str(&l);
+        h.push('\n');
+    };
+    if s.validate {
+        line("Validation checks: on.\n".into());
+    }
+    line(format!("Extra file open flags: {}", s.flags()));
+    line(format!(
+        "{} files, {} each",
+        s.num_files,
+        sb_size(s.file_size_bytes)
+    ));
+    line(format!("{} total file size", sb_size(s.total_size_bytes)));
+    line(format!("Block size {}", sb_size(s.block_size_bytes)));
+    if s.merged_requests > 0 {
+        line(format!(
+            "Merging requests up to {} for sequential IO.",
+            sb_size(s.block_size_bytes * s.merged_requests)
+        ));
+    }
+    if !mode.is_sequential() {
+        line(format!("Number of IO requests: {events}"));
+        line(format!(
+            "Read/Write ratio for combined random IO test: {:.2}",
+            s.rw_ratio
+        ));
+    }
+    if s.fsync_freq > 0 {
+        line(format!(
+            "Periodic FSYNC enabled, calling fsync() each {} requests.",
+            s.fsync_freq
+        ));
+    }
+    if s.fsync_end_requested && !s.fsync_all {
+        line("Calling fsync() at the end of test, Enabled.".into());
+    }
+    if s.fsync_all {
+        line("Calling fsync() after each write operation.".into());
+    }
+    let engine = s.engine.as_deref().unwrap_or("sync");
+    line(match s.io_mode {
+        IoMode::Sync => "Using synchronous I/O mode".into(),
+        IoMode::Async => format!(
+            "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
+            s.async_backlog.unwrap_or(0)
+        ),
+        IoMode::Mmap => "Using fast mmaped I/O mode".into(),
+        IoMode::Null => "Using the null engine: no I/O, plumb's own cost only".into(),
+    });
+    if s.validate {
+        line("Using checksums validation.".into());
+    }
+    line(format!("Doing {} test", mode.description()));
+    if let Some(dir) = &s.dir {
+        line(format!("Files in {dir}"));
+    }
+    h
+}
+
+/// "16MiB", "1.5GiB", as sysbench's sb_print_value_size (%.5g and a binary unit) + "B".
+fn sb_size(bytes: u64) -> String {
+    let mut v = bytes as f64;
+    let mut unit = "";
+    for u in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"] {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        unit = u;
+    }
+    let int_digits = if v >= 1.0 {
+        (v.log10().floor() as i32 + 1).max(1)
+    } else {
+        1
+    };
+    let decimals = (5 - int_digits).max(0) as usize;
+    let mut s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    format!("{s}{unit}B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sb_size;
+
+    #[test]
+    fn sizes_print_like_sysbench() {
+        assert_eq!(sb_size(16 << 20), "16MiB");
+        assert_eq!(sb_size(64 << 20), "64MiB");
+        assert_eq!(sb_size(16384), "16KiB");
+        assert_eq!(sb_size(3 << 29), "1.5GiB");
+        assert_eq!(sb_size(1000000), "976.56KiB");
+        assert_eq!(sb_size(512), "512B");
+    }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult, Status};
 use plumb_core::stats::LatencySummary;
+use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record};
 
 mod blocks;
 mod cpu;
@@ -93,23 +94,84 @@ pub fn histogram_block(out: &mut String, l: &LatencySummary) {
     let _ = writeln!(out, " ");
 }
 
+/// sysbench's text layout, with plumb's sections after each report.
+pub struct Sysbench;
+
+impl Layout for Sysbench {
+    fn banner(&self) -> String {
+        format!(
+            "plumb {} (sysbench 1.0 compatible)\n\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    }
+
+    fn preamble(&self, job: &JobRecord) -> String {
+        let mut s = header(job);
+        s.push_str(&blocks::header(job));
+        s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
+        s
+    }
+
+    fn interval(&self, job: &JobRecord, i: &IntervalResult) -> String {
+        interval_line(job, i)
+    }
+
+    fn report(&self, _record: &Record, group: &GroupRecord) -> String {
+        let mut out = String::new();
+        for job in &group.jobs {
+            out.push_str(&final_report(job));
+            if let Some(o) = &group.observations {
+                out.push_str(&crate::observations::section(job, o));
+            }
+            out.push_str(&crate::findings::section(&job.findings));
+        }
+        out
+    }
+}
+
 /// The report printed before the workers start.
-pub fn header(threads: usize, rate: Option<f64>, interval: Option<f64>, seed_line: &str) -> String {
+fn header(job: &JobRecord) -> String {
+    let cfg = &job.settings;
     let mut s = String::new();
     let _ = writeln!(s, "Running the test with following options:");
-    let _ = writeln!(s, "Number of threads: {threads}");
-    if let Some(r) = rate {
+    let _ = writeln!(s, "Number of threads: {}", cfg.threads);
+    if let Some(r) = cfg.rate_per_s {
         let _ = writeln!(s, "Target transaction rate: {}/sec", fmt_num(r));
     }
-    if let Some(i) = interval {
+    if let Some(i) = cfg.report_interval_s {
         let _ = writeln!(
             s,
             "Report intermediate results every {} second(s)",
             fmt_num(i)
         );
     }
-    let _ = writeln!(s, "{seed_line}");
+    if job.seed_given {
+        let _ = writeln!(
+            s,
+            "Initializing random number generator from seed ({}).\n",
+            cfg.rand_seed
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Initializing random number generator from current time\n"
+        );
+    }
     let _ = writeln!(s);
+    if let Some(g) = cfg.forced_shutdown_s {
+        let _ = writeln!(
+            s,
+            "Forcing shutdown in {} seconds\n",
+            cfg.time_limit_s.unwrap_or_default() + g
+        );
+    }
+    if cfg.warmup_s > 0.0 {
+        let _ = writeln!(
+            s,
+            "Warming up for {} seconds (excluded from the results)\n",
+            cfg.warmup_s
+        );
+    }
     s
 }
 
@@ -122,10 +184,10 @@ fn fmt_num(v: f64) -> String {
 }
 
 /// One `--report-interval` line.
-pub fn interval_line(test: &str, i: &IntervalResult) -> String {
+pub fn interval_line(job: &JobRecord, i: &IntervalResult) -> String {
     let at = format!("[ {}s ]", fmt_num((i.at_s * 1000.0).round() / 1000.0));
     let lat = interval_latency(i);
-    let mut line = match blocks::interval_body(test, i) {
+    let mut line = match blocks::interval_body(job, i) {
         Some(body) => format!("{at} {body}"),
         None => format!(
             "{at} thds: {} eps: {:.2}{lat}",
@@ -159,7 +221,7 @@ fn interval_latency(i: &IntervalResult) -> String {
 }
 
 /// The final report.
-pub fn final_report(r: &RunResult) -> String {
+pub fn final_report(r: &JobRecord) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
     blocks::test_block(&mut out, r);

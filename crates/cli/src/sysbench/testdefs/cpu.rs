@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use plumb_core::Workload;
 use plumb_micro::cpu::{Cpu, CpuSpec};
-use serde_json::json;
+use plumb_micro::settings::CpuSettings;
+use plumb_pipeline::{Job, JobError, Settings};
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -39,17 +40,16 @@ fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }))
 }
 
-impl TestPlan for Plan {
-    fn name(&self) -> &'static str {
+impl TestPlan for Plan {}
+
+impl Job for Plan {
+    fn kind(&self) -> &'static str {
         "cpu"
     }
-    fn header(&self) -> String {
-        format!("Prime numbers limit: {}\n\n", self.spec.max_prime)
-    }
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
+    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         Ok(Arc::new(Cpu::new(self.spec.clone())))
     }
-    fn workload_json(&self) -> serde_json::Value {
-        json!({ "cpu_max_prime": self.spec.max_prime })
+    fn settings(&self) -> Settings {
+        Settings::Cpu(CpuSettings::from(&self.spec))
     }
 }

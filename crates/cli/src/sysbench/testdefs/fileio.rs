@@ -1,28 +1,28 @@
 //! `plumb fileio`: sysbench's fileio options and commands, on plumb-fileio.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
-use plumb_core::result::RunResult;
+use plumb_core::result::Status;
 use plumb_core::Workload;
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
+use plumb_fileio::settings::FileioSettings;
 use plumb_fileio::spec::{
     AsyncEngine, ExtraFlags, FileioSpec, Fill, FsyncMode, IoMode, TestMode, TEST_MODES,
 };
 use plumb_fileio::{FileioError, FileioWorkload};
-use serde_json::json;
+use plumb_pipeline::{Job, JobError, JobRecord, Settings, Targets};
 
 use super::{RandUse, TestDef, TestPlan};
-use crate::exit::{Interrupted, UsageError};
+use crate::exit::UsageError;
 use crate::progress::Bar;
 use crate::signals;
-use crate::sysbench::common::{Common, Format};
+use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
 
 const OPTIONS: &[Opt] = &[
@@ -150,10 +150,7 @@ pub static DEF: TestDef = TestDef {
 struct Plan {
     spec: FileioSpec,
     rand: Option<RandType>,
-    events: u64,
-    text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
-    seqwr_completed: Cell<Option<u64>>,
 }
 
 const FILEIO_OPTION_NAMES: &[&str] = &[
@@ -236,44 +233,18 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     Ok(Box::new(Plan {
         spec,
         rand: c.run.rand_type,
-        events: c.run.event_limit,
-        text: c.format == Format::Text,
         workload: RefCell::new(None),
-        seqwr_completed: Cell::new(None),
     }))
 }
 
-/// A fileio error as the CLI reports it: usage errors exit 2, a signal 128+n, the rest 1.
-fn cli_error(e: FileioError) -> anyhow::Error {
+/// A fileio error classified for the exit status: usage errors exit 2, a signal 128+n,
+/// the rest 1.
+fn job_error(e: FileioError) -> JobError {
     match e {
-        FileioError::Spec(s) => UsageError(s.0).into(),
-        FileioError::Interrupted(sig) => Interrupted(sig).into(),
-        other => anyhow::Error::new(other),
+        FileioError::Spec(s) => JobError::Usage(s.0),
+        FileioError::Interrupted(sig) => JobError::Interrupted(sig),
+        other => JobError::failed(other),
     }
-}
-
-/// "16MiB", "1.5GiB", as sysbench's sb_print_value_size (%.5g and a binary unit) + "B".
-fn sb_size(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    let mut unit = "";
-    for u in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"] {
-        if v < 1024.0 {
-            break;
-        }
-        v /= 1024.0;
-        unit = u;
-    }
-    let int_digits = if v >= 1.0 {
-        (v.log10().floor() as i32 + 1).max(1)
-    } else {
-        1
-    };
-    let decimals = (5 - int_digits).max(0) as usize;
-    let mut s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{s}{unit}B")
 }
 
 /// A directory as the report names it: absolute when it can be resolved.
@@ -290,250 +261,80 @@ impl Plan {
         (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
     }
 
-    fn log(&self) -> Box<dyn Write> {
-        // With --format=json, stdout carries the JSON document only.
-        if self.text {
-            Box::new(std::io::stdout())
-        } else {
-            Box::new(std::io::stderr())
-        }
-    }
-
     fn dir_display(&self) -> String {
         display(&self.spec.dir)
     }
 }
 
-impl TestPlan for Plan {
-    fn name(&self) -> &'static str {
+impl TestPlan for Plan {}
+
+impl Job for Plan {
+    fn kind(&self) -> &'static str {
         "fileio"
     }
 
-    fn header(&self) -> String {
-        let s = &self.spec;
-        let mode = s.mode.unwrap_or(TestMode::RndRd);
-        let mut h = String::new();
-        let mut line = |l: String| {
-            h.push_str(&l);
-            h.push('\n');
-        };
-        if s.validate {
-            line("Validation checks: on.\n".into());
-        }
-        line(format!("Extra file open flags: {}", s.flags));
-        line(format!(
-            "{} files, {} each",
-            s.num_files,
-            sb_size(s.file_size())
-        ));
-        line(format!(
-            "{} total file size",
-            sb_size(s.file_size() * s.num_files as u64)
-        ));
-        line(format!("Block size {}", sb_size(s.block_size)));
-        if s.merged_requests > 0 {
-            line(format!(
-                "Merging requests up to {} for sequential IO.",
-                sb_size(s.request_size())
-            ));
-        }
-        if !mode.is_sequential() {
-            line(format!("Number of IO requests: {}", self.events));
-            line(format!(
-                "Read/Write ratio for combined random IO test: {:.2}",
-                s.rw_ratio
-            ));
-        }
-        let freq = if s.fsync_all { 0 } else { s.fsync_freq };
-        if freq > 0 {
-            line(format!(
-                "Periodic FSYNC enabled, calling fsync() each {freq} requests."
-            ));
-        }
-        if s.fsync_end && !s.fsync_all {
-            line("Calling fsync() at the end of test, Enabled.".into());
-        }
-        if s.fsync_all {
-            line("Calling fsync() after each write operation.".into());
-        }
-        let engine = self
-            .workload
-            .borrow()
-            .as_ref()
-            .map(|w| w.engine_name())
-            .unwrap_or("sync");
-        line(match s.io_mode {
-            IoMode::Sync => "Using synchronous I/O mode".into(),
-            IoMode::Async => format!(
-                "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
-                s.async_backlog
-            ),
-            IoMode::Mmap => "Using fast mmaped I/O mode".into(),
-            IoMode::Null => "Using the null engine: no I/O, plumb's own cost only".into(),
-        });
-        if s.validate {
-            line("Using checksums validation.".into());
-        }
-        line(format!("Doing {} test", mode.description()));
-        if let Some(dir) = self.target_dir() {
-            line(format!("Files in {}", display(&dir)));
-        }
-        h
-    }
-
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
+    fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
         signals::install();
-        let notes = self.spec.check_run().map_err(|e| UsageError(e.0))?;
-        for n in notes {
-            eprintln!("plumb: note: {n}");
-        }
-        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(cli_error)?);
-        if let Some(f) = &w.fallback {
-            eprintln!("plumb: note: {f}");
-        }
+        notes.extend(self.spec.check_run().map_err(|e| JobError::Usage(e.0))?);
+        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(job_error)?);
+        notes.extend(w.fallback.clone());
         *self.workload.borrow_mut() = Some(w.clone());
         Ok(w)
     }
 
-    fn workload_json(&self) -> serde_json::Value {
-        let s = &self.spec;
+    fn settings(&self) -> Settings {
         let w = self.workload.borrow();
-        let w = w.as_ref();
-        let figures = w.map(|w| w.figures.clone());
-        let end_wall = figures
-            .as_ref()
-            .map(|f| {
-                f.end_fsync_wall_ns
-                    .load(std::sync::atomic::Ordering::Relaxed)
-            })
-            .unwrap_or(0);
-        let uring = figures
-            .as_ref()
-            .filter(|_| w.is_some_and(|w| w.engine_name() == "io_uring"));
-        json!({
-            "test_mode": s.mode.map(TestMode::name),
-            "io_mode": s.io_mode.name(),
-            "engine": w.map(|w| w.engine_name()),
-            "engine_note": w.and_then(|w| w.fallback.clone()),
-            "io_uring_registered_files": uring.map(|f| f.uring_fixed_files.load(std::sync::atomic::Ordering::Relaxed) == 1),
-            "io_uring_registered_buffers": uring.map(|f| f.uring_fixed_bufs.load(std::sync::atomic::Ordering::Relaxed) == 1),
-            "async_backlog": (s.io_mode == IoMode::Async).then_some(s.async_backlog),
-            "dir": (s.io_mode != IoMode::Null).then(|| self.dir_display()),
-            "num_files": s.num_files,
-            "file_size_bytes": s.file_size(),
-            "total_size_bytes": s.file_size() * s.num_files as u64,
-            "block_size_bytes": s.block_size,
-            "request_size_bytes": s.mode.map(|m| if m.is_sequential() { s.request_size() } else { s.block_size }),
-            "extra_flags": s.flags.names(),
-            "direct_alignment_bytes": w.and_then(|w| w.direct_align()).map(|a| a.0),
-            "direct_alignment_source": w.and_then(|w| w.direct_align()).map(|a| a.1.name()),
-            "fsync_freq": if s.fsync_all { 0 } else { s.fsync_freq },
-            "fsync_all": s.fsync_all,
-            "fsync_end": s.end_fsync(),
-            "fsync_mode": s.fsync_mode.name(),
-            "merged_requests": s.merged_requests,
-            "rw_ratio": s.rw_ratio,
-            "validate": s.validate,
-            "fill": s.effective_fill().name(),
-            "end_fsync_wall_s": end_wall as f64 / 1e9,
-        })
+        Settings::Fileio(FileioSettings::new(
+            &self.spec,
+            Some(self.dir_display()),
+            w.as_deref(),
+        ))
     }
 
-    fn after_run(&self, result: &mut RunResult) -> anyhow::Result<()> {
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         let Some(w) = self.workload.borrow().clone() else {
             return Ok(());
         };
         if self.spec.mode != Some(TestMode::SeqWr) || w.engine_name() == "null" {
             return Ok(());
         }
-        if result.status != plumb_core::result::Status::Completed {
+        if job.status != Status::Completed {
             // Interrupted: leave the files as they are; the manifest says how far they go.
             return Ok(());
         }
         let stop = signals::install();
-        let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop).map_err(cli_error)?;
-        self.seqwr_completed.set(Some(bytes));
-        if let Some(obj) = result.workload.as_object_mut() {
-            obj.insert("seqwr_completed_bytes".into(), json!(bytes));
+        let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop).map_err(job_error)?;
+        if let Settings::Fileio(s) = &mut job.workload {
+            s.seqwr_completed_bytes = Some(bytes);
         }
         Ok(())
     }
 
-    fn facts(&self, facts: &mut Facts, r: &RunResult) {
-        let s = &self.spec;
-        let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
-        let w = self.workload.borrow();
-        facts.io = Some(IoFacts {
-            mode: s.mode.map(TestMode::name).unwrap_or_default().into(),
-            direct: s.flags.direct,
-            sync_writes: s.flags.sync || s.flags.dsync,
-            fsync_freq: if s.fsync_all { 0 } else { s.fsync_freq },
-            fsync_all: s.fsync_all,
-            fsync_end: s.end_fsync(),
-            file_num: s.num_files as u64,
-            total_size_bytes: s.file_size() * s.num_files as u64,
-            block_size_bytes: s.block_size,
-            reads: op("read"),
-            writes: op("write"),
-            fsyncs: op("fsync") + r.counter("end_fsyncs"),
-            bytes_read: r.counter("bytes_read"),
-            bytes_written: r.counter("bytes_written"),
-            fsync_time_ns: r.operation("fsync").map(|o| o.latency.sum_ns).unwrap_or(0),
-            final_fsync_ns: w
-                .as_ref()
-                .map(|w| {
-                    w.figures
-                        .end_fsync_wall_ns
-                        .load(std::sync::atomic::Ordering::Relaxed)
-                })
-                .unwrap_or(0),
-            zero_fill: s.effective_fill() == Fill::Zero,
-            engine: w.as_ref().map(|w| w.engine_name()).unwrap_or("").into(),
-        });
-    }
-
-    fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {
+    fn targets(&self) -> Targets {
         match self.target_dir() {
-            Some(dir) => {
-                let files = (0..self.spec.num_files)
+            Some(dir) => Targets {
+                files: (0..self.spec.num_files)
                     .map(|i| dir.join(plumb_fileio::fileset::file_name(i)))
-                    .collect();
-                (Some(dir), files)
-            }
-            None => (None, Vec::new()),
+                    .collect(),
+                dir: Some(dir),
+            },
+            None => Targets::default(),
         }
     }
 
-    fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
+    fn prepare(&self, log: &mut dyn Write) -> Result<(), JobError> {
         let stop = signals::install();
-        let mut log = self.log();
         let mut bar = Bar::new("Writing test files");
-        prepare(&self.spec, &stop, &mut log, &mut bar).map_err(cli_error)?;
-        let _ = log.flush();
-        Ok(())
+        prepare(&self.spec, &stop, log, &mut bar)
+            .map(|_| ())
+            .map_err(job_error)
     }
 
-    fn cleanup(&self, _common: &Common) -> anyhow::Result<()> {
+    fn cleanup(&self, log: &mut dyn Write) -> Result<(), JobError> {
         let stop = signals::install();
-        let mut log = self.log();
-        cleanup(&self.spec, &stop, &mut log, &mut std::io::stderr()).map_err(cli_error)?;
-        let _ = log.flush();
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sb_size;
-
-    #[test]
-    fn sizes_print_like_sysbench() {
-        assert_eq!(sb_size(16 << 20), "16MiB");
-        assert_eq!(sb_size(64 << 20), "64MiB");
-        assert_eq!(sb_size(16384), "16KiB");
-        assert_eq!(sb_size(3 << 29), "1.5GiB");
-        assert_eq!(sb_size(1000000), "976.56KiB");
-        assert_eq!(sb_size(512), "512B");
+        cleanup(&self.spec, &stop, log, &mut std::io::stderr())
+            .map(|_| ())
+            .map_err(job_error)
     }
 }

@@ -1,17 +1,14 @@
 use std::sync::Arc;
 
-use plumb_advise::{Facts, MemoryTestFacts};
-use plumb_core::result::RunResult;
 use plumb_core::{RunConfig, Workload};
 use plumb_micro::memory::{Access, Memory, MemorySpec, Oper, Scope, MIN_BLOCK};
-use serde_json::json;
+use plumb_micro::settings::MemorySettings;
+use plumb_pipeline::{Job, JobError, JobRecord, Settings};
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
 use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
-
-const MIB: f64 = 1048576.0;
 
 const OPTIONS: &[Opt] = &[
     opt(
@@ -88,77 +85,30 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     Ok(Box::new(Plan { spec }))
 }
 
-/// sysbench prints sizes in whole KiB and MiB; plumb does too when they are whole, and says
-/// the exact size otherwise rather than rounding it down (a 512-byte block is not "0KiB").
-fn whole(bytes: u64, unit: u64, name: &str) -> String {
-    // unit is a power of two
-    if bytes & (unit - 1) == 0 {
-        format!("{}{name}", bytes / unit)
-    } else {
-        plumb_core::size::format_size(bytes)
-    }
-}
-
 impl TestPlan for Plan {
-    fn name(&self) -> &'static str {
-        "memory"
-    }
-    fn header(&self) -> String {
-        let s = &self.spec;
-        format!(
-            "Running memory speed test with the following options:\n  block size: {}\n  total size: {}\n  operation: {}\n  scope: {}\n\n",
-            whole(s.block_size, 1024, "KiB"),
-            whole(s.total_size, 1 << 20, "MiB"),
-            s.oper.name(),
-            s.scope.name()
-        )
-    }
+    // sysbench's memory test runs its own quota of events and ignores --events.
     fn tune(&self, run: &mut RunConfig) {
         run.event_limit = 0;
     }
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
-        Ok(Arc::new(Memory::new(self.spec.clone())?))
-    }
-    fn workload_json(&self) -> serde_json::Value {
-        let s = &self.spec;
-        json!({
-            "block_size_bytes": s.block_size,
-            "total_size_bytes": s.total_size,
-            "scope": s.scope.name(),
-            "oper": s.oper.name(),
-            "access_mode": s.access.name(),
-            "hugetlb": s.hugetlb,
-            "events_per_thread": s.events_per_thread(),
-        })
-    }
-    fn facts(&self, facts: &mut Facts, _result: &RunResult) {
-        facts.memory_test = Some(MemoryTestFacts {
-            block_size_bytes: self.spec.block_size,
-            scope_global: self.spec.scope == Scope::Global,
-        });
-    }
-    fn complete(&self, r: &mut RunResult) {
-        let secs = r.total_time_s.max(1e-9);
-        let ops_per_s = r.events as f64 / secs;
-        let mib_per_s =
-            (self.spec.oper != Oper::None).then(|| r.counter("bytes") as f64 / MIB / secs);
-        if let Some(w) = r.workload.as_object_mut() {
-            w.insert("ops_per_s".into(), json!(ops_per_s));
-            w.insert("mib_per_s".into(), json!(mib_per_s));
-        }
-    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_sizes() {
-        assert_eq!(whole(1024, 1024, "KiB"), "1KiB");
-        assert_eq!(whole(8 << 10, 1024, "KiB"), "8KiB");
-        assert_eq!(whole(512, 1024, "KiB"), "512B");
-        assert_eq!(whole(100 << 30, 1 << 20, "MiB"), "102400MiB");
-        assert_eq!(whole(1536 << 10, 1 << 20, "MiB"), "1536KiB");
+impl Job for Plan {
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
+        Ok(Arc::new(
+            Memory::new(self.spec.clone()).map_err(JobError::failed)?,
+        ))
+    }
+    fn settings(&self) -> Settings {
+        Settings::Memory(MemorySettings::from(&self.spec))
+    }
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        let (events, bytes, secs) = (job.events, job.counter("bytes"), job.total_time_s);
+        if let Settings::Memory(m) = &mut job.workload {
+            m.complete(events, bytes, secs);
+        }
+        Ok(())
     }
 }

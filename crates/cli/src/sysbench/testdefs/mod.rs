@@ -7,12 +7,8 @@ mod memory;
 mod mutex;
 mod threads;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use plumb_advise::Facts;
-use plumb_core::result::RunResult;
-use plumb_core::{RunConfig, Workload};
+use plumb_core::RunConfig;
+use plumb_pipeline::{Job, Step};
 
 use super::common::Common;
 use super::options::{Opt, Values};
@@ -37,12 +33,13 @@ impl Command {
             _ => return None,
         })
     }
-    pub fn name(self) -> &'static str {
+    /// The pipeline step a command runs (help runs none).
+    pub fn step(self) -> Option<Step> {
         match self {
-            Command::Prepare => "prepare",
-            Command::Run => "run",
-            Command::Cleanup => "cleanup",
-            Command::Help => "help",
+            Command::Prepare => Some(Step::Prepare),
+            Command::Run => Some(Step::Run),
+            Command::Cleanup => Some(Step::Cleanup),
+            Command::Help => None,
         }
     }
 }
@@ -72,46 +69,12 @@ pub struct TestDef {
     pub plan: PlanFn,
 }
 
-/// A checked test, ready for its commands.
-pub trait TestPlan {
-    /// Lines printed after the common header of `run` ("Prime numbers limit: 10000").
-    fn header(&self) -> String;
-    /// The workload to run. May fail at run time (missing files, a server that is down).
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>>;
-    /// The test's parameters, stored in the result's `workload` field.
-    fn workload_json(&self) -> serde_json::Value;
+/// A checked test, ready for its commands: a pipeline [`Job`] plus what only the sysbench
+/// front end decides.
+pub trait TestPlan: Job {
     /// Adjust how the harness drives the test, when the test has its own rules (memory
     /// runs its own event quota, as sysbench does, and does not use --events).
     fn tune(&self, _run: &mut RunConfig) {}
-    /// Add what only the test knows once the run is over (derived figures).
-    fn complete(&self, _result: &mut RunResult) {}
-    /// Work after the measurement that may fail (seqwr completes its files), before the
-    /// report is rendered; may add to the result.
-    fn after_run(&self, _result: &mut RunResult) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// What the observers should watch: the directory the test works in (its device is
-    /// sampled) and the files whose page-cache residency is measured. Tests without files
-    /// observe only the host, the system and plumb's own process.
-    fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {
-        (None, Vec::new())
-    }
-    /// Add the test's own facts for the advisor (I/O settings, memory block size).
-    fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}
-    fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
-        Err(self.unsupported(Command::Prepare).into())
-    }
-    fn cleanup(&self, _common: &Common) -> anyhow::Result<()> {
-        Err(self.unsupported(Command::Cleanup).into())
-    }
-    fn name(&self) -> &'static str;
-    fn unsupported(&self, c: Command) -> UsageError {
-        UsageError(format!(
-            "the '{}' test does not implement the '{}' command",
-            self.name(),
-            c.name()
-        ))
-    }
 }
 
 pub static TESTS: &[&TestDef] = &[

@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use plumb_core::Workload;
 use plumb_micro::mutex::{MutexSpec, MutexTest};
-use serde_json::json;
+use plumb_micro::settings::MutexSettings;
+use plumb_pipeline::{Job, JobError, Settings};
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -61,22 +62,16 @@ fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }))
 }
 
-impl TestPlan for Plan {
-    fn name(&self) -> &'static str {
+impl TestPlan for Plan {}
+
+impl Job for Plan {
+    fn kind(&self) -> &'static str {
         "mutex"
     }
-    // sysbench prints nothing about the mutex settings at its default verbosity.
-    fn header(&self) -> String {
-        String::new()
-    }
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
+    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         Ok(Arc::new(MutexTest::new(self.spec.clone())))
     }
-    fn workload_json(&self) -> serde_json::Value {
-        json!({
-            "mutex_num": self.spec.num,
-            "mutex_locks": self.spec.locks,
-            "mutex_loops": self.spec.loops,
-        })
+    fn settings(&self) -> Settings {
+        Settings::Mutex(MutexSettings::from(&self.spec))
     }
 }

@@ -1,8 +1,9 @@
 use std::sync::Arc;
 
 use plumb_core::Workload;
+use plumb_micro::settings::ThreadsSettings;
 use plumb_micro::threads::{Threads, ThreadsSpec};
-use serde_json::json;
+use plumb_pipeline::{Job, JobError, Settings};
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -51,18 +52,17 @@ fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }))
 }
 
-impl TestPlan for Plan {
-    fn name(&self) -> &'static str {
+impl TestPlan for Plan {}
+
+impl Job for Plan {
+    fn kind(&self) -> &'static str {
         "threads"
     }
-    // sysbench prints its threads settings only at --verbosity=4 and above.
-    fn header(&self) -> String {
-        String::new()
-    }
-    fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
+    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         Ok(Arc::new(Threads::new(self.spec.clone())))
     }
-    fn workload_json(&self) -> serde_json::Value {
-        json!({ "thread_yields": self.spec.yields, "thread_locks": self.spec.locks })
+    // sysbench prints its threads settings only at --verbosity=4 and above.
+    fn settings(&self) -> Settings {
+        Settings::Threads(ThreadsSettings::from(&self.spec))
     }
 }

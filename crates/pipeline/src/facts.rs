@@ -1,15 +1,22 @@
-//! Fill the advisor's [`Facts`] from what a run produced. Tests add their own parts (I/O
-//! settings, memory block) through `TestPlan::facts`; observations add the rest.
+//! The advisor's [`Facts`] for one job, from its record and its group's observations
+//! alone: the findings of a saved result can be evaluated again exactly as the live run did.
 
-use plumb_advise::{CacheFacts, DeviceFacts, Facts, HostFacts, ProcessFacts, TargetFacts};
-use plumb_core::result::RunResult;
+use plumb_advise::{
+    CacheFacts, DeviceFacts, Facts, HostFacts, IoFacts, MemoryTestFacts, ProcessFacts, TargetFacts,
+};
+use plumb_fileio::settings::FileioSettings;
+use plumb_fileio::spec::Fill;
+use plumb_fileio::spec::TestMode;
 use plumb_observe::Observations;
 
-/// The facts every run has: its shape, its intervals and its latency distribution.
-pub fn from_result(r: &RunResult, latency_buckets: Vec<[u64; 3]>) -> Facts {
-    Facts {
-        test: r.test.clone(),
-        threads: r.settings.threads,
+use crate::record::{JobRecord, Settings};
+
+/// Everything the rules can know about `job`.
+pub fn from_job(job: &JobRecord, observations: Option<&Observations>) -> Facts {
+    let r = &job.result;
+    let mut f = Facts {
+        test: job.workload.test().to_string(),
+        threads: job.settings.threads,
         duration_s: r.total_time_s,
         events: r.events,
         interval_rates: r
@@ -18,13 +25,56 @@ pub fn from_result(r: &RunResult, latency_buckets: Vec<[u64; 3]>) -> Facts {
             .filter(|i| !i.warmup)
             .map(|i| i.events_per_s)
             .collect(),
-        latency_buckets,
+        latency_buckets: r
+            .events_histogram()
+            .nonzero()
+            .map(|(l, h, c)| [l, h, c])
+            .collect(),
         ..Default::default()
+    };
+    match &job.workload {
+        Settings::Fileio(s) => f.io = Some(io_facts(s, job)),
+        Settings::Memory(m) => {
+            f.memory_test = Some(MemoryTestFacts {
+                block_size_bytes: m.block_size_bytes,
+                scope_global: m.global(),
+            })
+        }
+        Settings::Cpu(_) | Settings::Threads(_) | Settings::Mutex(_) => {}
+    }
+    if let Some(o) = observations {
+        add_observations(&mut f, o);
+    }
+    f
+}
+
+fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
+    let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
+    let flags = s.flags();
+    IoFacts {
+        mode: s.test_mode.map(TestMode::name).unwrap_or_default().into(),
+        direct: flags.direct,
+        sync_writes: flags.sync || flags.dsync,
+        fsync_freq: s.fsync_freq,
+        fsync_all: s.fsync_all,
+        fsync_end: s.fsync_end,
+        file_num: s.num_files as u64,
+        total_size_bytes: s.total_size_bytes,
+        block_size_bytes: s.block_size_bytes,
+        reads: op("read"),
+        writes: op("write"),
+        fsyncs: op("fsync") + r.counter("end_fsyncs"),
+        bytes_read: r.counter("bytes_read"),
+        bytes_written: r.counter("bytes_written"),
+        fsync_time_ns: r.operation("fsync").map(|o| o.latency.sum_ns).unwrap_or(0),
+        final_fsync_ns: (s.end_fsync_wall_s * 1e9).round() as u64,
+        zero_fill: s.fill == Fill::Zero,
+        engine: s.engine.clone().unwrap_or_default(),
     }
 }
 
 /// Add what was observed underneath the run.
-pub fn add_observations(f: &mut Facts, o: &Observations) {
+fn add_observations(f: &mut Facts, o: &Observations) {
     let h = &o.host;
     let governor = h.frequency_governors.first().cloned();
     f.host = Some(HostFacts {

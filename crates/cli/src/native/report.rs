@@ -1,0 +1,84 @@
+//! `plumb report FILE.json`: a saved result, shown again. The text is what the live run
+//! printed, in the layout of the front end that ran it, and the findings are evaluated
+//! again from the document alone (observations included), so a result saved by an older
+//! plumb gets today's rules.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use plumb_pipeline::{facts, Record};
+
+use crate::exit::UsageError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// Show a saved result (--json=FILE or --format=json output) again.
+#[derive(Debug, Parser)]
+#[command(name = "plumb report", disable_version_flag = true)]
+struct Args {
+    /// The saved JSON result.
+    file: PathBuf,
+    /// text: the report as the run printed it; json: the document, findings re-evaluated.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+pub fn main(args: &[String]) -> anyhow::Result<i32> {
+    let a = match Args::try_parse_from(
+        std::iter::once("plumb report".to_string()).chain(args.iter().cloned()),
+    ) {
+        Ok(a) => a,
+        Err(e) if e.use_stderr() => {
+            let first = e.to_string();
+            let line = first
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
+            return Err(UsageError(format!("report: {line}")).into());
+        }
+        Err(e) => {
+            print!("{e}");
+            return Ok(0);
+        }
+    };
+    let text = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let mut record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;
+    for g in &mut record.groups {
+        for j in &mut g.jobs {
+            let now = plumb_advise::evaluate(&facts::from_job(j, g.observations.as_ref()));
+            if now != j.findings {
+                eprintln!(
+                    "plumb: note: the findings of job '{}' differ from the ones saved with it (evaluated again by plumb {})",
+                    j.name,
+                    env!("CARGO_PKG_VERSION")
+                );
+            }
+            j.findings = now;
+        }
+    }
+    let out = match a.format {
+        Format::Json => record.to_json(),
+        Format::Text => {
+            let layout = plumb_report::layout(&record.front_end).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{}: no layout for front end '{}'",
+                    a.file.display(),
+                    record.front_end
+                )
+            })?;
+            layout.replay(&record)
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(0)
+}

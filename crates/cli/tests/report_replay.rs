@@ -1,0 +1,174 @@
+//! `plumb report FILE.json`: a saved result prints what the live run printed, and its
+//! findings are evaluated again from the document alone.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+/// Run `args` in `dir` with --json=result.json; return (stdout, the JSON file's path).
+fn live(dir: &Path, args: &[&str]) -> (String, std::path::PathBuf) {
+    let json = dir.join("result.json");
+    let out = plumb()
+        .current_dir(dir)
+        .args(args)
+        .arg(format!("--json={}", json.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "plumb {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (String::from_utf8(out.stdout).unwrap(), json)
+}
+
+fn replay(json: &Path, extra: &[&str]) -> (i32, String, String) {
+    let out = plumb()
+        .arg("report")
+        .arg(json)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn assert_replays(dir: &Path, args: &[&str]) {
+    let (text, json) = live(dir, args);
+    let (code, again, err) = replay(&json, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        again, text,
+        "plumb report differs from the live run of {args:?}"
+    );
+    assert!(err.is_empty(), "{err}");
+    assert!(text.contains("Findings") || text.contains("General statistics"));
+}
+
+#[test]
+fn cpu_run_with_intervals_and_histogram_replays_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_replays(
+        dir.path(),
+        &[
+            "cpu",
+            "--cpu-max-prime=500",
+            "--time=0.6",
+            "--report-interval=0.2",
+            "--histogram",
+            "--percentile=50,99.9",
+            "run",
+        ],
+    );
+}
+
+#[test]
+fn open_loop_and_warmup_replay_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_replays(
+        dir.path(),
+        &[
+            "threads",
+            "--time=0.5",
+            "--rate=200",
+            "--warmup-time=0.1",
+            "--report-interval=0.2",
+            "run",
+        ],
+    );
+}
+
+#[test]
+fn memory_and_fileio_replay_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_replays(dir.path(), &["memory", "--memory-total-size=8M", "run"]);
+    let p = plumb()
+        .current_dir(dir.path())
+        .args(["fileio", "--file-num=2", "--file-total-size=2M", "prepare"])
+        .output()
+        .unwrap();
+    assert!(p.status.success());
+    assert_replays(
+        dir.path(),
+        &[
+            "fileio",
+            "--file-num=2",
+            "--file-total-size=2M",
+            "--file-test-mode=rndrw",
+            "--events=300",
+            "--time=0",
+            "run",
+        ],
+    );
+}
+
+#[test]
+fn json_format_re_emits_the_document_with_findings_evaluated_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, json) = live(
+        dir.path(),
+        &[
+            "cpu",
+            "--cpu-max-prime=300",
+            "--events=50",
+            "--time=0",
+            "run",
+        ],
+    );
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let (code, out, err) = replay(&json, &["--format=json"]);
+    assert_eq!(code, 0, "{err}");
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(again, saved);
+
+    // A finding that the saved document carries but its facts do not support is dropped,
+    // and the user is told the findings changed.
+    let mut doctored = saved.clone();
+    doctored["groups"][0]["jobs"][0]["findings"] = serde_json::json!([{
+        "id": "made-up", "severity": "invalid", "message": "m", "evidence": [], "advice": ""
+    }]);
+    let f = dir.path().join("doctored.json");
+    std::fs::write(&f, doctored.to_string()).unwrap();
+    let (code, out, err) = replay(&f, &["--format=json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("differ from the ones saved"), "{err}");
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        again["groups"][0]["jobs"][0]["findings"],
+        saved["groups"][0]["jobs"][0]["findings"]
+    );
+}
+
+#[test]
+fn bad_input_gets_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = replay(&dir.path().join("missing.json"), &[]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("missing.json"), "{err}");
+
+    let old = dir.path().join("old.json");
+    std::fs::write(&old, r#"{"schema": "plumb.result/1"}"#).unwrap();
+    let (code, _, err) = replay(&old, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("plumb.result/1"), "{err}");
+
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "not json").unwrap();
+    let (code, _, err) = replay(&junk, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    let (code, _, err) = run(&["report"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = run(&["report", "x.json", "--format=yaml"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

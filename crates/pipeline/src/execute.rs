@@ -1,0 +1,306 @@
+//! Carry out a [`Plan`]: each group's steps in order; a run step observes, runs the jobs
+//! together, records, advises and renders.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use plumb_core::harness::{self, HarnessError, IntervalSample, RunOutcome};
+use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings, Status};
+use plumb_core::{OpKind, StopCause, StopFlag, Workload};
+use plumb_observe::{ObserveSpec, Observer};
+
+use crate::facts;
+use crate::layout::Layout;
+use crate::plan::{Group, JobError, JobSpec, Plan, Step};
+use crate::record::{GroupRecord, JobRecord, Record};
+
+/// Where the pipeline writes: the report (stdout) and diagnostics (stderr).
+pub struct Output<'a> {
+    pub report: &'a mut (dyn Write + Send),
+    pub diagnostics: &'a mut (dyn Write + Send),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error("cannot write the JSON result to {path}: {source}")]
+    JsonFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Job(#[from] JobError),
+    #[error(transparent)]
+    Harness(#[from] HarnessError),
+}
+
+/// How a plan ended, once every step that could run has run.
+#[derive(Debug)]
+pub struct Finished {
+    pub record: Record,
+    /// The run steps' end: the first signal, a forced shutdown, or completion.
+    pub stopped_by: Option<StopCause>,
+    /// A finding marks a result invalid.
+    pub invalid: bool,
+}
+
+/// Run `plan`; `stop` carries the first SIGINT/SIGTERM. The JSON document is written also
+/// when a step fails after a run step finished, so a finished measurement is never lost to
+/// a failing cleanup.
+pub fn execute(
+    plan: &Plan,
+    layout: &dyn Layout,
+    stop: &StopFlag,
+    out: &mut Output<'_>,
+) -> Result<Finished, PipelineError> {
+    // A JSON path that cannot be written fails before anything runs, not after.
+    let mut json_file = match &plan.options.json_file {
+        Some(p) => Some(File::create(p).map_err(|source| PipelineError::JsonFile {
+            path: p.clone(),
+            source,
+        })?),
+        None => None,
+    };
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut record = Record::new(plan.front_end, plan.command_line.clone(), started);
+    if plan.options.text {
+        let _ = write!(out.report, "{}", layout.banner());
+        let _ = out.report.flush();
+    }
+    let mut ending = Ending::default();
+    let result = run_groups(plan, layout, stop, out, &mut record, &mut ending);
+    let ran = !record.groups.is_empty();
+    if ran {
+        let doc = record.to_json();
+        if let Some(f) = json_file.as_mut() {
+            if let Err(source) = f.write_all(doc.as_bytes()).and_then(|_| f.flush()) {
+                let e = PipelineError::JsonFile {
+                    path: plan.options.json_file.clone().unwrap_or_default(),
+                    source,
+                };
+                return Err(e);
+            }
+        }
+        if !plan.options.text {
+            let _ = write!(out.report, "{doc}");
+            let _ = out.report.flush();
+        }
+    }
+    result?;
+    Ok(Finished {
+        record,
+        stopped_by: ending.stopped_by,
+        invalid: ending.invalid,
+    })
+}
+
+#[derive(Default)]
+struct Ending {
+    stopped_by: Option<StopCause>,
+    invalid: bool,
+}
+
+fn run_groups(
+    plan: &Plan,
+    layout: &dyn Layout,
+    stop: &StopFlag,
+    out: &mut Output<'_>,
+    record: &mut Record,
+    finished: &mut Ending,
+) -> Result<(), PipelineError> {
+    for group in &plan.groups {
+        for step in &group.steps {
+            match step {
+                Step::Prepare | Step::Cleanup => {
+                    let log: &mut dyn Write = if plan.options.text {
+                        out.report
+                    } else {
+                        // With JSON on stdout, progress lines go to stderr.
+                        out.diagnostics
+                    };
+                    for j in &group.jobs {
+                        if *step == Step::Prepare {
+                            j.job.prepare(log)?;
+                        } else {
+                            j.job.cleanup(log)?;
+                        }
+                    }
+                    let _ = log.flush();
+                }
+                Step::Run => {
+                    let g = run_group(plan, group, layout, stop, out)?;
+                    finished.invalid |= g
+                        .jobs
+                        .iter()
+                        .any(|j| plumb_advise::any_invalid(&j.findings));
+                    let cause = g.jobs.iter().find_map(|j| match j.status {
+                        Status::Interrupted | Status::ForcedShutdown => Some(j.status),
+                        Status::Completed => None,
+                    });
+                    if plan.options.text {
+                        let _ = write!(out.report, "{}", layout.report(record, &g));
+                        let _ = out.report.flush();
+                    }
+                    record.groups.push(g);
+                    if let Some(status) = cause {
+                        finished.stopped_by = Some(match status {
+                            Status::ForcedShutdown => StopCause::Forced,
+                            _ => StopCause::Signal(
+                                stop.load(std::sync::atomic::Ordering::Relaxed) as i32
+                            ),
+                        });
+                        // An interrupted or abandoned run ends the plan here.
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A job opened for its run.
+struct Opened<'a> {
+    spec: &'a JobSpec,
+    workload: Arc<dyn Workload>,
+    shape: Shape,
+}
+
+/// What the interval lines and the result of one job need from it (shared with the thread
+/// that runs it).
+struct Shape {
+    kinds: Vec<OpKind>,
+    counters: Vec<&'static str>,
+    interval_percentiles: Vec<f64>,
+    head: JobRecord,
+}
+
+fn run_group(
+    plan: &Plan,
+    group: &Group,
+    layout: &dyn Layout,
+    stop: &StopFlag,
+    out: &mut Output<'_>,
+) -> Result<GroupRecord, PipelineError> {
+    let opts = &plan.options;
+    let mut opened = Vec::with_capacity(group.jobs.len());
+    for spec in &group.jobs {
+        let mut notes = Vec::new();
+        let workload = spec.job.workload(&mut notes)?;
+        for n in notes {
+            let _ = writeln!(out.diagnostics, "plumb: note: {n}");
+        }
+        let head = JobRecord {
+            name: spec.name.clone(),
+            workload: spec.job.settings(),
+            settings: RunSettings::new(&spec.config, &opts.percentiles),
+            seed_given: spec.seed_given,
+            result: RunResult::empty(),
+            findings: Vec::new(),
+        };
+        opened.push(Opened {
+            spec,
+            shape: Shape {
+                kinds: workload.kinds().to_vec(),
+                counters: workload.counters().to_vec(),
+                interval_percentiles: spec.config.interval_percentiles.clone(),
+                head,
+            },
+            workload,
+        });
+    }
+    if opts.text {
+        for o in &opened {
+            let _ = write!(out.report, "{}", layout.preamble(&o.shape.head));
+        }
+        let _ = out.report.flush();
+    }
+
+    // Observe from just before the workers start to just after they end.
+    let mut dir = None;
+    let mut files = Vec::new();
+    for o in &opened {
+        let t = o.spec.job.targets();
+        dir = dir.or(t.dir);
+        files.extend(t.files);
+    }
+    let observer = Observer::start(ObserveSpec::new(dir, files, opts.observe_interval));
+
+    let sink: Mutex<&mut Output<'_>> = Mutex::new(out);
+    let text = opts.text;
+    let print_interval = |o: &Shape, s: &IntervalSample| {
+        let i = IntervalResult::from_sample(s, &o.kinds, &o.counters, &o.interval_percentiles);
+        let line = layout.interval(&o.head, &i);
+        let mut out = sink.lock().unwrap_or_else(|p| p.into_inner());
+        let w: &mut dyn Write = if text { out.report } else { out.diagnostics };
+        let _ = writeln!(w, "{line}");
+        let _ = w.flush();
+    };
+    let outcomes: Vec<Result<RunOutcome, HarnessError>> = if opened.len() == 1 {
+        let o = &opened[0];
+        vec![harness::run(
+            o.workload.clone(),
+            &o.spec.config,
+            stop,
+            &mut |s| print_interval(&o.shape, s),
+        )]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = opened
+                .iter()
+                .map(|o| {
+                    let print = &print_interval;
+                    let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
+                    scope.spawn(move || {
+                        harness::run(workload, config, stop, &mut |s| print(shape, s))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or(Err(HarnessError::Panic("a job's harness".into())))
+                })
+                .collect()
+        })
+    };
+    let operations: u64 = outcomes
+        .iter()
+        .flatten()
+        .flat_map(|o| o.threads.iter())
+        .flat_map(|t| t.kinds.iter())
+        .map(|h| h.count())
+        .sum();
+    let observations = observer.finish(operations);
+
+    let mut jobs = Vec::with_capacity(opened.len());
+    for (o, outcome) in opened.into_iter().zip(outcomes) {
+        let outcome = outcome?;
+        let mut job = o.shape.head;
+        job.result = RunResult::build(
+            BuildInput {
+                kinds: &o.shape.kinds,
+                counters: &o.shape.counters,
+                config: &o.spec.config,
+                percentiles: &opts.percentiles,
+                with_histogram: opts.histogram,
+            },
+            &outcome,
+        );
+        // Settings again: opening and running taught the job things (fsync time, fallback).
+        job.workload = o.spec.job.settings();
+        o.spec.job.after_run(&mut job)?;
+        job.findings = plumb_advise::evaluate(&facts::from_job(&job, Some(&observations)));
+        jobs.push(job);
+    }
+    Ok(GroupRecord {
+        jobs,
+        observations: Some(observations),
+    })
+}

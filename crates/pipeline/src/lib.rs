@@ -1,0 +1,20 @@
+//! plumb-pipeline: the one run pipeline every front end shares.
+//!
+//! A front end (sysbench's command line, fio's, mysqlslap's, a sweep) translates what the
+//! user typed into a [`Plan`]: groups of jobs run one group after another, each group's jobs
+//! together, each group going through its steps (prepare, run, cleanup) in order. [`execute`]
+//! prepares, starts the observers, runs the harness, stops the observers, builds the
+//! [`Record`], evaluates the findings from it and hands it to the front end's [`Layout`].
+//! The record alone is enough to render the same report again and to evaluate the findings
+//! again ([`facts::from_job`]), which is what `plumb report FILE.json` does.
+
+mod execute;
+pub mod facts;
+pub mod layout;
+pub mod plan;
+pub mod record;
+
+pub use execute::{execute, Finished, Output, PipelineError};
+pub use layout::Layout;
+pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, Targets};
+pub use record::{GroupRecord, JobRecord, Record, Settings, SCHEMA};

@@ -1,0 +1,127 @@
+//! The record of a plan's run, versioned as `plumb.result/2` (docs/result-schema.md, JSON
+//! Schema in docs/plumb.result.2.schema.json): what ran with which settings, what was
+//! measured (with lossless histograms), what was observed underneath and what plumb
+//! concluded. A record renders and advises again without the run.
+
+use std::ops::{Deref, DerefMut};
+
+use plumb_advise::Finding;
+use plumb_core::result::{RunResult, RunSettings};
+use plumb_fileio::settings::FileioSettings;
+use plumb_micro::settings::{CpuSettings, MemorySettings, MutexSettings, ThreadsSettings};
+use plumb_observe::Observations;
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "plumb.result/2";
+
+/// A job's typed settings, tagged by the workload that ran: a new workload is one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "test", content = "workload", rename_all = "lowercase")]
+pub enum Settings {
+    Cpu(CpuSettings),
+    Memory(MemorySettings),
+    Threads(ThreadsSettings),
+    Mutex(MutexSettings),
+    Fileio(FileioSettings),
+}
+
+impl Settings {
+    /// The workload's name ("cpu", "fileio").
+    pub fn test(&self) -> &'static str {
+        match self {
+            Settings::Cpu(_) => "cpu",
+            Settings::Memory(_) => "memory",
+            Settings::Threads(_) => "threads",
+            Settings::Mutex(_) => "mutex",
+            Settings::Fileio(_) => "fileio",
+        }
+    }
+}
+
+/// One job: its settings, its measured result and the findings about it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub name: String,
+    #[serde(flatten)]
+    pub workload: Settings,
+    /// How the harness drove it.
+    pub settings: RunSettings,
+    pub seed_given: bool,
+    #[serde(flatten)]
+    pub result: RunResult,
+    pub findings: Vec<Finding>,
+}
+
+impl Deref for JobRecord {
+    type Target = RunResult;
+    fn deref(&self) -> &RunResult {
+        &self.result
+    }
+}
+
+impl DerefMut for JobRecord {
+    fn deref_mut(&mut self) -> &mut RunResult {
+        &mut self.result
+    }
+}
+
+/// Jobs that ran together, and what was observed while they ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupRecord {
+    pub jobs: Vec<JobRecord>,
+    pub observations: Option<Observations>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub schema: String,
+    pub plumb_version: String,
+    /// The front end that built the plan; its layout renders the record.
+    pub front_end: String,
+    /// Credentials redacted.
+    pub command_line: Vec<String>,
+    pub started_at_unix_s: u64,
+    pub groups: Vec<GroupRecord>,
+}
+
+/// A saved record that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("not a plumb result: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("schema '{0}' is not {SCHEMA}: this plumb reads {SCHEMA} only")]
+    Schema(String),
+}
+
+impl Record {
+    pub fn new(front_end: &str, command_line: Vec<String>, started_at_unix_s: u64) -> Self {
+        Record {
+            schema: SCHEMA.to_string(),
+            plumb_version: env!("CARGO_PKG_VERSION").to_string(),
+            front_end: front_end.to_string(),
+            command_line,
+            started_at_unix_s,
+            groups: Vec::new(),
+        }
+    }
+
+    /// Pretty-printed JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a record always serialises");
+        s.push('\n');
+        s
+    }
+
+    pub fn from_json(text: &str) -> Result<Record, RecordError> {
+        let v: serde_json::Value = serde_json::from_str(text)?;
+        match v.get("schema").and_then(|s| s.as_str()) {
+            Some(SCHEMA) => Ok(serde_json::from_value(v)?),
+            Some(other) => Err(RecordError::Schema(other.to_string())),
+            None => Err(RecordError::Schema("(none)".to_string())),
+        }
+    }
+
+    pub fn jobs(&self) -> impl Iterator<Item = &JobRecord> {
+        self.groups.iter().flat_map(|g| g.jobs.iter())
+    }
+}
