@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use plumb_fileio::fileset::prepare::Progress;
+use plumb_core::progress::Progress;
 
 pub struct Bar {
     label: &'static str,

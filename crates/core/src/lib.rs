@@ -5,11 +5,12 @@
 //! - [`harness`]: worker threads, start barrier, stop conditions, warm-up, open-loop pacing,
 //!   interval snapshots.
 //! - [`workload`]: the contract a benchmark implements to run under the harness.
-//! - [`result`]: the serde model of a finished run (`plumb.result/1`).
+//! - [`result`]: the serde model of one job's measured result (carried by `plumb.result/2`).
 //! - [`size`]: sysbench-style size parsing ("8K", "4G").
 
 pub mod clock;
 pub mod harness;
+pub mod progress;
 pub mod random;
 pub mod result;
 pub mod size;

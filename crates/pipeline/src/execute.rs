@@ -8,19 +8,22 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use plumb_core::harness::{self, HarnessError, IntervalSample, RunOutcome};
+use plumb_core::progress::Progress;
 use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings, Status};
 use plumb_core::{OpKind, StopCause, StopFlag, Workload};
 use plumb_observe::{ObserveSpec, Observer};
 
 use crate::facts;
 use crate::layout::Layout;
-use crate::plan::{Group, JobError, JobSpec, Plan, Step};
+use crate::plan::{Group, JobError, JobSpec, Plan, Step, StepContext};
 use crate::record::{GroupRecord, JobRecord, Record};
 
-/// Where the pipeline writes: the report (stdout) and diagnostics (stderr).
+/// Where the pipeline writes: the report (stdout), diagnostics (stderr) and the progress
+/// of long steps.
 pub struct Output<'a> {
     pub report: &'a mut (dyn Write + Send),
     pub diagnostics: &'a mut (dyn Write + Send),
+    pub progress: &'a mut (dyn Progress + Send),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -117,20 +120,21 @@ fn run_groups(
         for step in &group.steps {
             match step {
                 Step::Prepare | Step::Cleanup => {
-                    let log: &mut dyn Write = if plan.options.text {
-                        out.report
-                    } else {
-                        // With JSON on stdout, progress lines go to stderr.
-                        out.diagnostics
+                    let mut ctx = StepContext {
+                        // With JSON on stdout, log lines go to stderr.
+                        log_to_report: plan.options.text,
+                        report: out.report,
+                        diagnostics: out.diagnostics,
+                        progress: out.progress,
                     };
                     for j in &group.jobs {
                         if *step == Step::Prepare {
-                            j.job.prepare(log)?;
+                            j.job.prepare(&mut ctx)?;
                         } else {
-                            j.job.cleanup(log)?;
+                            j.job.cleanup(&mut ctx)?;
                         }
                     }
-                    let _ = log.flush();
+                    let _ = ctx.log().flush();
                 }
                 Step::Run => {
                     let g = run_group(plan, group, layout, stop, out)?;

@@ -10,11 +10,12 @@
 
 mod execute;
 pub mod facts;
+pub mod jobs;
 pub mod layout;
 pub mod plan;
 pub mod record;
 
 pub use execute::{execute, Finished, Output, PipelineError};
 pub use layout::Layout;
-pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, Targets};
+pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, StepContext, Targets};
 pub use record::{GroupRecord, JobRecord, Record, Settings, SCHEMA};

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use plumb_core::progress::Progress;
 use plumb_core::{RunConfig, Workload};
 
 use crate::record::{JobRecord, Settings};
@@ -58,17 +59,40 @@ pub struct Targets {
     pub files: Vec<PathBuf>,
 }
 
-/// One job: a workload with everything around it. Implemented once per workload, whatever
-/// the front end.
+/// What a prepare or cleanup step writes to: its log lines (the report in a text run,
+/// stderr when stdout carries JSON), warnings (stderr) and a progress display.
+pub struct StepContext<'a> {
+    pub(crate) log_to_report: bool,
+    pub(crate) report: &'a mut dyn Write,
+    pub(crate) diagnostics: &'a mut dyn Write,
+    pub progress: &'a mut dyn Progress,
+}
+
+impl StepContext<'_> {
+    pub fn log(&mut self) -> &mut dyn Write {
+        if self.log_to_report {
+            self.report
+        } else {
+            self.diagnostics
+        }
+    }
+
+    pub fn warnings(&mut self) -> &mut dyn Write {
+        self.diagnostics
+    }
+}
+
+/// One job: a workload with everything around it. Implemented once per workload (in
+/// [`crate::jobs`]), whatever the front end.
 pub trait Job {
     /// The name of what it runs ("cpu", "fileio"), for messages.
     fn kind(&self) -> &'static str;
-    /// Lay out what the run needs (files, tables). `log` takes the progress lines.
-    fn prepare(&self, _log: &mut dyn Write) -> Result<(), JobError> {
+    /// Lay out what the run needs (files, tables).
+    fn prepare(&self, _ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         Err(self.unsupported(Step::Prepare))
     }
     /// Remove what prepare laid out, and nothing else.
-    fn cleanup(&self, _log: &mut dyn Write) -> Result<(), JobError> {
+    fn cleanup(&self, _ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         Err(self.unsupported(Step::Cleanup))
     }
     /// The workload to run; may fail at run time (missing files, a server that is down).

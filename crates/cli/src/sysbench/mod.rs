@@ -9,6 +9,7 @@ use plumb_core::StopCause;
 use plumb_pipeline::{Group, JobError, JobSpec, PipelineError, Plan, PlanOptions};
 
 use crate::exit::{self, Interrupted, UsageError};
+use crate::progress::Bar;
 use crate::signals;
 use common::{Common, Format};
 use options::{help_table, Values};
@@ -167,9 +168,11 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     };
     let stop = signals::install();
     let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
+    let mut bar = Bar::new("Writing test files");
     let mut out = plumb_pipeline::Output {
         report: &mut stdout,
         diagnostics: &mut stderr,
+        progress: &mut bar,
     };
     let finished =
         plumb_pipeline::execute(&plan, &plumb_report::sysbench::Sysbench, &stop, &mut out)

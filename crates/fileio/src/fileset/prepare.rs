@@ -20,16 +20,7 @@ use super::{available_bytes, check_dir, check_writable, file_name, human, open_r
 use crate::error::{errno_text, FileioError};
 use crate::spec::{FileioSpec, Fill};
 
-/// Where prepare reports progress (a terminal bar, or nothing).
-pub trait Progress {
-    fn start(&mut self, _total_bytes: u64) {}
-    fn advance(&mut self, _bytes: u64) {}
-    fn finish(&mut self) {}
-}
-
-/// No progress display.
-pub struct Quiet;
-impl Progress for Quiet {}
+pub use plumb_core::progress::{Progress, Quiet};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PrepareOutcome {

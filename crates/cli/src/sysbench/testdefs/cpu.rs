@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use plumb_core::Workload;
-use plumb_micro::cpu::{Cpu, CpuSpec};
-use plumb_micro::settings::CpuSettings;
-use plumb_pipeline::{Job, JobError, Settings};
+use plumb_micro::cpu::CpuSpec;
+use plumb_pipeline::jobs::micro::CpuJob;
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -28,28 +24,10 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-struct Plan {
-    spec: CpuSpec,
-}
-
 fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
-    Ok(Box::new(Plan {
-        spec: CpuSpec {
-            max_prime: v.int("cpu-max-prime"),
-        },
-    }))
+    Ok(Box::new(CpuJob(CpuSpec {
+        max_prime: v.int("cpu-max-prime"),
+    })))
 }
 
-impl TestPlan for Plan {}
-
-impl Job for Plan {
-    fn kind(&self) -> &'static str {
-        "cpu"
-    }
-    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        Ok(Arc::new(Cpu::new(self.spec.clone())))
-    }
-    fn settings(&self) -> Settings {
-        Settings::Cpu(CpuSettings::from(&self.spec))
-    }
-}
+impl TestPlan for CpuJob {}

@@ -1,26 +1,14 @@
 //! `plumb fileio`: sysbench's fileio options and commands, on plumb-fileio.
 
-use std::cell::RefCell;
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use plumb_core::random::RandType;
-use plumb_core::result::Status;
-use plumb_core::Workload;
-use plumb_fileio::fileset::cleanup::cleanup;
-use plumb_fileio::fileset::open::complete_seqwr;
-use plumb_fileio::fileset::prepare::prepare;
-use plumb_fileio::settings::FileioSettings;
 use plumb_fileio::spec::{
     AsyncEngine, ExtraFlags, FileioSpec, Fill, FsyncMode, IoMode, TestMode, TEST_MODES,
 };
-use plumb_fileio::{FileioError, FileioWorkload};
-use plumb_pipeline::{Job, JobError, JobRecord, Settings, Targets};
+use plumb_pipeline::jobs::fileio::FileioJob;
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
-use crate::progress::Bar;
 use crate::signals;
 use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
@@ -147,12 +135,6 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-struct Plan {
-    spec: FileioSpec,
-    rand: Option<RandType>,
-    workload: RefCell<Option<Arc<FileioWorkload>>>,
-}
-
 const FILEIO_OPTION_NAMES: &[&str] = &[
     "file-num",
     "file-block-size",
@@ -230,111 +212,11 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             .collect(),
     };
     spec.check_files().map_err(|e| UsageError(e.0))?;
-    Ok(Box::new(Plan {
+    Ok(Box::new(FileioJob::new(
         spec,
-        rand: c.run.rand_type,
-        workload: RefCell::new(None),
-    }))
+        c.run.rand_type,
+        signals::install(),
+    )))
 }
 
-/// A fileio error classified for the exit status: usage errors exit 2, a signal 128+n,
-/// the rest 1.
-fn job_error(e: FileioError) -> JobError {
-    match e {
-        FileioError::Spec(s) => JobError::Usage(s.0),
-        FileioError::Interrupted(sig) => JobError::Interrupted(sig),
-        other => JobError::failed(other),
-    }
-}
-
-/// A directory as the report names it: absolute when it can be resolved.
-fn display(dir: &std::path::Path) -> String {
-    std::fs::canonicalize(dir)
-        .unwrap_or_else(|_| dir.to_path_buf())
-        .display()
-        .to_string()
-}
-
-impl Plan {
-    /// The directory holding the files (none for the null engine, which opens none).
-    fn target_dir(&self) -> Option<PathBuf> {
-        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
-    }
-
-    fn dir_display(&self) -> String {
-        display(&self.spec.dir)
-    }
-}
-
-impl TestPlan for Plan {}
-
-impl Job for Plan {
-    fn kind(&self) -> &'static str {
-        "fileio"
-    }
-
-    fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
-        signals::install();
-        notes.extend(self.spec.check_run().map_err(|e| JobError::Usage(e.0))?);
-        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(job_error)?);
-        notes.extend(w.fallback.clone());
-        *self.workload.borrow_mut() = Some(w.clone());
-        Ok(w)
-    }
-
-    fn settings(&self) -> Settings {
-        let w = self.workload.borrow();
-        Settings::Fileio(FileioSettings::new(
-            &self.spec,
-            Some(self.dir_display()),
-            w.as_deref(),
-        ))
-    }
-
-    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
-        let Some(w) = self.workload.borrow().clone() else {
-            return Ok(());
-        };
-        if self.spec.mode != Some(TestMode::SeqWr) || w.engine_name() == "null" {
-            return Ok(());
-        }
-        if job.status != Status::Completed {
-            // Interrupted: leave the files as they are; the manifest says how far they go.
-            return Ok(());
-        }
-        let stop = signals::install();
-        let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop).map_err(job_error)?;
-        if let Settings::Fileio(s) = &mut job.workload {
-            s.seqwr_completed_bytes = Some(bytes);
-        }
-        Ok(())
-    }
-
-    fn targets(&self) -> Targets {
-        match self.target_dir() {
-            Some(dir) => Targets {
-                files: (0..self.spec.num_files)
-                    .map(|i| dir.join(plumb_fileio::fileset::file_name(i)))
-                    .collect(),
-                dir: Some(dir),
-            },
-            None => Targets::default(),
-        }
-    }
-
-    fn prepare(&self, log: &mut dyn Write) -> Result<(), JobError> {
-        let stop = signals::install();
-        let mut bar = Bar::new("Writing test files");
-        prepare(&self.spec, &stop, log, &mut bar)
-            .map(|_| ())
-            .map_err(job_error)
-    }
-
-    fn cleanup(&self, log: &mut dyn Write) -> Result<(), JobError> {
-        let stop = signals::install();
-        cleanup(&self.spec, &stop, log, &mut std::io::stderr())
-            .map(|_| ())
-            .map_err(job_error)
-    }
-}
+impl TestPlan for FileioJob {}

@@ -1,9 +1,6 @@
-use std::sync::Arc;
-
-use plumb_core::{RunConfig, Workload};
-use plumb_micro::memory::{Access, Memory, MemorySpec, Oper, Scope, MIN_BLOCK};
-use plumb_micro::settings::MemorySettings;
-use plumb_pipeline::{Job, JobError, JobRecord, Settings};
+use plumb_core::RunConfig;
+use plumb_micro::memory::{Access, MemorySpec, Oper, Scope, MIN_BLOCK};
+use plumb_pipeline::jobs::micro::MemoryJob;
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -57,10 +54,6 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-struct Plan {
-    spec: MemorySpec,
-}
-
 fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     // The option table allows only these words.
     let word = |name: &str| v.word(name).to_string();
@@ -82,33 +75,12 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     if spec.total_size == 0 && c.run.time_limit.is_none() {
         eprintln!("WARNING: --memory-total-size=0 and --time=0: the test runs until interrupted");
     }
-    Ok(Box::new(Plan { spec }))
+    Ok(Box::new(MemoryJob(spec)))
 }
 
-impl TestPlan for Plan {
+impl TestPlan for MemoryJob {
     // sysbench's memory test runs its own quota of events and ignores --events.
     fn tune(&self, run: &mut RunConfig) {
         run.event_limit = 0;
-    }
-}
-
-impl Job for Plan {
-    fn kind(&self) -> &'static str {
-        "memory"
-    }
-    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        Ok(Arc::new(
-            Memory::new(self.spec.clone()).map_err(JobError::failed)?,
-        ))
-    }
-    fn settings(&self) -> Settings {
-        Settings::Memory(MemorySettings::from(&self.spec))
-    }
-    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
-        let (events, bytes, secs) = (job.events, job.counter("bytes"), job.total_time_s);
-        if let Settings::Memory(m) = &mut job.workload {
-            m.complete(events, bytes, secs);
-        }
-        Ok(())
     }
 }

@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use plumb_core::Workload;
-use plumb_micro::mutex::{MutexSpec, MutexTest};
-use plumb_micro::settings::MutexSettings;
-use plumb_pipeline::{Job, JobError, Settings};
+use plumb_micro::mutex::MutexSpec;
+use plumb_pipeline::jobs::micro::MutexJob;
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -48,30 +44,12 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-struct Plan {
-    spec: MutexSpec,
-}
-
 fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
-    Ok(Box::new(Plan {
-        spec: MutexSpec {
-            num: v.int("mutex-num") as u32,
-            locks: v.int("mutex-locks"),
-            loops: v.int("mutex-loops"),
-        },
-    }))
+    Ok(Box::new(MutexJob(MutexSpec {
+        num: v.int("mutex-num") as u32,
+        locks: v.int("mutex-locks"),
+        loops: v.int("mutex-loops"),
+    })))
 }
 
-impl TestPlan for Plan {}
-
-impl Job for Plan {
-    fn kind(&self) -> &'static str {
-        "mutex"
-    }
-    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        Ok(Arc::new(MutexTest::new(self.spec.clone())))
-    }
-    fn settings(&self) -> Settings {
-        Settings::Mutex(MutexSettings::from(&self.spec))
-    }
-}
+impl TestPlan for MutexJob {}

@@ -1,9 +1,5 @@
-use std::sync::Arc;
-
-use plumb_core::Workload;
-use plumb_micro::settings::ThreadsSettings;
-use plumb_micro::threads::{Threads, ThreadsSpec};
-use plumb_pipeline::{Job, JobError, Settings};
+use plumb_micro::threads::ThreadsSpec;
+use plumb_pipeline::jobs::micro::ThreadsJob;
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
@@ -39,30 +35,11 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-struct Plan {
-    spec: ThreadsSpec,
-}
-
 fn plan(v: &Values, _c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
-    Ok(Box::new(Plan {
-        spec: ThreadsSpec {
-            yields: v.int("thread-yields"),
-            locks: v.int("thread-locks") as u32,
-        },
-    }))
+    Ok(Box::new(ThreadsJob(ThreadsSpec {
+        yields: v.int("thread-yields"),
+        locks: v.int("thread-locks") as u32,
+    })))
 }
 
-impl TestPlan for Plan {}
-
-impl Job for Plan {
-    fn kind(&self) -> &'static str {
-        "threads"
-    }
-    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        Ok(Arc::new(Threads::new(self.spec.clone())))
-    }
-    // sysbench prints its threads settings only at --verbosity=4 and above.
-    fn settings(&self) -> Settings {
-        Settings::Threads(ThreadsSettings::from(&self.spec))
-    }
-}
+impl TestPlan for ThreadsJob {}

@@ -1,0 +1,133 @@
+//! File I/O: lays out and removes its file set, opens the engine, completes seqwr's files
+//! after the measurement.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use plumb_core::random::RandType;
+use plumb_core::result::Status;
+use plumb_core::{StopFlag, Workload};
+use plumb_fileio::fileset::cleanup::cleanup;
+use plumb_fileio::fileset::open::complete_seqwr;
+use plumb_fileio::fileset::prepare::prepare;
+use plumb_fileio::settings::FileioSettings;
+use plumb_fileio::spec::{FileioSpec, IoMode, TestMode};
+use plumb_fileio::{FileioError, FileioWorkload};
+
+use crate::plan::{Job, JobError, StepContext, Targets};
+use crate::record::{JobRecord, Settings};
+
+pub struct FileioJob {
+    spec: FileioSpec,
+    rand: Option<RandType>,
+    /// Set on SIGINT/SIGTERM: prepare, cleanup and seqwr's completion stop at the next file.
+    stop: StopFlag,
+    workload: RefCell<Option<Arc<FileioWorkload>>>,
+}
+
+impl FileioJob {
+    pub fn new(spec: FileioSpec, rand: Option<RandType>, stop: StopFlag) -> Self {
+        FileioJob {
+            spec,
+            rand,
+            stop,
+            workload: RefCell::new(None),
+        }
+    }
+
+    /// The directory holding the files (none for the null engine, which opens none).
+    fn target_dir(&self) -> Option<PathBuf> {
+        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
+    }
+}
+
+/// A fileio error classified for the exit status.
+fn job_error(e: FileioError) -> JobError {
+    match e {
+        FileioError::Spec(s) => JobError::Usage(s.0),
+        FileioError::Interrupted(sig) => JobError::Interrupted(sig),
+        other => JobError::failed(other),
+    }
+}
+
+/// A directory as the report names it: absolute when it can be resolved.
+fn display(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .display()
+        .to_string()
+}
+
+impl Job for FileioJob {
+    fn kind(&self) -> &'static str {
+        "fileio"
+    }
+
+    fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
+        notes.extend(self.spec.check_run().map_err(|e| JobError::Usage(e.0))?);
+        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(job_error)?);
+        notes.extend(w.fallback.clone());
+        *self.workload.borrow_mut() = Some(w.clone());
+        Ok(w)
+    }
+
+    fn settings(&self) -> Settings {
+        let w = self.workload.borrow();
+        Settings::Fileio(FileioSettings::new(
+            &self.spec,
+            Some(display(&self.spec.dir)),
+            w.as_deref(),
+        ))
+    }
+
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        let Some(w) = self.workload.borrow().clone() else {
+            return Ok(());
+        };
+        if self.spec.mode != Some(TestMode::SeqWr) || w.engine_name() == "null" {
+            return Ok(());
+        }
+        if job.status != Status::Completed {
+            // Interrupted: leave the files as they are; the manifest says how far they go.
+            return Ok(());
+        }
+        let bytes =
+            complete_seqwr(&self.spec, w.requests_issued(), &self.stop).map_err(job_error)?;
+        if let Settings::Fileio(s) = &mut job.workload {
+            s.seqwr_completed_bytes = Some(bytes);
+        }
+        Ok(())
+    }
+
+    fn targets(&self) -> Targets {
+        match self.target_dir() {
+            Some(dir) => Targets {
+                files: (0..self.spec.num_files)
+                    .map(|i| dir.join(plumb_fileio::fileset::file_name(i)))
+                    .collect(),
+                dir: Some(dir),
+            },
+            None => Targets::default(),
+        }
+    }
+
+    fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        let (log, progress) = if ctx.log_to_report {
+            (&mut *ctx.report, &mut *ctx.progress)
+        } else {
+            (&mut *ctx.diagnostics, &mut *ctx.progress)
+        };
+        prepare(&self.spec, &self.stop, log, progress)
+            .map(|_| ())
+            .map_err(job_error)
+    }
+
+    fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        // Warnings (a file that is not plumb's) go to stderr, after the log lines.
+        let mut warnings = Vec::new();
+        let r = cleanup(&self.spec, &self.stop, ctx.log(), &mut warnings);
+        let _ = ctx.warnings().write_all(&warnings);
+        r.map(|_| ()).map_err(job_error)
+    }
+}

@@ -1,0 +1,5 @@
+//! One [`crate::Job`] per workload, shared by every front end: a front end builds the
+//! workload's spec from what the user typed and hands it over in one of these.
+
+pub mod fileio;
+pub mod micro;
