@@ -16,7 +16,9 @@ fn main() {
     let code = match dispatch(&args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("plumb: {e:#}");
+            // Whatever a parser echoed, no secret value the user typed goes out.
+            let msg = plumb_core::redact::text(&format!("{e:#}"), &args);
+            eprintln!("plumb: {msg}");
             exit::code_for(&e)
         }
     };

@@ -6,11 +6,13 @@
 //!   interval snapshots.
 //! - [`workload`]: the contract a benchmark implements to run under the harness.
 //! - [`result`]: the serde model of a finished run (`plumb.result/1`).
+//! - [`redact`]: credentials masked in command lines and messages.
 //! - [`size`]: sysbench-style size parsing ("8K", "4G").
 
 pub mod clock;
 pub mod harness;
 pub mod random;
+pub mod redact;
 pub mod result;
 pub mod size;
 pub mod stats;

@@ -111,9 +111,9 @@ pub fn run(
     let mut result = RunResult::build(
         BuildInput {
             test: test.name,
-            command_line: std::iter::once("plumb".to_string())
-                .chain(argv.iter().cloned())
-                .collect(),
+            command_line: plumb_core::redact::args(
+                std::iter::once("plumb").chain(argv.iter().map(String::as_str)),
+            ),
             started_at_unix_s: started,
             kinds: &kinds,
             counters: &counters,
