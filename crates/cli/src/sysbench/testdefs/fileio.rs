@@ -507,8 +507,8 @@ impl TestPlan for Plan {
 
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
         let stop = signals::install();
-        let mut log = self.log();
         let mut bar = Bar::new("Writing test files");
+        let mut log = bar.log_above(self.log());
         prepare(&self.spec, &stop, &mut log, &mut bar).map_err(cli_error)?;
         let _ = log.flush();
         Ok(())
