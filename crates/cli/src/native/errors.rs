@@ -9,7 +9,8 @@ use crate::exit::UsageError;
 pub fn handle(e: clap::Error, command: &str) -> anyhow::Result<i32> {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            e.print()?;
+            // A closed pipe (plumb inspect --help | head) is not worth a message.
+            let _ = e.print();
             Ok(0)
         }
         _ => Err(UsageError(one_line(&e, command)).into()),

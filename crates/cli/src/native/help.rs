@@ -66,13 +66,13 @@ fn wrap(text: &str, indent: &str, width: usize) -> String {
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
     let Some(topic) = a.topic else {
-        print!("{}\n{}", sysbench::general_help(), listing());
+        super::print_out(&format!("{}\n{}", sysbench::general_help(), listing()));
         return Ok(0);
     };
     let mut cmd = Cli::command();
     cmd.build();
     if let Some(sub) = cmd.find_subcommand_mut(&topic) {
-        print!("{}", sub.render_long_help());
+        super::print_out(&sub.render_long_help().to_string());
         return Ok(0);
     }
     if sysbench::testdefs::find(&topic).is_some() {

@@ -52,11 +52,19 @@ impl Native {
             Native::Manpage => manpage::run(),
             Native::Help(a) => help::run(a),
             Native::Version => {
-                println!("plumb {}", env!("CARGO_PKG_VERSION"));
+                print_out(&format!("plumb {}\n", env!("CARGO_PKG_VERSION")));
                 Ok(0)
             }
         }
     }
+}
+
+/// Write `text` to stdout; a closed pipe (plumb help | head) ends the output quietly
+/// rather than with print!'s panic.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
 /// Whether `word` (the first argument) names one of these commands.
