@@ -11,11 +11,23 @@ fn main() {
     // disk, rather than kill the process with SIGXFSZ.
     // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = match std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<_, _>>()
+    {
+        Ok(args) => args,
+        Err(a) => {
+            eprintln!("plumb: argument {a:?} is not valid UTF-8");
+            std::process::exit(exit::USAGE);
+        }
+    };
     let code = match dispatch(&args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("plumb: {e:#}");
+            // Whatever a parser echoed, no secret value the user typed goes out.
+            let msg = plumb_core::redact::text(&format!("{e:#}"), &args);
+            eprintln!("plumb: {msg}");
             exit::code_for(&e)
         }
     };
@@ -28,17 +40,10 @@ fn dispatch(args: &[String]) -> anyhow::Result<i32> {
             eprint!("{}", sysbench::general_help());
             Ok(exit::USAGE)
         }
-        Some("help") => {
-            print!("{}\n{}", sysbench::general_help(), native::HELP);
-            Ok(0)
-        }
-        Some("inspect") => native::inspect::main(&args[1..]),
-        Some("iostat") => native::iostat::main(&args[1..]),
-        Some("report") => native::report::main(&args[1..]),
-        Some("version") => {
-            println!("plumb {}", env!("CARGO_PKG_VERSION"));
-            Ok(0)
-        }
+        Some(word) if native::is_command(word) => native::main(args),
+        // Alone, the help flags show the whole help; with a test (plumb --help cpu) they are
+        // sysbench's.
+        Some("--help" | "-h") if args.len() == 1 => native::main(&["help".to_string()]),
         _ => sysbench::main(args),
     }
 }

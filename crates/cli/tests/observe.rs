@@ -79,7 +79,10 @@ fn inspect_errors_are_one_line() {
     );
     assert_usage_error(&["inspect"], &["needs a path"]);
     assert_usage_error(&["inspect", "/tmp", "--format=xml"], &["--format", "xml"]);
-    assert_usage_error(&["inspect", "/tmp", "/var"], &["one path"]);
+    assert_usage_error(
+        &["inspect", "/tmp", "/var"],
+        &["unexpected argument", "'/var'"],
+    );
     assert_usage_error(&["inspect", "--bogus", "/tmp"], &["--bogus"]);
 }
 

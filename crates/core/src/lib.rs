@@ -6,12 +6,15 @@
 //!   interval snapshots.
 //! - [`workload`]: the contract a benchmark implements to run under the harness.
 //! - [`result`]: the serde model of one job's measured result (carried by `plumb.result/2`).
+//! - [`redact`]: credentials masked in command lines and messages.
+//! - [`progress`]: where long steps report how far they got.
 //! - [`size`]: sysbench-style size parsing ("8K", "4G").
 
 pub mod clock;
 pub mod harness;
 pub mod progress;
 pub mod random;
+pub mod redact;
 pub mod result;
 pub mod size;
 pub mod stats;

@@ -10,10 +10,6 @@ use plumb_observe::{Roots, Target, TargetKind};
 use plumb_report::observations::{device_line, size};
 use serde::Serialize;
 
-use crate::exit::UsageError;
-
-const USAGE: &str = "usage: plumb inspect PATH [--format=text|json]";
-
 #[derive(Serialize)]
 struct Inspection {
     schema: &'static str,
@@ -27,39 +23,27 @@ struct Inspection {
     notes: Vec<String>,
 }
 
-pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    let mut path = None;
-    let mut json = false;
-    for a in args {
-        match a.as_str() {
-            "--help" | "-h" => {
-                println!("{USAGE}");
-                return Ok(0);
-            }
-            "--format=json" => json = true,
-            "--format=text" => json = false,
-            f if f.starts_with("--format=") => {
-                return Err(UsageError(format!(
-                    "invalid value for --format: '{}' (allowed: text, json)",
-                    &f[9..]
-                ))
-                .into())
-            }
-            f if f.starts_with('-') && f.len() > 1 => {
-                return Err(UsageError(format!("unknown option {f} for inspect ({USAGE})")).into())
-            }
-            p if path.is_none() => path = Some(PathBuf::from(p)),
-            p => {
-                return Err(UsageError(format!(
-                    "inspect takes one path, got a second: '{p}' ({USAGE})"
-                ))
-                .into())
-            }
-        }
-    }
-    let Some(path) = path else {
-        return Err(UsageError(format!("inspect needs a path ({USAGE})")).into());
-    };
+/// Report on PATH without running a benchmark.
+#[derive(clap::Args, Debug)]
+#[command(override_usage = "plumb inspect PATH [--format=text|json]")]
+pub struct Args {
+    /// A file, directory or block device: where a benchmark would run
+    #[arg(value_name = "PATH", value_hint = clap::ValueHint::AnyPath)]
+    path: PathBuf,
+    /// Report layout on stdout
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let path = args.path;
+    let json = args.format == Format::Json;
     let roots = Roots::default();
     let target = plumb_observe::target::resolve_with(&roots, &path)?;
     let host = host::host_facts(&roots);

@@ -13,30 +13,34 @@ use plumb_observe::Roots;
 use crate::exit::{self, UsageError};
 use crate::signals;
 
-const USAGE: &str = "usage: plumb iostat [DEVICE...] [INTERVAL [COUNT]]";
+const USAGE: &str = "plumb iostat [DEVICE...] [INTERVAL [COUNT]]";
+
+/// The command line as clap sees it: words whose meaning depends on their form (a device
+/// name, then numbers), as in sysstat's iostat, so [`parse_args`] sorts them.
+#[derive(clap::Args, Debug)]
+#[command(override_usage = USAGE)]
+pub struct Args {
+    /// Devices to show (sda, /dev/nvme0n1; default: every whole device that has done I/O),
+    /// then the interval in seconds (0.01 to 86400; default: one report since boot),
+    /// then the number of reports (default: until Ctrl-C)
+    #[arg(value_name = "DEVICE|INTERVAL|COUNT")]
+    words: Vec<String>,
+}
 
 #[derive(Debug, PartialEq)]
-struct Args {
+struct Parsed {
     devices: Vec<String>,
     interval: Option<Duration>,
     count: Option<u64>,
 }
 
-fn parse_args(args: &[String]) -> Result<Option<Args>, UsageError> {
-    let mut a = Args {
+fn parse_args(args: &[String]) -> Result<Parsed, UsageError> {
+    let mut a = Parsed {
         devices: Vec::new(),
         interval: None,
         count: None,
     };
     for s in args {
-        if s == "--help" || s == "-h" {
-            return Ok(None);
-        }
-        if s.starts_with('-') {
-            return Err(UsageError(format!(
-                "unknown option {s} for iostat ({USAGE})"
-            )));
-        }
         let numeric = s
             .bytes()
             .next()
@@ -44,7 +48,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, UsageError> {
         if !numeric {
             if a.interval.is_some() {
                 return Err(UsageError(format!(
-                    "device '{s}' after the interval: devices come first ({USAGE})"
+                    "device '{s}' after the interval: devices come first (usage: {USAGE})"
                 )));
             }
             a.devices.push(s.trim_start_matches("/dev/").to_string());
@@ -67,10 +71,12 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, UsageError> {
             })?;
             a.count = Some(c);
         } else {
-            return Err(UsageError(format!("unexpected argument '{s}' ({USAGE})")));
+            return Err(UsageError(format!(
+                "unexpected argument '{s}' (usage: {USAGE})"
+            )));
         }
     }
-    Ok(Some(a))
+    Ok(a)
 }
 
 const COLUMNS: &str = "     r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util";
@@ -162,11 +168,8 @@ fn read(roots: &Roots, what: &str) -> anyhow::Result<String> {
     Ok(plumb_observe::roots::read(&roots.proc(what))?)
 }
 
-pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    let Some(a) = parse_args(args)? else {
-        println!("{USAGE}");
-        return Ok(0);
-    };
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let a = parse_args(&args.words)?;
     let roots = Roots::default();
     let first = diskstats::parse_diskstats(&read(&roots, "diskstats")?);
     for d in &a.devices {
@@ -279,22 +282,18 @@ mod tests {
 
     #[test]
     fn arguments_like_iostat() {
-        let a = parse_args(&s(&["vda", "1", "2"])).unwrap().unwrap();
+        let a = parse_args(&s(&["vda", "1", "2"])).unwrap();
         assert_eq!(a.devices, vec!["vda"]);
         assert_eq!(a.interval, Some(Duration::from_secs(1)));
         assert_eq!(a.count, Some(2));
-        let b = parse_args(&s(&["/dev/sda", "sdb", "0.5"]))
-            .unwrap()
-            .unwrap();
+        let b = parse_args(&s(&["/dev/sda", "sdb", "0.5"])).unwrap();
         assert_eq!(b.devices, vec!["sda", "sdb"]);
         assert_eq!(b.count, None);
-        assert!(parse_args(&s(&[])).unwrap().unwrap().interval.is_none());
+        assert!(parse_args(&s(&[])).unwrap().interval.is_none());
         assert!(parse_args(&s(&["1", "vda"])).is_err());
         assert!(parse_args(&s(&["0"])).is_err());
         assert!(parse_args(&s(&["1", "0"])).is_err());
         assert!(parse_args(&s(&["1", "2", "3"])).is_err());
-        assert!(parse_args(&s(&["-x"])).is_err());
-        assert!(parse_args(&s(&["--help"])).unwrap().is_none());
     }
 
     #[test]

@@ -7,47 +7,26 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use plumb_pipeline::{facts, Record};
 
-use crate::exit::UsageError;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
+pub enum Format {
     Text,
     Json,
 }
 
-/// Show a saved result (--json=FILE or --format=json output) again.
-#[derive(Debug, Parser)]
-#[command(name = "plumb report", disable_version_flag = true)]
-struct Args {
-    /// The saved JSON result.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The saved JSON result (--json=FILE or --format=json output)
+    #[arg(value_name = "FILE.json")]
     file: PathBuf,
-    /// text: the report as the run printed it; json: the document, findings re-evaluated.
+    /// text: the report as the run printed it; json: the document, findings re-evaluated
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
 }
 
-pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    let a = match Args::try_parse_from(
-        std::iter::once("plumb report".to_string()).chain(args.iter().cloned()),
-    ) {
-        Ok(a) => a,
-        Err(e) if e.use_stderr() => {
-            let first = e.to_string();
-            let line = first
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("error: ");
-            return Err(UsageError(format!("report: {line}")).into());
-        }
-        Err(e) => {
-            print!("{e}");
-            return Ok(0);
-        }
-    };
+pub fn run(a: Args) -> anyhow::Result<i32> {
     let text = std::fs::read_to_string(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let mut record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;

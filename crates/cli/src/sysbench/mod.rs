@@ -145,9 +145,9 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
 
     let plan = Plan {
         front_end: "sysbench",
-        command_line: std::iter::once("plumb".to_string())
-            .chain(args.iter().cloned())
-            .collect(),
+        command_line: plumb_core::redact::args(
+            std::iter::once("plumb").chain(args.iter().map(String::as_str)),
+        ),
         groups: vec![Group {
             steps: commands.iter().filter_map(|c| c.step()).collect(),
             jobs: vec![JobSpec {
@@ -167,8 +167,10 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         },
     };
     let stop = signals::install();
-    let (mut stdout, mut stderr) = (std::io::stdout(), std::io::stderr());
     let mut bar = Bar::new("Writing test files");
+    // Lines logged while the bar is up are written with the bar lifted.
+    let mut stdout = bar.log_above(Box::new(std::io::stdout()));
+    let mut stderr = bar.log_above(Box::new(std::io::stderr()));
     let mut out = plumb_pipeline::Output {
         report: &mut stdout,
         diagnostics: &mut stderr,

@@ -69,7 +69,8 @@ pub enum Value {
 
 fn bad(name: &str, raw: &str, allowed: impl std::fmt::Display) -> UsageError {
     UsageError(format!(
-        "invalid value for --{name}: '{raw}' (allowed: {allowed})"
+        "invalid value for --{name}: '{}' (allowed: {allowed})",
+        plumb_core::redact::value(name, raw)
     ))
 }
 

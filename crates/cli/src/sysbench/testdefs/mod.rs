@@ -33,6 +33,14 @@ impl Command {
             _ => return None,
         })
     }
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::Prepare => "prepare",
+            Command::Run => "run",
+            Command::Cleanup => "cleanup",
+            Command::Help => "help",
+        }
+    }
     /// The pipeline step a command runs (help runs none).
     pub fn step(self) -> Option<Step> {
         match self {
