@@ -54,6 +54,10 @@ pub struct IoFacts {
     pub zero_fill: bool,
     /// The engine that ran (sync, io_uring, libaio, mmap, null).
     pub engine: String,
+    /// Threads in one file's write path at once, the writer included (from the request
+    /// stream: exact for sequential modes' shared cursor, the mean a write meets for random
+    /// modes; 0 without writes). None when the front end cannot tell.
+    pub writers_per_file: Option<f64>,
 }
 
 /// Device-level I/O during the run (from the block device's counters).

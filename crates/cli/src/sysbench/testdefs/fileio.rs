@@ -490,6 +490,7 @@ impl TestPlan for Plan {
                 .unwrap_or(0),
             zero_fill: s.effective_fill() == Fill::Zero,
             engine: w.as_ref().map(|w| w.engine_name()).unwrap_or("").into(),
+            writers_per_file: Some(plumb_fileio::sharing::writers_per_file(s, s.threads)),
         });
     }
 
