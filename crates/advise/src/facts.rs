@@ -104,9 +104,13 @@ pub struct HostFacts {
     pub mem_total_bytes: u64,
     /// cpufreq governor (powersave, performance, ...), when exposed.
     pub governor: Option<String>,
+    /// Reported with a finding, never judged: it still carries the last minute's work.
     pub load_avg_1m_at_start: Option<f64>,
-    /// CPU busy with other work at the start, percent of all CPUs.
+    /// CPU busy with other programs' work just before the start (plumb's own time left
+    /// out), percent of all CPUs.
     pub busy_pct_at_start: Option<f64>,
+    /// Other programs' runnable tasks just before the start (mean over the window).
+    pub runnable_others_at_start: Option<f64>,
     pub l1d_bytes: Option<u64>,
     pub l2_bytes: Option<u64>,
     pub l3_bytes: Option<u64>,
