@@ -28,29 +28,27 @@ fn words(calls: &[Call]) -> Vec<String> {
         .collect()
 }
 
-/// Run `cmd` under `strace -ff` in `dir`; return the I/O calls of the thread that made most
-/// of them, with descriptors mapped to test file numbers.
-fn io_calls(dir: &Path, cmd: &mut Command, block: u64) -> Vec<Call> {
-    let prefix = dir.join("strace.out");
-    let mut trace = Command::new("strace");
-    trace
+/// Run `cmd` under strace with `options` in `dir`; it must succeed.
+fn traced(dir: &Path, options: &[&str], cmd: &Command) {
+    let out = Command::new("strace")
         .current_dir(dir)
-        .args([
-            "-ff",
-            "-e",
-            "trace=openat,pread64,pwrite64,fsync,fdatasync",
-            "-o",
-        ])
-        .arg(&prefix)
+        .args(options)
         .arg(cmd.get_program())
-        .args(cmd.get_args());
-    let out = trace.output().unwrap();
+        .args(cmd.get_args())
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
-        "{:?}: {}",
-        cmd,
+        "{cmd:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Run `cmd` under `strace -ff` in `dir`; return the I/O calls of the thread that made most
+/// of them, with descriptors mapped to test file numbers.
+fn io_calls(dir: &Path, cmd: &Command, block: u64) -> Vec<Call> {
+    let calls = "trace=openat,pread64,pwrite64,fsync,fdatasync";
+    traced(dir, &["-ff", "-e", calls, "-o", "strace.out"], cmd);
     let mut files: HashMap<u32, u32> = HashMap::new();
     let mut threads: Vec<Vec<Call>> = Vec::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -123,24 +121,16 @@ fn rndrw_makes_the_same_calls_as_sysbench() {
     sysbench.arg("fileio").args(recipe).arg("run");
     let mut ours = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
     ours.arg("fileio").args(recipe).arg("run");
-    let theirs = io_calls(sb.path(), &mut sysbench, 16384);
-    let mine = io_calls(pl.path(), &mut ours, 16384);
-    // 700 events: 300 requests (R W R W R R W …), then each of 16 files fsynced after
-    // every 100 requests, then once more by the end-of-run fsync.
+    let theirs = io_calls(sb.path(), &sysbench, 16384);
+    let mine = io_calls(pl.path(), &ours, 16384);
+    // 700 events: 6 periods of 100 requests and 16 fsyncs (one per file), 4 requests more;
+    // then the end-of-run fsync of every file.
     assert_eq!(theirs.len(), 700 + 16, "{theirs:?}");
-    let count = |v: &[Call], c: &str| v.iter().filter(|x| x.0 == c).count();
-    assert_eq!(
-        (
-            count(&mine, "pread64"),
-            count(&mine, "pwrite64"),
-            count(&mine, "fsync")
-        ),
-        (
-            count(&theirs, "pread64"),
-            count(&theirs, "pwrite64"),
-            count(&theirs, "fsync")
-        )
-    );
+    let counts = |v: &[Call]| {
+        ["pread64", "pwrite64", "fsync"].map(|c| v.iter().filter(|x| x.0 == c).count())
+    };
+    assert_eq!(counts(&theirs)[2], 6 * 16 + 16);
+    assert_eq!(counts(&mine), counts(&theirs));
     // Same order, same files fsynced, same sizes, block-aligned offsets (the offsets
     // themselves come from each tool's own random stream).
     let (mine, theirs) = (words(&mine), words(&theirs));
@@ -167,19 +157,11 @@ fn rndrw_zero_fill_writes_zeros_after_reading_random_data() {
         .args(["fileio", set[0], set[1], "prepare"])
         .assert()
         .success();
-    let out = Command::new("strace")
-        .current_dir(dir.path())
-        .args(["-f", "-s", "64", "-e", "trace=pwrite64", "-o", "strace.out"])
-        .arg(assert_cmd::cargo::cargo_bin("plumb"))
-        .args(["fileio", set[0], set[1], "--file-test-mode=rndrw"])
-        .args(["--file-fill=zero", "--events=300", "--time=0", "run"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut run = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
+    run.args(["fileio", set[0], set[1], "--file-test-mode=rndrw"])
+        .args(["--file-fill=zero", "--events=300", "--time=0", "run"]);
+    let options = ["-f", "-s", "64", "-e", "trace=pwrite64", "-o", "strace.out"];
+    traced(dir.path(), &options, &run);
     let trace = std::fs::read_to_string(dir.path().join("strace.out")).unwrap();
     let writes: Vec<&str> = trace.lines().filter(|l| l.contains("pwrite64(")).collect();
     assert!(writes.len() > 50, "{trace}");
