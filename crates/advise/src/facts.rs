@@ -54,6 +54,10 @@ pub struct IoFacts {
     pub zero_fill: bool,
     /// The engine that ran (sync, io_uring, libaio, mmap, null).
     pub engine: String,
+    /// Threads in one file's write path at once, the writer included (from the request
+    /// stream: exact for sequential modes' shared cursor, the mean a write meets for random
+    /// modes; 0 without writes). None when the front end cannot tell.
+    pub writers_per_file: Option<f64>,
 }
 
 /// Device-level I/O during the run (from the block device's counters).
@@ -100,9 +104,13 @@ pub struct HostFacts {
     pub mem_total_bytes: u64,
     /// cpufreq governor (powersave, performance, ...), when exposed.
     pub governor: Option<String>,
+    /// Reported with a finding, never judged: it still carries the last minute's work.
     pub load_avg_1m_at_start: Option<f64>,
-    /// CPU busy with other work at the start, percent of all CPUs.
+    /// CPU busy with other programs' work just before the start (plumb's own time left
+    /// out), percent of all CPUs.
     pub busy_pct_at_start: Option<f64>,
+    /// Other programs' runnable tasks just before the start (mean over the window).
+    pub runnable_others_at_start: Option<f64>,
     pub l1d_bytes: Option<u64>,
     pub l2_bytes: Option<u64>,
     pub l3_bytes: Option<u64>,

@@ -325,3 +325,50 @@ fn a_tracer_attached_to_plumb_is_reported() {
     assert_eq!(t["at_start"]["name"], "strace", "{t}");
     assert_eq!(t["at_end"]["name"], "strace", "{t}");
 }
+
+#[test]
+fn back_to_back_runs_judge_the_start_by_what_runs_now() {
+    // The first run leaves its mark on the 1-minute load average; the second must be judged
+    // by what runs at its start. This machine may itself be busy (CI builds), so the test
+    // checks that the finding follows exactly the facts measured at the start.
+    let args = ["cpu", "--cpu-max-prime=2000", "--time=1", "run"];
+    json_run(&args);
+    let v = json_run(&args);
+    let l = &v["observations"]["load_at_start"];
+    assert_eq!(l["runnable_samples"], 10, "{l}");
+    assert!(l["window_s"].as_f64().unwrap() >= 0.25, "{l}");
+    let busy = l["busy_other_pct"].as_f64().expect("busy_other_pct");
+    let runnable = l["runnable_other_mean"]
+        .as_f64()
+        .expect("runnable_other_mean");
+    assert!(busy <= l["busy_cpu_pct"].as_f64().unwrap() + 1e-9, "{l}");
+    let powersave = v["observations"]["host"]["frequency_governors"]
+        .as_array()
+        .unwrap()
+        .first()
+        .is_some_and(|g| g == "powersave");
+    let noisy = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "noisy-machine");
+    let running_now = busy > 10.0 || runnable >= 1.0;
+    assert_eq!(
+        noisy.is_some(),
+        running_now || powersave,
+        "load at start {l}, finding {noisy:?}"
+    );
+    if let Some(f) = noisy {
+        // Never the load average alone: it is context next to what ran now.
+        let names: Vec<&str> = f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[0].as_str().unwrap_or(""))
+            .collect();
+        assert!(
+            names.iter().any(|n| !n.starts_with("load average")),
+            "{names:?}"
+        );
+    }
+}

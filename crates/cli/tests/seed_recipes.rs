@@ -129,6 +129,40 @@ fn seed_002_strace_attached_makes_the_result_invalid() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--strict"));
 }
 
+fn seed_002_writes(mode: &str) -> Vec<String> {
+    // The article's shape: 16 threads, 16 files, buffered, --file-fsync-end=no.
+    let dir = disk_dir();
+    let v = json_run_in(
+        dir.path(),
+        &[
+            "fileio",
+            "--threads=16",
+            "--file-num=16",
+            "--file-total-size=16M",
+            "--file-block-size=4096",
+            &format!("--file-test-mode={mode}"),
+            "--file-fsync-end=no",
+            "--time=1",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    findings(&v)
+}
+
+#[test]
+fn seed_002_sequential_rewrite_shares_one_file_whatever_the_file_count() {
+    let ids = seed_002_writes("seqrewr");
+    assert!(ids.contains(&"shared-file-writers".to_string()), "{ids:?}");
+}
+
+#[test]
+fn seed_002_random_writes_over_as_many_files_as_threads_do_not_share() {
+    let ids = seed_002_writes("rndwr");
+    assert!(!ids.contains(&"shared-file-writers".to_string()), "{ids:?}");
+}
+
 #[test]
 fn files_on_tmpfs_are_not_a_disk_and_strict_refuses_them() {
     let shm = std::path::Path::new("/dev/shm");

@@ -64,6 +64,15 @@ impl Filler {
         }
     }
 
+    /// Put the initial contents back into a buffer a read has overwritten: a write carries
+    /// this filler's bytes, never the file data the read left there.
+    pub fn reset(&self, buf: &mut [u8], rng: &mut Rng) {
+        match self.fill {
+            Fill::Zero => buf.fill(0),
+            Fill::Random | Fill::Validate => randomize(buf, rng),
+        }
+    }
+
     /// Make `buf` (already initialised with `init`) ready to be written at `offset` of a file.
     #[inline]
     pub fn prepare(&mut self, buf: &mut [u8], offset: u64) {

@@ -3,6 +3,7 @@
 //! - [`spec`]: every option, checked ([`spec::FileioSpec`]).
 //! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
 //! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
+//! - [`sharing`]: how many threads write one file at once (for the advisor).
 //! - [`engine`]: sync, io_uring, libaio, mmap and null engines behind one trait.
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
@@ -15,6 +16,7 @@ pub mod fileset;
 pub mod fill;
 pub mod pattern;
 pub mod settings;
+pub mod sharing;
 pub mod spec;
 pub mod workload;
 

@@ -44,6 +44,8 @@ pub struct FileioSettings {
     pub validate: bool,
     pub fill: Fill,
     pub end_fsync_wall_s: f64,
+    /// Threads in one file's write path at once (0 for modes that do not write).
+    pub writers_per_file: f64,
     /// seqwr only: bytes written after the measured time to complete the files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seqwr_completed_bytes: Option<u64>,
@@ -90,6 +92,7 @@ impl FileioSettings {
             end_fsync_wall_s: figures
                 .map(|f| f.end_fsync_wall_ns.load(Relaxed) as f64 / 1e9)
                 .unwrap_or(0.0),
+            writers_per_file: crate::sharing::writers_per_file(spec, spec.threads),
             seqwr_completed_bytes: None,
         }
     }

@@ -285,14 +285,19 @@ impl FileioWorkload {
         self.files.as_ref().map(|f| &f.table)
     }
 
-    fn buffers(&self) -> Result<Buffers, WorkloadError> {
+    /// One buffer per request in flight, plus `extra`.
+    fn buffers(&self, extra: usize) -> Result<Buffers, WorkloadError> {
         let align = self
             .files
             .as_ref()
             .map(|f| f.buf_align)
             .unwrap_or(crate::buf::page_size());
-        Buffers::new(self.spec.depth(), self.spec.max_io() as usize, align)
-            .map_err(WorkloadError::new)
+        Buffers::new(
+            self.spec.depth() + extra,
+            self.spec.max_io() as usize,
+            align,
+        )
+        .map_err(WorkloadError::new)
     }
 
     fn files(&self) -> Arc<FileTable> {
@@ -312,7 +317,11 @@ impl Workload for FileioWorkload {
         COUNTERS
     }
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
-        let bufs = self.buffers()?;
+        let queued = self.spec.io_mode == IoMode::Async;
+        // A blocking loop that both reads and writes reads into a buffer of its own, so its
+        // writes keep the fill's bytes (see BlockingWorker).
+        let mixed = self.spec.mode.is_some_and(|m| m.reads() && m.writes());
+        let bufs = self.buffers(usize::from(mixed && !queued))?;
         let fsync = self.spec.fsync_mode;
         let state = WorkerState {
             pattern: Pattern::new(&self.spec, self.shared.clone(), self.rand),
@@ -332,7 +341,6 @@ impl Workload for FileioWorkload {
             busy_base: thread * self.spec.depth(),
             figures: self.figures.clone(),
         };
-        let queued = self.spec.io_mode == IoMode::Async;
         Ok(match &self.engine {
             EngineChoice::Sync => Box::new(BlockingWorker::new(
                 SyncEngine::new(self.files(), bufs, fsync),
@@ -461,15 +469,23 @@ impl WorkerState {
     }
 }
 
-/// The loop for engines whose calls block until done.
+/// The loop for engines whose calls block until done. Writes use buffer 0; reads use the
+/// last buffer, which is a separate one in modes that both read and write: a read into the
+/// write buffer would make the next write carry the file's old bytes instead of the fill's
+/// (zeros for --file-fill=zero, fresh random data otherwise).
 struct BlockingWorker<E: Engine> {
     engine: E,
     s: WorkerState,
+    read_slot: usize,
 }
 
 impl<E: Engine> BlockingWorker<E> {
     fn new(engine: E, s: WorkerState) -> Self {
-        BlockingWorker { engine, s }
+        BlockingWorker {
+            read_slot: engine.slots().saturating_sub(1),
+            engine,
+            s,
+        }
     }
 }
 
@@ -482,7 +498,7 @@ impl<E: Engine> Worker for BlockingWorker<E> {
                     self.s.claim(0, &mut io, &mut ctx.rng);
                     let req = Request { dir: Dir::Read, io };
                     let start = Stamp::now();
-                    let r = self.engine.execute(0, req);
+                    let r = self.engine.execute(self.read_slot, req);
                     let end = Stamp::now();
                     let n = r.map_err(|e| self.s.fail("read from", &io, e))?;
                     if n != io.len as usize {
@@ -491,7 +507,8 @@ impl<E: Engine> Worker for BlockingWorker<E> {
                     ctx.record(READ, t, start, end);
                     ctx.add(BYTES_READ, n as u64);
                     if self.s.validate {
-                        self.s.validate_read(self.engine.buffer(0), &io)?;
+                        self.s
+                            .validate_read(self.engine.buffer(self.read_slot), &io)?;
                     }
                 }
                 Op::Write(mut io) => {
@@ -558,6 +575,8 @@ struct QueueWorker<E: QueueEngine> {
     done: Vec<(usize, i64)>,
     /// This thread's writes in flight, per file (a fsync waits for them).
     writes_in_flight: Vec<u32>,
+    /// Slots whose buffer holds what a read brought in: refilled before they carry a write.
+    read_into: Vec<bool>,
     in_flight: usize,
     started: bool,
 }
@@ -566,6 +585,7 @@ impl<E: QueueEngine> QueueWorker<E> {
     fn new(engine: E, s: WorkerState) -> Self {
         let n = engine.slots();
         QueueWorker {
+            read_into: vec![false; n],
             slots: vec![None; n],
             free: (0..n).rev().collect(),
             fresh: Vec::with_capacity(n),
@@ -799,11 +819,15 @@ impl<E: QueueEngine + 'static> QueueWorker<E> {
         self.s.claim(slot, &mut io, &mut ctx.rng);
         if dir == Dir::Write {
             let buf = self.engine.buffer(slot);
+            if self.read_into[slot] {
+                self.s.filler.reset(buf, &mut ctx.rng);
+            }
             self.s
                 .filler
                 .prepare(&mut buf[..io.len as usize], io.offset);
             self.writes_in_flight[io.file as usize] += 1;
         }
+        self.read_into[slot] = dir == Dir::Read;
         self.slots[slot] = Some(InFlight {
             ticket,
             start: Stamp::now(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
 use plumb_fileio::engine::recording::Rec;
-use plumb_fileio::spec::{FileioSpec, IoMode, TestMode};
+use plumb_fileio::spec::{FileioSpec, Fill, IoMode, TestMode};
 use plumb_fileio::workload::{recording_log, EngineChoice, FileioWorkload, FSYNC, READ, WRITE};
 
 fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
@@ -134,6 +134,24 @@ fn rndrw_interleave_and_fsync_counts() {
     assert_eq!(count(&out, READ), 6000);
     assert_eq!(count(&out, WRITE), 4000);
     assert_eq!(&letters(&ops)[..12], "RWRWRRWRWRRW");
+}
+
+#[test]
+fn rndrw_writes_carry_the_fill_not_what_reads_brought_in() {
+    // The recording engine fills read buffers with file bytes and refuses a write that sends
+    // them back: each write must hold the fill (zeros, or fresh random data), blocking and
+    // queued loops alike.
+    for fill in [Fill::Zero, Fill::Random] {
+        for queued in [false, true] {
+            let s = FileioSpec {
+                fill,
+                async_backlog: 4,
+                ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
+            };
+            let (out, _) = record(s, queued, &events(500, 2));
+            assert!(count(&out, WRITE) > 100, "{fill:?} queued={queued}");
+        }
+    }
 }
 
 #[test]

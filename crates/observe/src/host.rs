@@ -1,11 +1,12 @@
 //! Facts about the machine a run happens on, and how busy it was when the run started.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::procstat::{self, CpuPct};
+use crate::process;
+use crate::procstat::{self, CpuPct, CpuTicks};
 use crate::roots::{attr, attr_u64, Roots};
 use crate::virt::{self, Virtualization};
 
@@ -40,6 +41,8 @@ pub struct HostFacts {
 /// Load present when the run started, before plumb's workers ran.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadAtStart {
+    /// Load averages: reported, not judged. The 1-minute figure still carries whatever ran
+    /// in the last minute (the previous run of a back-to-back series among it).
     pub load_avg_1m: f64,
     pub load_avg_5m: f64,
     pub load_avg_15m: f64,
@@ -48,8 +51,19 @@ pub struct LoadAtStart {
     /// Machine CPU use over `window_s` just before the run (all CPUs, 100% = all busy).
     pub cpu: Option<CpuPct>,
     pub busy_cpu_pct: Option<f64>,
+    /// `busy_cpu_pct` less plumb's own CPU time over the window: other programs' work.
+    pub busy_other_pct: Option<f64>,
+    /// Runnable tasks that are not plumb's threads (/proc/stat procs_running less plumb's
+    /// threads in state R), sampled `runnable_samples` times across the window: mean, max.
+    pub runnable_other_mean: Option<f64>,
+    pub runnable_other_max: Option<u64>,
+    pub runnable_samples: u32,
+    /// The window as measured.
     pub window_s: f64,
 }
+
+/// Readings of the runnable count spread over the start window.
+const RUNNABLE_SAMPLES: u32 = 10;
 
 fn cpuinfo_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines().find_map(|l| {
@@ -234,7 +248,21 @@ pub fn parse_loadavg(text: &str) -> Option<(f64, f64, f64, u64)> {
     Some((a, b, c, run))
 }
 
-/// Load average now and machine CPU use over `window` (0: no CPU measurement).
+/// Other programs' CPU use between two readings, percent of all CPUs: the busy ticks less
+/// plumb's own CPU time (`own_cpu_ns`, converted at `ticks_per_s`).
+pub fn busy_other_pct(a: &CpuTicks, b: &CpuTicks, own_cpu_ns: u64, ticks_per_s: u64) -> f64 {
+    let total = b.total().saturating_sub(a.total());
+    if total == 0 {
+        return 0.0;
+    }
+    let idle = |t: &CpuTicks| t.idle + t.iowait;
+    let busy = total.saturating_sub(idle(b).saturating_sub(idle(a))) as f64;
+    let own = own_cpu_ns as f64 * ticks_per_s as f64 / 1e9;
+    ((busy - own).max(0.0) / total as f64 * 100.0).min(100.0)
+}
+
+/// Load average now, and what is running over `window` (0: no window, load averages only):
+/// machine CPU use, the part of it that is not plumb's, and other programs' runnable tasks.
 pub fn load_at_start(roots: &Roots, window: Duration) -> LoadAtStart {
     let (a, b, c, run) = std::fs::read_to_string(roots.proc("loadavg"))
         .ok()
@@ -245,24 +273,59 @@ pub fn load_at_start(roots: &Roots, window: Duration) -> LoadAtStart {
             .ok()
             .and_then(|t| procstat::parse(&t))
     };
-    let mut cpu = None;
-    if !window.is_zero() {
-        if let Some(s0) = read() {
-            std::thread::sleep(window);
-            if let Some(s1) = read() {
-                cpu = Some(CpuPct::between(&s0.cpu, &s1.cpu));
-            }
-        }
-    }
-    LoadAtStart {
+    let mut l = LoadAtStart {
         load_avg_1m: a,
         load_avg_5m: b,
         load_avg_15m: c,
         runnable_tasks: run,
-        busy_cpu_pct: cpu.map(|c| c.busy_pct()),
-        cpu,
-        window_s: window.as_secs_f64(),
+        cpu: None,
+        busy_cpu_pct: None,
+        busy_other_pct: None,
+        runnable_other_mean: None,
+        runnable_other_max: None,
+        runnable_samples: 0,
+        window_s: 0.0,
+    };
+    if window.is_zero() {
+        return l;
     }
+    let start = Instant::now();
+    let own0 = process::own_cpu_ns();
+    let Some(s0) = read() else {
+        return l;
+    };
+    let mut last = None;
+    let mut others = Vec::with_capacity(RUNNABLE_SAMPLES as usize);
+    for i in 1..=RUNNABLE_SAMPLES {
+        let due = start + window * i / RUNNABLE_SAMPLES;
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        if let Some(s) = read() {
+            others.push(
+                s.procs_running
+                    .saturating_sub(process::own_runnable_threads(roots)),
+            );
+            last = Some(s);
+        }
+    }
+    let own = process::own_cpu_ns().saturating_sub(own0);
+    l.window_s = start.elapsed().as_secs_f64();
+    if let Some(s1) = last {
+        let cpu = CpuPct::between(&s0.cpu, &s1.cpu);
+        l.busy_cpu_pct = Some(cpu.busy_pct());
+        l.cpu = Some(cpu);
+        l.busy_other_pct = Some(busy_other_pct(
+            &s0.cpu,
+            &s1.cpu,
+            own,
+            process::clock_ticks_per_s(),
+        ));
+    }
+    if !others.is_empty() {
+        l.runnable_samples = others.len() as u32;
+        l.runnable_other_mean = Some(others.iter().sum::<u64>() as f64 / others.len() as f64);
+        l.runnable_other_max = others.iter().max().copied();
+    }
+    l
 }
 
 #[cfg(test)]
@@ -349,5 +412,49 @@ mod tests {
         let c = l.cpu.unwrap();
         let sum = c.user_pct + c.nice_pct + c.system_pct + c.iowait_pct + c.steal_pct + c.idle_pct;
         assert!(sum == 0.0 || (sum - 100.0).abs() < 1e-6, "{sum}");
+        assert!(l.busy_other_pct.unwrap() <= l.busy_cpu_pct.unwrap() + 1e-9);
+        assert_eq!(l.runnable_samples, RUNNABLE_SAMPLES);
+        assert!(l.runnable_other_mean.unwrap() <= l.runnable_other_max.unwrap() as f64);
+        assert!(l.window_s >= 0.05, "{}", l.window_s);
+    }
+
+    #[test]
+    fn other_programs_cpu_leaves_out_plumbs_own() {
+        let t = |user, system, idle, iowait| CpuTicks {
+            user,
+            system,
+            idle,
+            iowait,
+            ..Default::default()
+        };
+        // 50 ticks over the window (2 CPUs, 0.25 s at 100 Hz): 20 busy, 12 of them plumb's.
+        let (a, b) = (t(100, 50, 1000, 10), t(115, 55, 1028, 12));
+        assert!((busy_other_pct(&a, &b, 120_000_000, 100) - 16.0).abs() < 1e-9);
+        assert!((busy_other_pct(&a, &b, 0, 100) - 40.0).abs() < 1e-9);
+        // plumb's own time never makes it negative, and an empty window is idle.
+        assert_eq!(busy_other_pct(&a, &b, 10_000_000_000, 100), 0.0);
+        assert_eq!(busy_other_pct(&a, &a, 0, 100), 0.0);
+    }
+
+    #[test]
+    fn runnable_others_leave_out_plumbs_threads() {
+        let t = tempfile::tempdir().unwrap();
+        let r = Roots::under(t.path());
+        write(&r.proc("loadavg"), "3.50 1.00 0.50 1/100 999\n");
+        write(
+            &r.proc("stat"),
+            "cpu  100 0 50 1000 10 0 0 0 0 0\ncpu0 100 0 50 1000 10 0 0 0 0 0\nprocs_running 4\nprocs_blocked 0\n",
+        );
+        write(&r.proc("self/task/10/stat"), "10 (plumb) R 1 2 3");
+        write(&r.proc("self/task/11/stat"), "11 (plumb-worker) R 1 2 3");
+        write(&r.proc("self/task/12/stat"), "12 (plumb-sampler) S 1 2 3");
+        let l = load_at_start(&r, Duration::from_millis(20));
+        assert_eq!(l.load_avg_1m, 3.5);
+        assert_eq!(l.runnable_other_mean, Some(2.0));
+        assert_eq!(l.runnable_other_max, Some(2));
+        // The fixture's counters do not move: an idle window.
+        assert_eq!(l.busy_other_pct, Some(0.0));
+        let none = load_at_start(&r, Duration::ZERO);
+        assert_eq!((none.busy_other_pct, none.runnable_samples), (None, 0));
     }
 }

@@ -155,6 +155,36 @@ pub fn parse_stat(text: &str) -> Option<(String, u64, u64)> {
     Some((comm, n(14)? + n(15)?, n(22)?))
 }
 
+/// The state letter of a /proc/PID/stat text (R running or runnable, S sleeping, D ...).
+pub fn stat_state(text: &str) -> Option<char> {
+    text.get(text.rfind(')')? + 1..)?
+        .split_whitespace()
+        .next()?
+        .chars()
+        .next()
+}
+
+/// plumb's own threads that are running or runnable now (the caller among them).
+pub fn own_runnable_threads(roots: &Roots) -> u64 {
+    let Ok(rd) = std::fs::read_dir(roots.proc("self/task")) else {
+        return 0;
+    };
+    rd.flatten()
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .ok()
+                .and_then(|s| stat_state(&s))
+                == Some('R')
+        })
+        .count() as u64
+}
+
+/// CPU time (user + system) of the whole process so far, ns.
+pub fn own_cpu_ns() -> u64 {
+    let ru = rusage(libc::RUSAGE_SELF);
+    tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime)
+}
+
 /// /proc/PID/schedstat: (on-CPU ns, run-queue wait ns).
 pub fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
     let mut it = text.split_whitespace();
@@ -258,6 +288,9 @@ mod tests {
         assert_eq!(ticks, 175);
         assert_eq!(start, 77205);
         assert!(parse_stat("garbage").is_none());
+        assert_eq!(stat_state(s), Some('S'));
+        assert_eq!(stat_state("9 (a) b) R 1 2"), Some('R'));
+        assert_eq!(stat_state("garbage"), None);
     }
 
     #[test]

@@ -70,6 +70,7 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
         final_fsync_ns: (s.end_fsync_wall_s * 1e9).round() as u64,
         zero_fill: s.fill == Fill::Zero,
         engine: s.engine.clone().unwrap_or_default(),
+        writers_per_file: Some(s.writers_per_file),
     }
 }
 
@@ -82,7 +83,8 @@ fn add_observations(f: &mut Facts, o: &Observations) {
         mem_total_bytes: h.memory_total_bytes,
         governor,
         load_avg_1m_at_start: Some(o.load_at_start.load_avg_1m),
-        busy_pct_at_start: o.load_at_start.busy_cpu_pct,
+        busy_pct_at_start: o.load_at_start.busy_other_pct,
+        runnable_others_at_start: o.load_at_start.runnable_other_mean,
         l1d_bytes: h.l1d_cache_bytes,
         l2_bytes: h.l2_cache_bytes,
         l3_bytes: h.l3_cache_bytes,

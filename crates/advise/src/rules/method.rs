@@ -42,32 +42,38 @@ pub fn too_short(f: &Facts) -> Option<Finding> {
     None
 }
 
-/// Other load at the start, or a CPU governor that lowers the clock.
+/// Other work running when the run started, or a CPU governor that lowers the clock.
+///
+/// Judged by what runs just before the start (CPU busy with other programs, their runnable
+/// tasks), never by the load average: its 1-minute figure still carries the previous run of
+/// a back-to-back series for a minute after it ended.
 pub fn noisy_machine(f: &Facts) -> Option<Finding> {
     let h = f.host.as_ref()?;
-    let cpus = h.cpus.max(1) as f64;
-    let load = h.load_avg_1m_at_start.filter(|l| *l > 0.5 * cpus);
     let busy = h.busy_pct_at_start.filter(|b| *b > 10.0);
+    let runnable = h.runnable_others_at_start.filter(|r| *r >= 1.0);
     let powersave = h.governor.as_deref().filter(|g| *g == "powersave");
-    if load.is_none() && busy.is_none() && powersave.is_none() {
+    if busy.is_none() && runnable.is_none() && powersave.is_none() {
         return None;
     }
     let mut x = Finding::new(
         "noisy-machine",
         Severity::Caution,
-        "The machine was not quiet: other load or CPU frequency scaling can change the figures from run to run.",
+        "The machine was not quiet: other work running at the start or CPU frequency scaling can change the figures from run to run.",
     );
-    if let Some(l) = load {
-        x = x.evidence(
-            "load average (1 min) at start",
-            format!("{l:.2} on {} CPUs", h.cpus),
-        );
-    }
     if let Some(b) = busy {
         x = x.evidence("CPU busy with other work at start", format!("{b:.0}%"));
     }
+    if let Some(r) = runnable {
+        x = x.evidence(
+            "other programs' runnable tasks at start",
+            format!("{r:.1} on {} CPUs", h.cpus),
+        );
+    }
     if let Some(g) = powersave {
         x = x.evidence("frequency governor", g);
+    }
+    if let (Some(l), true) = (h.load_avg_1m_at_start, busy.is_some() || runnable.is_some()) {
+        x = x.evidence("load average (1 min) at start", format!("{l:.2}"));
     }
     Some(x.advice(
         "Stop other work, set the governor to performance, and repeat the run to see the spread.",
@@ -161,18 +167,50 @@ mod tests {
         assert!(too_short(&f).is_none());
     }
 
+    fn host(load: f64, busy: f64, runnable: f64, governor: &str) -> Option<HostFacts> {
+        Some(HostFacts {
+            cpus: 2,
+            governor: Some(governor.into()),
+            load_avg_1m_at_start: Some(load),
+            busy_pct_at_start: Some(busy),
+            runnable_others_at_start: Some(runnable),
+            ..Default::default()
+        })
+    }
+
     #[test]
-    fn load_at_start_triggers_and_quiet_is_clean() {
+    fn other_work_running_at_start_triggers() {
+        let mut f = fileio("rndrd");
+        f.host = host(3.0, 60.0, 0.0, "performance");
+        let x = noisy_machine(&f).unwrap();
+        assert_eq!(x.evidence[0].0, "CPU busy with other work at start");
+        // The load average comes along as context.
+        assert!(x.evidence.iter().any(|e| e.0.starts_with("load average")));
+        f.host = host(0.1, 2.0, 2.5, "performance");
+        let x = noisy_machine(&f).unwrap();
+        assert_eq!(x.evidence[0].0, "other programs' runnable tasks at start");
+        f.host = host(0.1, 2.0, 0.0, "powersave");
+        let x = noisy_machine(&f).unwrap();
+        assert_eq!(
+            x.evidence,
+            [("frequency governor".into(), "powersave".into())]
+        );
+    }
+
+    #[test]
+    fn quiet_machine_is_clean() {
         let mut f = fileio("rndrd");
         assert!(noisy_machine(&f).is_none());
-        f.host = Some(HostFacts {
-            cpus: 2,
-            load_avg_1m_at_start: Some(3.0),
-            governor: Some("powersave".into()),
-            ..Default::default()
-        });
-        let x = noisy_machine(&f).unwrap();
-        assert_eq!(x.evidence.len(), 2);
+        f.host = host(0.0, 9.0, 0.9, "performance");
+        assert!(noisy_machine(&f).is_none());
+    }
+
+    #[test]
+    fn high_load_average_but_idle_now_is_clean() {
+        // Right after a previous run: the 1-minute load still holds it, nothing runs now.
+        let mut f = fileio("rndrd");
+        f.host = host(1.9, 0.5, 0.0, "schedutil");
+        assert!(noisy_machine(&f).is_none());
     }
 
     fn buckets(peaks: &[(u64, u64)]) -> Vec<[u64; 3]> {

@@ -2,6 +2,10 @@
 //! tests can check the exact request stream (kinds, files, offsets, lengths, fsyncs).
 //! Completions of queued requests come back in reverse order, to exercise workers that must
 //! not assume in-order completion.
+//!
+//! A read fills its buffer with [`FILE_BYTE`], as file data would; a write whose buffer still
+//! holds those bytes fails (EINVAL): a write must carry the fill's bytes, never what a read
+//! left in a shared buffer.
 
 use std::sync::{Arc, Mutex};
 
@@ -18,6 +22,9 @@ pub enum Rec {
 }
 
 pub type Log = Arc<Mutex<Vec<Rec>>>;
+
+/// What a read leaves in its buffer.
+pub const FILE_BYTE: u8 = 0xa5;
 
 pub struct RecordingEngine {
     bufs: Buffers,
@@ -43,6 +50,23 @@ impl RecordingEngine {
         self.fail_at = n;
         self
     }
+    /// Move the data: reads bring in [`FILE_BYTE`]s; writes must not send them back (past
+    /// the first 8 bytes, where a random fill stamps each write).
+    fn transfer(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+        let buf = &mut self.bufs.get(slot)[..req.io.len as usize];
+        match req.dir {
+            Dir::Read => buf.fill(FILE_BYTE),
+            Dir::Write if buf.len() > 8 && buf[8..].iter().all(|&b| b == FILE_BYTE) => {
+                return Err(Errno {
+                    call: "pwrite of a read's bytes",
+                    errno: libc::EINVAL,
+                });
+            }
+            Dir::Write => {}
+        }
+        Ok(())
+    }
+
     fn note(&self, req: Request) {
         let r = match req.dir {
             Dir::Read => Rec::Read(req.io),
@@ -62,8 +86,9 @@ impl Engine for RecordingEngine {
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
         self.bufs.get(slot)
     }
-    fn execute(&mut self, _slot: usize, req: Request) -> Result<usize, Errno> {
+    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
         self.note(req);
+        self.transfer(slot, req)?;
         Ok(req.io.len as usize)
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
@@ -78,6 +103,7 @@ impl Engine for RecordingEngine {
 impl QueueEngine for RecordingEngine {
     fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
         self.note(req);
+        self.transfer(slot, req)?;
         self.queued.push((slot, req.io));
         Ok(())
     }
