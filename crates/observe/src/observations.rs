@@ -1,7 +1,5 @@
 //! What a run's observation produces: one serde model, every figure named with its unit.
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 
 use crate::diskstats::{DiskCounters, IostatFigures};
@@ -196,13 +194,5 @@ impl Observations {
         self.devices
             .iter()
             .find(|d| d.role == DeviceRole::Filesystem)
-    }
-
-    /// Paths of the files whose residency was measured.
-    pub fn residency_files(&self) -> Vec<PathBuf> {
-        self.residency
-            .as_ref()
-            .map(|r| r.start.files.iter().map(|f| f.path.clone()).collect())
-            .unwrap_or_default()
     }
 }

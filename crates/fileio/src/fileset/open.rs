@@ -8,7 +8,6 @@
 //! set (sysbench leaves the files short and the next read test fails, sysbench #385).
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -316,15 +315,4 @@ pub fn complete_seqwr(spec: &FileioSpec, issued: u64, stop: &StopFlag) -> Result
     }
     manifest.save(dir)?;
     Ok(written)
-}
-
-/// Write the log line seqwr's completion prints.
-pub fn note_completion(log: &mut dyn Write, bytes: u64) {
-    if bytes > 0 {
-        let _ = writeln!(
-            log,
-            "plumb: seqwr stopped before filling every file; wrote the remaining {} after the measurement so the file set is complete (sysbench leaves it short, #385)",
-            human(bytes)
-        );
-    }
 }

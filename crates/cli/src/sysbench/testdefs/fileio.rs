@@ -1,6 +1,6 @@
 //! `plumb fileio`: sysbench's fileio options and commands, on plumb-fileio.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -153,7 +153,6 @@ struct Plan {
     events: u64,
     text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
-    seqwr_completed: Cell<Option<u64>>,
 }
 
 const FILEIO_OPTION_NAMES: &[&str] = &[
@@ -239,7 +238,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         events: c.run.event_limit,
         text: c.format == Format::Text,
         workload: RefCell::new(None),
-        seqwr_completed: Cell::new(None),
     }))
 }
 
@@ -453,7 +451,6 @@ impl TestPlan for Plan {
         }
         let stop = signals::install();
         let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop).map_err(cli_error)?;
-        self.seqwr_completed.set(Some(bytes));
         if let Some(obj) = result.workload.as_object_mut() {
             obj.insert("seqwr_completed_bytes".into(), json!(bytes));
         }
