@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use plumb_core::size::format_mib;
 use plumb_fileio::fileset::prepare::Progress;
 
 pub struct Bar {
@@ -59,17 +60,13 @@ impl Bar {
             "#".repeat(filled),
             " ".repeat(width - filled),
             frac * 100.0,
-            mib(self.done),
-            mib(self.total),
+            format_mib(self.done as f64, 0, ""),
+            format_mib(self.total as f64, 0, ""),
             rate / 1048576.0,
             eta
         );
         let _ = err.flush();
     }
-}
-
-fn mib(b: u64) -> String {
-    format!("{:.0}MiB", b as f64 / 1048576.0)
 }
 
 impl Progress for Bar {

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use plumb_core::clock::Stamp;
 
 use plumb_core::random::RandType;
+use plumb_core::size::format_compact;
 use plumb_core::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
 
 use crate::engine::libaio::LibaioEngine;
@@ -105,11 +106,11 @@ fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {
     match avail {
         Some(a) if need > a / 2 => Err(FileioError::Other(format!(
             "request buffers would take {} ({} in flight per thread × {} bytes × {} threads), more than half of the {} of memory available: lower --file-async-backlog, --file-block-size or --file-merged-requests",
-            crate::fileset::human(need),
+            format_compact(need),
             spec.depth(),
             spec.max_io(),
             spec.threads.max(1),
-            crate::fileset::human(a)
+            format_compact(a)
         ))),
         _ => Ok(()),
     }

@@ -3,31 +3,14 @@
 use std::fmt::Write;
 
 use plumb_core::result::RunResult;
+use plumb_core::size::{format_mib, format_spaced};
 use plumb_observe::blockdev::BlockDevice;
 use plumb_observe::observations::Observations;
 
 use crate::sysbench::col34;
 
-const MIB: f64 = 1048576.0;
-
 fn mib(b: f64) -> String {
-    format!("{:.2} MiB", b / MIB)
-}
-
-/// Human size with a binary unit: "931.51 GiB".
-pub fn size(b: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {}", units[i])
-    }
+    format_mib(b, 2, " ")
 }
 
 /// One line about a block device: "vda: virtio_blk, rotational, scheduler mq-deadline, ...".
@@ -62,7 +45,7 @@ pub fn device_line(d: &BlockDevice) -> String {
         parts.push(format!("{w} cache"));
     }
     if let Some(s) = d.size_bytes {
-        parts.push(size(s));
+        parts.push(format_spaced(s));
     }
     format!("{}: {}", d.name, parts.join(", "))
 }
@@ -185,7 +168,7 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
                 "{:.1}% resident at start -> {:.1}% at end, of {} ({m})",
                 res.start.resident_pct,
                 res.end.resident_pct,
-                size(res.end.total_bytes)
+                format_spaced(res.end.total_bytes)
             ),
         );
     }

@@ -12,12 +12,13 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
 
+use plumb_core::size::format_compact;
 use plumb_core::StopFlag;
 
 use super::manifest::{Entry, Manifest, Ownership, MIXED};
 use super::prepare::check_names;
 use super::write::{WriteStop, Writer};
-use super::{check_dir, file_name, human, open_raw, FileTable};
+use super::{check_dir, file_name, open_raw, FileTable};
 use crate::buf::page_size;
 use crate::direct::{support, AlignSource, DirectSupport};
 use crate::error::{errno_text, FileioError};
@@ -116,8 +117,8 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                         spec,
                         format!(
                             "{name} holds {} of data but this run needs {} per file (prepared with other sizes, or a prepare or seqwr run was interrupted)",
-                            human(e.valid_bytes),
-                            human(size)
+                            format_compact(e.valid_bytes),
+                            format_compact(size)
                         ),
                     ))
                 }
@@ -184,8 +185,8 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 format!(
                     "{} is {} but this run needs {}: it was truncated or replaced after prepare",
                     path.display(),
-                    human(meta.len()),
-                    human(size)
+                    format_compact(meta.len()),
+                    format_compact(size)
                 ),
             ));
         }

@@ -12,11 +12,12 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Instant;
 
+use plumb_core::size::format_compact;
 use plumb_core::StopFlag;
 
 use super::manifest::{Manifest, Ownership};
 use super::write::{WriteStop, Writer};
-use super::{available_bytes, check_dir, check_writable, file_name, human, open_raw};
+use super::{available_bytes, check_dir, check_writable, file_name, open_raw};
 use crate::error::{errno_text, FileioError};
 use crate::spec::{FileioSpec, Fill};
 
@@ -139,8 +140,8 @@ pub fn prepare(
     if let Some(avail) = available_bytes(dir) {
         if needed > avail {
             return Err(FileioError::NoSpace {
-                needed: human(needed),
-                available: human(avail),
+                needed: format_compact(needed),
+                available: format_compact(avail),
                 dir: dir.to_path_buf(),
             });
         }
@@ -164,7 +165,7 @@ pub fn prepare(
             Fill::Zero => "zeros (--file-fill=zero)",
             Fill::Validate => "checksummed blocks for --validate",
         },
-        human(super::write::CHUNK)
+        format_compact(super::write::CHUNK)
     );
 
     // List every file this prepare will create or rewrite before touching any, in one
@@ -319,8 +320,8 @@ pub fn prepare(
                 return Err(FileioError::Other(format!(
                     "{what} while writing {} ({} of {} written); removed the partial file",
                     path.display(),
-                    human(from + written),
-                    human(size)
+                    format_compact(from + written),
+                    format_compact(size)
                 )));
             }
         }

@@ -4,11 +4,10 @@
 use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult};
+use plumb_core::size::{format_compact, MIB};
 use serde_json::Value;
 
 use crate::sysbench::{col34, fmt_pct};
-
-const MIB: f64 = 1048576.0;
 
 fn per_s(n: f64, secs: f64) -> f64 {
     n / secs.max(1e-9)
@@ -42,12 +41,18 @@ pub(crate) fn block(out: &mut String, r: &RunResult) {
     col34(
         out,
         "read, MiB/s:",
-        &format!("{:.2}", per_s(r.counter("bytes_read") as f64 / MIB, t)),
+        &format!(
+            "{:.2}",
+            per_s(r.counter("bytes_read") as f64 / MIB as f64, t)
+        ),
     );
     col34(
         out,
         "written, MiB/s:",
-        &format!("{:.2}", per_s(r.counter("bytes_written") as f64 / MIB, t)),
+        &format!(
+            "{:.2}",
+            per_s(r.counter("bytes_written") as f64 / MIB as f64, t)
+        ),
     );
     let _ = writeln!(out);
 }
@@ -57,8 +62,8 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
     let len = i.length_s;
     let mut s = format!(
         "reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s",
-        per_s(i.counter("bytes_read") as f64 / MIB, len),
-        per_s(i.counter("bytes_written") as f64 / MIB, len),
+        per_s(i.counter("bytes_read") as f64 / MIB as f64, len),
+        per_s(i.counter("bytes_written") as f64 / MIB as f64, len),
         per_s(i.operation("fsync") as f64, len),
     );
     if !i.latency_percentiles.is_empty() {
@@ -75,21 +80,6 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
         let _ = write!(s, " latency (ms,{}): {}", names.join(","), vals.join(" "));
     }
     s
-}
-
-fn human(bytes: f64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v >= 1024.0 && i < U.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0}{}", U[i])
-    } else {
-        format!("{v:.2}{}", U[i])
-    }
 }
 
 pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
@@ -127,7 +117,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
                 "{} ({} × {})",
                 dir,
                 n("num_files").unwrap_or(0),
-                human(n("file_size_bytes").unwrap_or(0) as f64)
+                format_compact(n("file_size_bytes").unwrap_or(0))
             ),
         );
     }
@@ -168,7 +158,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
             "seqwr completion:",
             &format!(
                 "wrote the remaining {} after the measurement, so the next run finds full files",
-                human(b as f64)
+                format_compact(b)
             ),
         );
     }

@@ -1,12 +1,11 @@
 use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult};
-
-const MIB: f64 = 1048576.0;
+use plumb_core::size::MIB;
 
 /// MiB/s from a byte count over `secs` seconds.
 fn mib_per_s(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 / MIB / secs.max(1e-9)
+    bytes as f64 / MIB as f64 / secs.max(1e-9)
 }
 
 /// sysbench's memory block: operations, then MiB transferred unless the operation was
@@ -22,7 +21,7 @@ pub(crate) fn block(out: &mut String, r: &RunResult) {
         let _ = writeln!(
             out,
             "{:4.2} MiB transferred ({:4.2} MiB/sec)\n",
-            bytes as f64 / MIB,
+            bytes as f64 / MIB as f64,
             mib_per_s(bytes, r.total_time_s)
         );
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
 use plumb_core::result::RunResult;
+use plumb_core::size::format_sysbench;
 use plumb_core::Workload;
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
@@ -251,29 +252,6 @@ fn cli_error(e: FileioError) -> anyhow::Error {
 }
 
 /// "16MiB", "1.5GiB", as sysbench's sb_print_value_size (%.5g and a binary unit) + "B".
-fn sb_size(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    let mut unit = "";
-    for u in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"] {
-        if v < 1024.0 {
-            break;
-        }
-        v /= 1024.0;
-        unit = u;
-    }
-    let int_digits = if v >= 1.0 {
-        (v.log10().floor() as i32 + 1).max(1)
-    } else {
-        1
-    };
-    let decimals = (5 - int_digits).max(0) as usize;
-    let mut s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{s}{unit}B")
-}
-
 /// A directory as the report names it: absolute when it can be resolved.
 fn display(dir: &std::path::Path) -> String {
     std::fs::canonicalize(dir)
@@ -322,17 +300,17 @@ impl TestPlan for Plan {
         line(format!(
             "{} files, {} each",
             s.num_files,
-            sb_size(s.file_size())
+            format_sysbench(s.file_size())
         ));
         line(format!(
             "{} total file size",
-            sb_size(s.file_size() * s.num_files as u64)
+            format_sysbench(s.file_size() * s.num_files as u64)
         ));
-        line(format!("Block size {}", sb_size(s.block_size)));
+        line(format!("Block size {}", format_sysbench(s.block_size)));
         if s.merged_requests > 0 {
             line(format!(
                 "Merging requests up to {} for sequential IO.",
-                sb_size(s.request_size())
+                format_sysbench(s.request_size())
             ));
         }
         if !mode.is_sequential() {
@@ -517,20 +495,5 @@ impl TestPlan for Plan {
         cleanup(&self.spec, &stop, &mut log, &mut std::io::stderr()).map_err(cli_error)?;
         let _ = log.flush();
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sb_size;
-
-    #[test]
-    fn sizes_print_like_sysbench() {
-        assert_eq!(sb_size(16 << 20), "16MiB");
-        assert_eq!(sb_size(64 << 20), "64MiB");
-        assert_eq!(sb_size(16384), "16KiB");
-        assert_eq!(sb_size(3 << 29), "1.5GiB");
-        assert_eq!(sb_size(1000000), "976.56KiB");
-        assert_eq!(sb_size(512), "512B");
     }
 }

@@ -2,6 +2,7 @@ use std::sync::Arc;
 
 use plumb_advise::{Facts, MemoryTestFacts};
 use plumb_core::result::RunResult;
+use plumb_core::size::{format_size_in, KIB, MIB};
 use plumb_core::{RunConfig, Workload};
 use plumb_micro::memory::{Access, Memory, MemorySpec, Oper, Scope, MIN_BLOCK};
 use serde_json::json;
@@ -10,8 +11,6 @@ use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
 use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
-
-const MIB: f64 = 1048576.0;
 
 const OPTIONS: &[Opt] = &[
     opt(
@@ -88,17 +87,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     Ok(Box::new(Plan { spec }))
 }
 
-/// sysbench prints sizes in whole KiB and MiB; plumb does too when they are whole, and says
-/// the exact size otherwise rather than rounding it down (a 512-byte block is not "0KiB").
-fn whole(bytes: u64, unit: u64, name: &str) -> String {
-    // unit is a power of two
-    if bytes & (unit - 1) == 0 {
-        format!("{}{name}", bytes / unit)
-    } else {
-        plumb_core::size::format_size(bytes)
-    }
-}
-
 impl TestPlan for Plan {
     fn name(&self) -> &'static str {
         "memory"
@@ -107,8 +95,8 @@ impl TestPlan for Plan {
         let s = &self.spec;
         format!(
             "Running memory speed test with the following options:\n  block size: {}\n  total size: {}\n  operation: {}\n  scope: {}\n\n",
-            whole(s.block_size, 1024, "KiB"),
-            whole(s.total_size, 1 << 20, "MiB"),
+            format_size_in(s.block_size, KIB),
+            format_size_in(s.total_size, MIB),
             s.oper.name(),
             s.scope.name()
         )
@@ -141,24 +129,10 @@ impl TestPlan for Plan {
         let secs = r.total_time_s.max(1e-9);
         let ops_per_s = r.events as f64 / secs;
         let mib_per_s =
-            (self.spec.oper != Oper::None).then(|| r.counter("bytes") as f64 / MIB / secs);
+            (self.spec.oper != Oper::None).then(|| r.counter("bytes") as f64 / MIB as f64 / secs);
         if let Some(w) = r.workload.as_object_mut() {
             w.insert("ops_per_s".into(), json!(ops_per_s));
             w.insert("mib_per_s".into(), json!(mib_per_s));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_sizes() {
-        assert_eq!(whole(1024, 1024, "KiB"), "1KiB");
-        assert_eq!(whole(8 << 10, 1024, "KiB"), "8KiB");
-        assert_eq!(whole(512, 1024, "KiB"), "512B");
-        assert_eq!(whole(100 << 30, 1 << 20, "MiB"), "102400MiB");
-        assert_eq!(whole(1536 << 10, 1 << 20, "MiB"), "1536KiB");
     }
 }
