@@ -117,7 +117,7 @@ pub struct ProcessObservation {
     pub operations: u64,
     pub per_operation: Option<PerOperation>,
     pub samples: Vec<ProcessSample>,
-    /// plumb's threads seen while sampling (workers are named plumb-worker-N).
+    /// plumb's threads seen while sampling (workers are named as plumb_core::harness::WORKER_THREAD_NAME says).
     pub threads: Vec<ThreadSummary>,
 }
 

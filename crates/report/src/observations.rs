@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use plumb_core::harness::is_worker_thread;
 use plumb_core::result::RunResult;
 use plumb_core::size::{format_mib, format_spaced};
 use plumb_observe::blockdev::BlockDevice;
@@ -223,7 +224,7 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
     let workers: Vec<_> = p
         .threads
         .iter()
-        .filter(|t| t.name.starts_with("plumb-worker"))
+        .filter(|t| is_worker_thread(&t.name))
         .collect();
     let busiest = workers
         .iter()
