@@ -2,18 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, plumb};
-use serde_json::Value;
-
-fn run_ok(args: &[&str]) -> String {
-    let out = plumb().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{assert_usage_error, parse_json, run_ok};
 
 #[test]
 fn issue_command_prints_sysbench_sections() {
@@ -50,7 +39,7 @@ fn event_limit_gives_exact_counts() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j = parse_json(out.as_bytes());
     assert_eq!(j["events"], 200);
     assert_eq!(j["stop_reason"], "events");
     let per_thread: u64 = j["threads"]
@@ -74,7 +63,7 @@ fn zero_yields_is_an_empty_event() {
         "--format=json",
         "run",
     ]);
-    let j: Value = serde_json::from_str(&out).unwrap();
+    let j = parse_json(out.as_bytes());
     assert_eq!(j["events"], 1000);
 }
 

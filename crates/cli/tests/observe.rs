@@ -7,9 +7,7 @@ use common::*;
 use serde_json::Value;
 
 fn inspect_json(path: &str) -> Value {
-    let (code, out, err) = run(&["inspect", path, "--format=json"]);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    scenario(&["inspect", path, "--format=json"]).ok_json()
 }
 
 /// The block device behind /tmp on this machine, as inspect resolves it.
@@ -299,25 +297,16 @@ fn a_tracer_attached_to_plumb_is_reported() {
     if !peer("strace") {
         return;
     }
-    let out = std::process::Command::new("strace")
-        .args(["-f", "-e", "trace=none", "-o", "/dev/null"])
-        .arg(assert_cmd::cargo::cargo_bin("plumb"))
-        .args([
-            "cpu",
-            "--cpu-max-prime=300",
-            "--events=100",
-            "--time=0",
-            "--format=json",
-            "run",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = scenario(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--events=100",
+        "--time=0",
+        "--format=json",
+        "run",
+    ])
+    .under(&["strace", "-f", "-e", "trace=none", "-o", "/dev/null"])
+    .ok_json();
     let t = &v["observations"]["tracer"];
     assert_eq!(t["at_start"]["name"], "strace", "{t}");
     assert_eq!(t["at_end"]["name"], "strace", "{t}");
