@@ -133,29 +133,23 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
     // What plumb itself made the kernel read from and send to storage: device counters above
     // include every process on the machine.
     let pt = &o.process.totals;
-    if let (Some(sr), Some(sw)) = (pt.storage_read_bytes, pt.storage_write_bytes) {
-        let t = o.duration_s.max(1e-9);
+    let mut rates = |label: &str, read: u64, written: u64, secs: f64| {
+        let t = secs.max(1e-9);
         col34(
             &mut out,
-            "plumb's storage I/O:",
+            label,
             &format!(
                 "read {}/s, written {}/s",
-                mib(sr as f64 / t),
-                mib(sw as f64 / t)
+                mib(read as f64 / t),
+                mib(written as f64 / t)
             ),
         );
+    };
+    if let (Some(sr), Some(sw)) = (pt.storage_read_bytes, pt.storage_write_bytes) {
+        rates("plumb's storage I/O:", sr, sw, o.duration_s);
     }
     if let Some((rd, wr)) = requested_bytes(r) {
-        let t = r.total_time_s.max(1e-9);
-        col34(
-            &mut out,
-            "requested I/O:",
-            &format!(
-                "read {}/s, written {}/s",
-                mib(rd as f64 / t),
-                mib(wr as f64 / t)
-            ),
-        );
+        rates("requested I/O:", rd, wr, r.total_time_s);
     }
     if let Some(res) = &o.residency {
         let m = match res.end.method {

@@ -7,7 +7,7 @@ use plumb_core::result::{IntervalResult, RunResult};
 use plumb_core::size::{format_compact, MIB};
 use serde_json::Value;
 
-use crate::sysbench::{col34, fmt_pct};
+use crate::sysbench::{col34, interval_percentiles};
 
 fn per_s(n: f64, secs: f64) -> f64 {
     n / secs.max(1e-9)
@@ -66,18 +66,8 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
         per_s(i.counter("bytes_written") as f64 / MIB as f64, len),
         per_s(i.operation("fsync") as f64, len),
     );
-    if !i.latency_percentiles.is_empty() {
-        let names: Vec<String> = i
-            .latency_percentiles
-            .iter()
-            .map(|p| format!("{}%", fmt_pct(p.percentile)))
-            .collect();
-        let vals: Vec<String> = i
-            .latency_percentiles
-            .iter()
-            .map(|p| format!("{:.3}", p.value_ns as f64 / 1e6))
-            .collect();
-        let _ = write!(s, " latency (ms,{}): {}", names.join(","), vals.join(" "));
+    if let Some((names, vals)) = interval_percentiles(i, 3) {
+        let _ = write!(s, " latency (ms,{names}): {vals}");
     }
     s
 }
