@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, parse_json, run_ok};
+use common::{assert_usage_error, parse_json, run_ok, sum_of};
 
 #[test]
 fn issue_command_prints_sysbench_sections() {
@@ -42,12 +42,7 @@ fn event_limit_gives_exact_counts() {
     let j = parse_json(out.as_bytes());
     assert_eq!(j["events"], 200);
     assert_eq!(j["stop_reason"], "events");
-    let per_thread: u64 = j["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["events"].as_u64().unwrap())
-        .sum();
+    let per_thread = sum_of(&j["threads"], "events");
     assert_eq!(per_thread, 200);
     assert_eq!(j["workload"]["thread_yields"], 20);
     assert_eq!(j["workload"]["thread_locks"], 3);

@@ -212,12 +212,7 @@ fn a_cpu_run_carries_host_system_and_process_observations() {
     }
     assert!(!o["memory"]["samples"].as_array().unwrap().is_empty());
     let p = &o["process"];
-    let ops: u64 = v["operations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["count"].as_u64().unwrap())
-        .sum();
+    let ops = sum_of(&v["operations"], "count");
     assert_eq!(p["operations"].as_u64().unwrap(), ops);
     assert!(p["per_operation"]["cpu_ns"].as_f64().unwrap() > 0.0);
     assert!(p["threads"]

@@ -21,12 +21,7 @@ fn events_limit_gives_exactly_that_many_events() {
     ]);
     assert_eq!(v["events"], 500);
     assert_eq!(v["stop_reason"], "events");
-    let per_thread: u64 = v["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["events"].as_u64().unwrap())
-        .sum();
+    let per_thread = sum_of(&v["threads"], "events");
     assert_eq!(per_thread, 500);
     assert_eq!(v["threads"].as_array().unwrap().len(), 2);
 }
@@ -266,8 +261,7 @@ fn json_format_keeps_stdout_pure_and_intervals_on_stderr() {
         "--format=json",
         "run",
     ])
-    .output();
-    assert!(out.status.success());
+    .ok();
     let v = parse_json(&out.stdout);
     assert_eq!(v["schema"], "plumb.result/1");
     assert!(String::from_utf8_lossy(&out.stderr).contains("thds: 1 eps:"));

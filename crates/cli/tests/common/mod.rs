@@ -120,6 +120,16 @@ pub fn parse_json(stdout: &[u8]) -> Value {
     })
 }
 
+/// The sum of `key` over the objects of a JSON array (events per thread, counts per kind).
+pub fn sum_of(array: &Value, key: &str) -> u64 {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[key].as_u64().unwrap())
+        .sum()
+}
+
 /// Send `sig` to a child started by a test.
 pub fn signal(child: &Child, sig: i32) {
     // SAFETY: signalling our own child process.
