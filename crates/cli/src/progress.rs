@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use plumb_core::size::format_mib;
+use plumb_core::size::{format_mib, MIB};
 use plumb_fileio::fileset::prepare::Progress;
 
 pub struct Bar {
@@ -62,7 +62,7 @@ impl Bar {
             frac * 100.0,
             format_mib(self.done as f64, 0, ""),
             format_mib(self.total as f64, 0, ""),
-            rate / 1048576.0,
+            rate / MIB as f64,
             eta
         );
         let _ = err.flush();

@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Instant;
 
-use plumb_core::size::format_compact;
+use plumb_core::size::{format_compact, KIB, MIB};
 use plumb_core::StopFlag;
 
 use super::manifest::{Manifest, Ownership};
@@ -153,8 +153,8 @@ pub fn prepare(
         log,
         "{} files, {}Kb each, {}Mb total",
         spec.num_files,
-        size / 1024,
-        size * spec.num_files as u64 / (1024 * 1024)
+        size / KIB,
+        size * spec.num_files as u64 / MIB
     );
     let _ = writeln!(log, "Creating files for the test...");
     let _ = writeln!(
@@ -336,7 +336,7 @@ pub fn prepare(
             "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
             out.bytes_written,
             out.seconds,
-            out.bytes_written as f64 / 1048576.0 / out.seconds.max(1e-9)
+            out.bytes_written as f64 / MIB as f64 / out.seconds.max(1e-9)
         );
     } else {
         let _ = writeln!(log, "No bytes written.");
