@@ -8,19 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(std::env::temp_dir()).unwrap()
-}
-
-fn fileio(d: &Path, args: &[&str]) -> (i32, String, String) {
-    let dir = format!("--file-dir={}", d.display());
-    let mut v = vec!["fileio", dir.as_str()];
-    v.extend_from_slice(args);
-    run(&v)
-}
 
 fn names(d: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(d)
@@ -29,11 +17,6 @@ fn names(d: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-fn one_error_line(err: &str) {
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
@@ -91,28 +74,11 @@ fn cleanup_removes_exactly_the_manifest_files() {
 #[test]
 fn disk_full_during_prepare_removes_the_partial_file() {
     let d = tmp();
-    let dir = format!("--file-dir={}", d.path().display());
     // A 6 MiB file size limit: the second 4 MiB file fails half way (EFBIG, as a full disk).
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
-    cmd.args([
-        "fileio",
-        &dir,
-        "--file-num=2",
-        "--file-total-size=16M",
-        "prepare",
-    ]);
-    unsafe {
-        cmd.pre_exec(|| {
-            let rl = libc::rlimit {
-                rlim_cur: 6 << 20,
-                rlim_max: 6 << 20,
-            };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &rl) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let mut cmd = scenario(&["fileio", &dir_arg(d.path())])
+        .args(&["--file-num=2", "--file-total-size=16M", "prepare"])
+        .command();
+    with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, 6 << 20);
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -163,14 +129,9 @@ fn unusable_directories_are_clear_errors() {
     std::fs::create_dir(&ro).unwrap();
     std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
-    cmd.args([
-        "fileio",
-        &format!("--file-dir={}", ro.display()),
-        "--file-num=1",
-        "--file-total-size=1M",
-        "prepare",
-    ]);
+    let mut cmd = scenario(&["fileio", &dir_arg(&ro)])
+        .args(&["--file-num=1", "--file-total-size=1M", "prepare"])
+        .command();
     // root writes anywhere: drop to nobody so the mode bits apply.
     if unsafe { libc::geteuid() } == 0 {
         unsafe {
@@ -263,28 +224,16 @@ fn too_many_files_for_the_descriptor_limit() {
         &["--file-num=300", "--file-total-size=1200K", "prepare"],
     );
     assert_eq!(code, 0, "{err}");
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
-    cmd.args([
-        "fileio",
-        &format!("--file-dir={}", d.path().display()),
-        "--file-num=300",
-        "--file-total-size=1200K",
-        "--file-test-mode=rndrd",
-        "--time=0.1",
-        "run",
-    ]);
-    unsafe {
-        cmd.pre_exec(|| {
-            let rl = libc::rlimit {
-                rlim_cur: 128,
-                rlim_max: 128,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let mut cmd = scenario(&["fileio", &dir_arg(d.path())])
+        .args(&[
+            "--file-num=300",
+            "--file-total-size=1200K",
+            "--file-test-mode=rndrd",
+            "--time=0.1",
+            "run",
+        ])
+        .command();
+    with_rlimit(&mut cmd, libc::RLIMIT_NOFILE, 128);
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
@@ -335,14 +284,9 @@ fn direct_io_on_tmpfs_works_or_is_refused_clearly() {
     }
 }
 
-/// Start plumb with stdout piped; return the child and a line reader.
-fn spawn(args: &[String]) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+/// Start `plumb fileio --file-dir=D args...` with stdout piped; the child and a line reader.
+fn spawn(d: &Path, args: &[&str]) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
+    let mut child = scenario(&["fileio", &dir_arg(d)]).args(args).spawn();
     let out = BufReader::new(child.stdout.take().unwrap());
     (child, out)
 }
@@ -350,17 +294,10 @@ fn spawn(args: &[String]) -> (std::process::Child, BufReader<std::process::Child
 #[test]
 fn interrupted_prepare_is_finished_by_the_next_prepare() {
     let d = tmp();
-    let args: Vec<String> = [
-        "fileio",
-        &format!("--file-dir={}", d.path().display()),
-        "--file-num=8",
-        "--file-total-size=512M",
-        "prepare",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (mut child, mut out) = spawn(&args);
+    let (mut child, mut out) = spawn(
+        d.path(),
+        &["--file-num=8", "--file-total-size=512M", "prepare"],
+    );
     let mut line = String::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {
@@ -369,7 +306,7 @@ fn interrupted_prepare_is_finished_by_the_next_prepare() {
             break;
         }
     }
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let status = child.wait().unwrap();
     if status.code() == Some(0) {
         // Finished before the signal landed: nothing to check on this machine.
@@ -402,19 +339,16 @@ fn interrupted_run_reports_and_leaves_files_usable() {
         &["--file-num=2", "--file-total-size=2M", "prepare"],
     );
     assert_eq!(code, 0);
-    let args: Vec<String> = [
-        "fileio",
-        &format!("--file-dir={}", d.path().display()),
-        "--file-num=2",
-        "--file-total-size=2M",
-        "--file-test-mode=rndrw",
-        "--time=20",
-        "run",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let (mut child, mut out) = spawn(&args);
+    let (mut child, mut out) = spawn(
+        d.path(),
+        &[
+            "--file-num=2",
+            "--file-total-size=2M",
+            "--file-test-mode=rndrw",
+            "--time=20",
+            "run",
+        ],
+    );
     let mut line = String::new();
     loop {
         line.clear();
@@ -423,7 +357,7 @@ fn interrupted_run_reports_and_leaves_files_usable() {
         }
     }
     std::thread::sleep(Duration::from_millis(200));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     let status = child.wait().unwrap();

@@ -8,23 +8,8 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn dir_arg(d: &Path) -> String {
-    format!("--file-dir={}", d.display())
-}
-
-/// Run plumb fileio in `d` with `args`; returns (code, stdout, stderr).
-fn fileio(d: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut all = vec!["fileio".to_string(), dir_arg(d)];
-    all.extend(args.iter().map(|s| s.to_string()));
-    let v: Vec<&str> = all.iter().map(String::as_str).collect();
-    run(&v)
-}
-
 fn json(d: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["fileio".to_string(), dir_arg(d)];
-    all.extend(args.iter().map(|s| s.to_string()));
-    let v: Vec<&str> = all.iter().map(String::as_str).collect();
-    json_run(&v)
+    json_run(&[&["fileio", &dir_arg(d)], args].concat())
 }
 
 fn ops(v: &Value, kind: &str) -> u64 {
@@ -35,10 +20,6 @@ fn ops(v: &Value, kind: &str) -> u64 {
         .find(|o| o["name"] == kind)
         .map(|o| o["count"].as_u64().unwrap())
         .unwrap_or(0)
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir_in(std::env::temp_dir()).unwrap()
 }
 
 const SMALL: &[&str] = &[
@@ -86,30 +67,23 @@ fn null_engine_counts_match_sysbench_semantics_exactly() {
 fn sysbench_0_4_recipe_runs_unchanged() {
     let d = prepared();
     // Seed 001's recipe, smaller: one write then an fsync of each of the 4 files.
-    let out = plumb()
-        .args([
-            "--test=fileio",
-            "--num-threads=1",
-            "--max-requests=50",
-            "--max-time=0",
-            "--file-num=4",
-            "--file-total-size=4M",
-            "--file-test-mode=rndwr",
-            "--file-block-size=4K",
-            "--file-fsync-freq=1",
-            "--file-extra-flags=direct",
-            &dir_arg(d.path()),
-            "--format=json",
-            "run",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = job_json(&out.stdout);
+    let out = scenario(&[
+        "--test=fileio",
+        "--num-threads=1",
+        "--max-requests=50",
+        "--max-time=0",
+        "--file-num=4",
+        "--file-total-size=4M",
+        "--file-test-mode=rndwr",
+        "--file-block-size=4K",
+        "--file-fsync-freq=1",
+        "--file-extra-flags=direct",
+        &dir_arg(d.path()),
+        "--format=json",
+        "run",
+    ])
+    .ok();
+    let v = job_json(&out.stdout);
     assert_eq!(ops(&v, "write"), 10);
     assert_eq!(ops(&v, "fsync"), 40);
     assert_eq!(v["counters"]["end_fsyncs"], 4);
@@ -274,18 +248,10 @@ fn layout_matches_sysbench_on_the_same_files() {
         String::from_utf8_lossy(&sb.stderr)
     );
     let sb_out = String::from_utf8_lossy(&sb.stdout).into_owned();
-    let out = plumb()
-        .args(args)
-        .args(["--time=0.3", "run"])
-        .current_dir(d.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let ours = String::from_utf8_lossy(&out.stdout).into_owned();
+    let ours = scenario(&args)
+        .args(&["--time=0.3", "run"])
+        .in_dir(d.path())
+        .ok_stdout();
     let theirs = headings(&sb_out);
     assert_eq!(
         &headings(&ours)[..theirs.len()],
@@ -542,36 +508,26 @@ fn help_lists_sysbench_options_and_plumb_additions() {
 /// Count the sync system calls a run makes, with strace.
 fn sync_calls(d: &Path, extra: &[&str]) -> (usize, usize, usize) {
     let log = d.join("strace.log");
-    let dir = dir_arg(d);
-    let mut args = vec![
+    scenario(&[
+        "fileio",
+        &dir_arg(d),
+        "--observe-interval=0",
+        "--time=0",
+        "--file-num=4",
+    ])
+    .args(&["--file-total-size=4M", "--file-block-size=4K"])
+    .args(extra)
+    .args(&["run"])
+    .under(&[
+        "strace",
         "-f",
         "-qq",
         "-e",
         "trace=fsync,fdatasync,msync",
         "-o",
         log.to_str().unwrap(),
-    ];
-    let exe = assert_cmd::cargo::cargo_bin("plumb");
-    args.push(exe.to_str().unwrap());
-    args.extend([
-        "fileio",
-        &dir,
-        "--observe-interval=0",
-        "--time=0",
-        "--file-num=4",
-    ]);
-    args.extend(["--file-total-size=4M", "--file-block-size=4K"]);
-    args.extend_from_slice(extra);
-    args.push("run");
-    let st = std::process::Command::new("strace")
-        .args(&args)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    ])
+    .ok();
     let text = std::fs::read_to_string(&log).unwrap();
     let count = |call: &str| {
         text.lines()

@@ -2,18 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, job_json, json_run, plumb};
-use serde_json::Value;
-
-fn run_ok(args: &[&str]) -> String {
-    let out = plumb().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{assert_usage_error, job_json, json_run, run_ok, scenario};
 
 /// "Total operations: N (X per second)" -> N.
 fn total_operations(text: &str) -> u64 {
@@ -160,19 +149,16 @@ fn oper_none_prints_no_transfer_line() {
 
 #[test]
 fn events_option_is_not_used_and_says_so() {
-    let out = plumb()
-        .args([
-            "memory",
-            "--memory-total-size=1M",
-            "--events=10",
-            "--time=0",
-            "--format=json",
-            "run",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let j: Value = job_json(&out.stdout);
+    let out = scenario(&[
+        "memory",
+        "--memory-total-size=1M",
+        "--events=10",
+        "--time=0",
+        "--format=json",
+        "run",
+    ])
+    .ok();
+    let j = job_json(&out.stdout);
     assert_eq!(j["events"], 1024);
     assert_eq!(j["settings"]["event_limit"], 0);
     let err = String::from_utf8(out.stderr).unwrap();
@@ -239,32 +225,25 @@ fn bad_values_are_usage_errors_naming_option_value_and_allowed() {
     );
 }
 
+/// A /proc/meminfo field: bytes for sizes, the count for HugePages_ fields.
 fn meminfo(key: &str) -> Option<u64> {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()?
-        .lines()
-        .find(|l| l.starts_with(key))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    use plumb_observe::{meminfo, Roots};
+    meminfo::field(&meminfo::read(&Roots::default())?, key)
 }
 
 #[test]
 fn hugetlb_is_used_or_refused_clearly() {
-    let out = plumb()
-        .args([
-            "memory",
-            "--memory-hugetlb",
-            "--memory-total-size=4M",
-            "--memory-block-size=1M",
-            "--time=0",
-            "run",
-        ])
-        .output()
-        .unwrap();
+    let out = scenario(&[
+        "memory",
+        "--memory-hugetlb",
+        "--memory-total-size=4M",
+        "--memory-block-size=1M",
+        "--time=0",
+        "run",
+    ])
+    .output();
     let err = String::from_utf8_lossy(&out.stderr);
-    if meminfo("HugePages_Free:") == Some(0) {
+    if meminfo("HugePages_Free") == Some(0) {
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
@@ -281,18 +260,16 @@ fn hugetlb_is_used_or_refused_clearly() {
 
 #[test]
 fn blocks_larger_than_memory_are_refused_before_the_run() {
-    let avail = meminfo("MemAvailable:").expect("MemAvailable in /proc/meminfo") * 1024;
+    let avail = meminfo("MemAvailable").expect("MemAvailable in /proc/meminfo");
     let block = (avail / 2).next_power_of_two(); // larger than half of what is available
-    let out = plumb()
-        .args([
-            "memory",
-            &format!("--memory-block-size={block}"),
-            "--memory-scope=local",
-            "--threads=4",
-            "run",
-        ])
-        .output()
-        .unwrap();
+    let out = scenario(&[
+        "memory",
+        &format!("--memory-block-size={block}"),
+        "--memory-scope=local",
+        "--threads=4",
+        "run",
+    ])
+    .output();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("MemAvailable"), "{err}");

@@ -1,23 +1,10 @@
 //! `plumb mutex`: sysbench 1.0.20's mutex test, run through the real binary.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
 mod common;
 
-use common::{assert_usage_error, job_json, plumb};
-use serde_json::Value;
-
-fn run_ok(args: &[&str]) -> String {
-    let out = plumb().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{assert_usage_error, job_json, run_ok, scenario, signal};
 
 #[test]
 fn issue_command_runs_one_event_per_thread() {
@@ -48,7 +35,7 @@ fn every_lock_is_taken() {
         "--format=json",
         "run",
     ]);
-    let j: Value = job_json(&out);
+    let j = job_json(out.as_bytes());
     assert_eq!(j["events"], 3);
     assert_eq!(j["counters"]["locks"], 15000);
     assert_eq!(j["stop_reason"], "completed");
@@ -67,7 +54,7 @@ fn event_limit_caps_the_one_event_per_thread() {
         "--format=json",
         "run",
     ]);
-    let j: Value = job_json(&out);
+    let j = job_json(out.as_bytes());
     assert_eq!(j["events"], 1);
     assert_eq!(j["counters"]["locks"], 100);
 }
@@ -75,24 +62,18 @@ fn event_limit_caps_the_one_event_per_thread() {
 #[test]
 fn interrupt_stops_a_long_event_within_a_second() {
     // About 10^12 empty loops: hours of work unless the event looks at the stop flag.
-    let child = std::process::Command::cargo_bin("plumb")
-        .unwrap()
-        .args([
-            "mutex",
-            "--threads=2",
-            "--mutex-locks=100000000",
-            "--mutex-loops=10000",
-            "--time=0",
-            "run",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = scenario(&[
+        "mutex",
+        "--threads=2",
+        "--mutex-locks=100000000",
+        "--mutex-loops=10000",
+        "--time=0",
+        "run",
+    ])
+    .spawn();
     std::thread::sleep(Duration::from_millis(700));
     let sent = Instant::now();
-    // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     let took = sent.elapsed();
     assert_eq!(out.status.code(), Some(130));

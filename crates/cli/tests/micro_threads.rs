@@ -2,18 +2,7 @@
 
 mod common;
 
-use common::{assert_usage_error, job_json, plumb};
-use serde_json::Value;
-
-fn run_ok(args: &[&str]) -> String {
-    let out = plumb().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{assert_usage_error, job_json, run_ok, sum_of};
 
 #[test]
 fn issue_command_prints_sysbench_sections() {
@@ -50,15 +39,10 @@ fn event_limit_gives_exact_counts() {
         "--format=json",
         "run",
     ]);
-    let j: Value = job_json(&out);
+    let j = job_json(out.as_bytes());
     assert_eq!(j["events"], 200);
     assert_eq!(j["stop_reason"], "events");
-    let per_thread: u64 = j["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["events"].as_u64().unwrap())
-        .sum();
+    let per_thread = sum_of(&j["threads"], "events");
     assert_eq!(per_thread, 200);
     assert_eq!(j["workload"]["thread_yields"], 20);
     assert_eq!(j["workload"]["thread_locks"], 3);
@@ -74,7 +58,7 @@ fn zero_yields_is_an_empty_event() {
         "--format=json",
         "run",
     ]);
-    let j: Value = job_json(&out);
+    let j = job_json(out.as_bytes());
     assert_eq!(j["events"], 1000);
 }
 

@@ -7,9 +7,7 @@ use common::*;
 use serde_json::Value;
 
 fn inspect_json(path: &str) -> Value {
-    let (code, out, err) = run(&["inspect", path, "--format=json"]);
-    assert_eq!(code, 0, "{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    scenario(&["inspect", path, "--format=json"]).ok_json()
 }
 
 /// The block device behind /tmp on this machine, as inspect resolves it.
@@ -217,12 +215,7 @@ fn a_cpu_run_carries_host_system_and_process_observations() {
     }
     assert!(!o["memory"]["samples"].as_array().unwrap().is_empty());
     let p = &o["process"];
-    let ops: u64 = v["operations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["count"].as_u64().unwrap())
-        .sum();
+    let ops = sum_of(&v["operations"], "count");
     assert_eq!(p["operations"].as_u64().unwrap(), ops);
     assert!(p["per_operation"]["cpu_ns"].as_f64().unwrap() > 0.0);
     assert!(p["threads"]
@@ -302,25 +295,16 @@ fn a_tracer_attached_to_plumb_is_reported() {
     if !peer("strace") {
         return;
     }
-    let out = std::process::Command::new("strace")
-        .args(["-f", "-e", "trace=none", "-o", "/dev/null"])
-        .arg(assert_cmd::cargo::cargo_bin("plumb"))
-        .args([
-            "cpu",
-            "--cpu-max-prime=300",
-            "--events=100",
-            "--time=0",
-            "--format=json",
-            "run",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = job_json(&out.stdout);
+    let v = scenario(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--events=100",
+        "--time=0",
+        "--format=json",
+        "run",
+    ])
+    .under(&["strace", "-f", "-e", "trace=none", "-o", "/dev/null"])
+    .ok_job();
     let t = &v["observations"]["tracer"];
     assert_eq!(t["at_start"]["name"], "strace", "{t}");
     assert_eq!(t["at_end"]["name"], "strace", "{t}");

@@ -5,7 +5,6 @@ mod common;
 use common::*;
 
 use std::io::Read;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const FAST: &str = "--cpu-max-prime=300";
@@ -22,12 +21,7 @@ fn events_limit_gives_exactly_that_many_events() {
     ]);
     assert_eq!(v["events"], 500);
     assert_eq!(v["stop_reason"], "events");
-    let per_thread: u64 = v["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["events"].as_u64().unwrap())
-        .sum();
+    let per_thread = sum_of(&v["threads"], "events");
     assert_eq!(per_thread, 500);
     assert_eq!(v["threads"].as_array().unwrap().len(), 2);
 }
@@ -259,33 +253,25 @@ fn unwritable_json_file_fails_before_the_run() {
 
 #[test]
 fn json_format_keeps_stdout_pure_and_intervals_on_stderr() {
-    let out = plumb()
-        .args([
-            "cpu",
-            FAST,
-            "--time=0.6",
-            "--report-interval=0.2",
-            "--format=json",
-            "run",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = job_json(&out.stdout);
+    let out = scenario(&[
+        "cpu",
+        FAST,
+        "--time=0.6",
+        "--report-interval=0.2",
+        "--format=json",
+        "run",
+    ])
+    .ok();
+    let v = job_json(&out.stdout);
     assert_eq!(v["schema"], "plumb.result/2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("thds: 1 eps:"));
 }
 
 fn interrupt(sig: i32, code: i32, label: &str) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
-        .args(["cpu", "--cpu-max-prime=100000", "--time=60", "run"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = scenario(&["cpu", "--cpu-max-prime=100000", "--time=60", "run"]).spawn();
     std::thread::sleep(Duration::from_millis(800));
     let sent = Instant::now();
-    unsafe { libc::kill(child.id() as i32, sig) };
+    signal(&child, sig);
     let status = child.wait().unwrap();
     assert!(
         sent.elapsed() < Duration::from_secs(2),
@@ -316,17 +302,12 @@ fn sigterm_prints_the_partial_report_and_exits_143() {
 
 #[test]
 fn interrupted_json_is_marked() {
-    let child = Command::new(assert_cmd::cargo::cargo_bin("plumb"))
-        .args(["cpu", FAST, "--time=60", "--format=json", "run"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = scenario(&["cpu", FAST, "--time=60", "--format=json", "run"]).spawn();
     std::thread::sleep(Duration::from_millis(500));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
-    let v: serde_json::Value = job_json(&out.stdout);
+    let v = job_json(&out.stdout);
     assert_eq!(v["status"], "interrupted");
     assert_eq!(v["stop_reason"], "signal SIGINT");
 }

@@ -105,26 +105,23 @@ fn seed_002_strace_attached_makes_the_result_invalid() {
     if !peer("strace") {
         return;
     }
-    let out = std::process::Command::new("strace")
-        .args(["-f", "-o", "/dev/null"])
-        .arg(assert_cmd::cargo::cargo_bin("plumb"))
-        .args([
-            "cpu",
-            "--cpu-max-prime=300",
-            "--time=0.5",
-            "--format=json",
-            "--strict",
-            "run",
-        ])
-        .output()
-        .unwrap();
+    let out = scenario(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--time=0.5",
+        "--format=json",
+        "--strict",
+        "run",
+    ])
+    .under(&["strace", "-f", "-o", "/dev/null"])
+    .output();
     assert_eq!(
         out.status.code(),
         Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = job_json(&out.stdout);
+    let v = job_json(&out.stdout);
     assert!(findings(&v).contains(&"tracer-attached".to_string()));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--strict"));
 }
@@ -170,25 +167,23 @@ fn files_on_tmpfs_are_not_a_disk_and_strict_refuses_them() {
         return;
     }
     let dir = tempfile::tempdir_in(shm).unwrap();
-    let out = plumb()
-        .current_dir(dir.path())
-        .args([
-            "fileio",
-            "--file-num=1",
-            "--file-total-size=8M",
-            "--file-test-mode=rndrd",
-            "--time=0.5",
-        ])
-        .args(["--strict", "--format=json", "prepare", "run", "cleanup"])
-        .output()
-        .unwrap();
+    let out = scenario(&[
+        "fileio",
+        "--file-num=1",
+        "--file-total-size=8M",
+        "--file-test-mode=rndrd",
+        "--time=0.5",
+    ])
+    .args(&["--strict", "--format=json", "prepare", "run", "cleanup"])
+    .in_dir(dir.path())
+    .output();
     assert_eq!(
         out.status.code(),
         Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = job_json(&out.stdout);
+    let v = job_json(&out.stdout);
     assert!(findings(&v).contains(&"target-not-a-disk".to_string()));
     // The run still reports in full and cleans up after itself.
     assert!(v["events"].as_u64().unwrap() > 0);

@@ -198,10 +198,6 @@ impl Pattern {
         }
     }
 
-    pub fn geometry(&self) -> &Geometry {
-        &self.geo
-    }
-
     /// The next operation of this thread.
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {
@@ -490,7 +486,7 @@ mod tests {
                 ..spec(TestMode::SeqRd, files, total, block)
             };
             let p = Pattern::new(&s, SharedStream::new(), None);
-            let g = *p.geometry();
+            let g = p.geo;
             for k in 0..3 * g.seq_pass() {
                 assert_eq!(p.seq_io(k), g.seq_io(k));
             }

@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 use plumb_core::clock::Stamp;
 
 use plumb_core::random::RandType;
+use plumb_core::size::format_compact;
 use plumb_core::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
+use plumb_observe::{meminfo, Roots};
 
 use crate::engine::libaio::LibaioEngine;
 use crate::engine::mmap::{Mappings, MmapEngine};
@@ -95,21 +97,15 @@ impl EngineChoice {
 /// a combination that would take more than half of the memory available now.
 fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {
     let need = spec.depth() as u64 * spec.max_io() * spec.threads.max(1) as u64;
-    let avail = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
+    let avail = meminfo::read(&Roots::default()).and_then(|m| meminfo::field(&m, "MemAvailable"));
     match avail {
         Some(a) if need > a / 2 => Err(FileioError::Other(format!(
             "request buffers would take {} ({} in flight per thread × {} bytes × {} threads), more than half of the {} of memory available: lower --file-async-backlog, --file-block-size or --file-merged-requests",
-            crate::fileset::human(need),
+            format_compact(need),
             spec.depth(),
             spec.max_io(),
             spec.threads.max(1),
-            crate::fileset::human(a)
+            format_compact(a)
         ))),
         _ => Ok(()),
     }

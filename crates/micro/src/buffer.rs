@@ -9,6 +9,7 @@
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 
+use plumb_observe::{meminfo, Roots};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -61,26 +62,19 @@ pub struct MemInfo {
 
 impl MemInfo {
     pub fn read() -> MemInfo {
-        std::fs::read_to_string("/proc/meminfo")
+        meminfo::read(&Roots::default())
             .map(|s| MemInfo::parse(&s))
             .unwrap_or_default()
     }
 
     pub fn parse(text: &str) -> MemInfo {
         let mut m = MemInfo::default();
-        for line in text.lines() {
-            let mut it = line.split_whitespace();
-            let (Some(key), Some(val)) = (it.next(), it.next()) else {
-                continue;
-            };
-            let Ok(v) = val.parse::<u64>() else { continue };
-            let kib = it.next() == Some("kB");
-            let bytes = if kib { v * 1024 } else { v };
+        for (key, v) in meminfo::fields(text) {
             match key {
-                "MemAvailable:" => m.available_bytes = Some(bytes),
-                "HugePages_Total:" => m.huge_total = v,
-                "HugePages_Free:" => m.huge_free = v,
-                "Hugepagesize:" => m.huge_page_bytes = Some(bytes),
+                "MemAvailable" => m.available_bytes = Some(v),
+                "HugePages_Total" => m.huge_total = v,
+                "HugePages_Free" => m.huge_free = v,
+                "Hugepagesize" => m.huge_page_bytes = Some(v),
                 _ => {}
             }
         }

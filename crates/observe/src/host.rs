@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::meminfo;
 use crate::process;
 use crate::procstat::{self, CpuPct, CpuTicks};
 use crate::roots::{attr, attr_u64, Roots};
@@ -207,13 +208,8 @@ pub fn host_facts(roots: &Roots) -> HostFacts {
             }
         }
     }
-    let mem = std::fs::read_to_string(roots.proc("meminfo")).unwrap_or_default();
-    let mem_field = |k: &str| {
-        cpuinfo_field(&mem, k)
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-            .unwrap_or(0)
-    };
+    let mem = meminfo::read(roots).unwrap_or_default();
+    let mem_field = |k: &str| meminfo::field(&mem, k).unwrap_or(0);
     let (l1d, l2, l3) = caches(roots);
     HostFacts {
         hostname,

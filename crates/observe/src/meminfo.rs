@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::roots::Roots;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemSnapshot {
     pub total_bytes: u64,
@@ -18,21 +20,31 @@ pub struct MemSnapshot {
     pub writeback_bytes: u64,
 }
 
+/// The text of /proc/meminfo under `roots`, None when it cannot be read.
+pub fn read(roots: &Roots) -> Option<String> {
+    std::fs::read_to_string(roots.proc("meminfo")).ok()
+}
+
+/// Every `Key: value` line of /proc/meminfo text: the value in bytes where the kernel gives
+/// kB, and as printed otherwise (the HugePages_ counts).
+pub fn fields(text: &str) -> impl Iterator<Item = (&str, u64)> {
+    text.lines().filter_map(|line| {
+        let (key, rest) = line.split_once(':')?;
+        let mut it = rest.split_whitespace();
+        let v = it.next()?.parse::<u64>().ok()?;
+        Some((key, if it.next() == Some("kB") { v * 1024 } else { v }))
+    })
+}
+
+/// One field of /proc/meminfo text, as [`fields`] gives it.
+pub fn field(text: &str, key: &str) -> Option<u64> {
+    fields(text).find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
 pub fn parse(text: &str) -> Option<MemSnapshot> {
     let mut m = MemSnapshot::default();
     let mut seen = false;
-    for line in text.lines() {
-        let Some((key, rest)) = line.split_once(':') else {
-            continue;
-        };
-        let mut it = rest.split_whitespace();
-        let Some(v) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
-            continue;
-        };
-        let bytes = match it.next() {
-            Some("kB") => v * 1024,
-            _ => v,
-        };
+    for (key, bytes) in fields(text) {
         let slot = match key {
             "MemTotal" => {
                 seen = true;
@@ -76,5 +88,8 @@ HugePages_Total:       0
         assert_eq!(m.writeback_bytes, 16 * 1024);
         assert_eq!(m.shmem_bytes, 1000 * 1024);
         assert!(parse("Foo: 1 kB\n").is_none());
+        assert_eq!(field(t, "HugePages_Total"), Some(0));
+        assert_eq!(field(t, "SwapCached"), Some(0));
+        assert_eq!(field(t, "Swap"), None);
     }
 }

@@ -1,7 +1,5 @@
 //! What a run's observation produces: one serde model, every figure named with its unit.
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 
 use crate::diskstats::{DiskCounters, IostatFigures};
@@ -119,7 +117,7 @@ pub struct ProcessObservation {
     pub operations: u64,
     pub per_operation: Option<PerOperation>,
     pub samples: Vec<ProcessSample>,
-    /// plumb's threads seen while sampling (workers are named plumb-worker-N).
+    /// plumb's threads seen while sampling (workers are named as plumb_core::harness::WORKER_THREAD_NAME says).
     pub threads: Vec<ThreadSummary>,
 }
 
@@ -196,13 +194,5 @@ impl Observations {
         self.devices
             .iter()
             .find(|d| d.role == DeviceRole::Filesystem)
-    }
-
-    /// Paths of the files whose residency was measured.
-    pub fn residency_files(&self) -> Vec<PathBuf> {
-        self.residency
-            .as_ref()
-            .map(|r| r.start.files.iter().map(|f| f.path.clone()).collect())
-            .unwrap_or_default()
     }
 }

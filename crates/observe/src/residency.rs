@@ -170,13 +170,6 @@ impl Default for ResidencyProbe {
 }
 
 impl ResidencyProbe {
-    /// A probe that never tries cachestat (tests of the fallback).
-    pub fn mincore_only() -> Self {
-        ResidencyProbe {
-            cachestat_works: false,
-        }
-    }
-
     pub fn file(&mut self, path: &Path) -> FileResidency {
         let mut r = FileResidency {
             path: path.to_path_buf(),
@@ -280,7 +273,11 @@ mod tests {
         assert_eq!(s.total_bytes, 1 << 20);
         assert!(s.resident_bytes > 0, "{s:?}");
         assert!(s.resident_bytes <= s.total_bytes);
-        let m = ResidencyProbe::mincore_only().files(std::slice::from_ref(&p));
+        // A probe that never tries cachestat: the fallback.
+        let mut mincore_only = ResidencyProbe {
+            cachestat_works: false,
+        };
+        let m = mincore_only.files(std::slice::from_ref(&p));
         assert_eq!(m.method, ResidencyMethod::Mincore);
         assert!(m.resident_bytes > 0);
         assert_eq!(m.dirty_bytes, None);

@@ -7,6 +7,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use plumb_core::harness::is_worker_thread;
+
 use crate::diskstats::{DiskCounters, IostatFigures};
 use crate::meminfo::{self, MemSnapshot};
 use crate::observations::{DeviceSample, MemorySample, ProcessSample, SystemSample, ThreadSummary};
@@ -194,7 +196,7 @@ impl Series {
             };
             let cpu = (cpu_ns as f64 / span_ns * 100.0).min(100.0);
             track.max_interval_cpu_pct = track.max_interval_cpu_pct.max(cpu);
-            if t.name.starts_with("plumb-worker") {
+            if is_worker_thread(&t.name) {
                 n += 1;
                 max = max.max(cpu);
                 sum += cpu;

@@ -141,11 +141,6 @@ pub fn dev_of(path: &Path) -> Option<(u32, u32)> {
     Some((libc::major(d), libc::minor(d)))
 }
 
-/// Resolve a target on this machine.
-pub fn resolve(path: &Path) -> Result<Target> {
-    resolve_with(&Roots::default(), path)
-}
-
 pub fn resolve_with(roots: &Roots, path: &Path) -> Result<Target> {
     let resolved = std::fs::canonicalize(path).map_err(|err| ObserveError::Path {
         path: path.to_path_buf(),

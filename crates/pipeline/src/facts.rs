@@ -93,7 +93,7 @@ fn add_observations(f: &mut Facts, o: &Observations) {
     let worker_max = p
         .threads
         .iter()
-        .filter(|t| t.name.starts_with("plumb-worker"))
+        .filter(|t| plumb_core::harness::is_worker_thread(&t.name))
         .map(|t| t.max_interval_cpu_pct.max(t.cpu_pct))
         .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
     let tracer = o.tracer.at_start.as_ref().or(o.tracer.at_end.as_ref());

@@ -2,32 +2,16 @@
 
 use std::fmt::Write;
 
+use plumb_core::harness::is_worker_thread;
 use plumb_core::result::RunResult;
+use plumb_core::size::{format_mib, format_spaced};
 use plumb_observe::blockdev::BlockDevice;
 use plumb_observe::observations::Observations;
 
 use crate::sysbench::col34;
 
-const MIB: f64 = 1048576.0;
-
 fn mib(b: f64) -> String {
-    format!("{:.2} MiB", b / MIB)
-}
-
-/// Human size with a binary unit: "931.51 GiB".
-pub fn size(b: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {}", units[i])
-    }
+    format_mib(b, 2, " ")
 }
 
 /// One line about a block device: "vda: virtio_blk, rotational, scheduler mq-deadline, ...".
@@ -62,7 +46,7 @@ pub fn device_line(d: &BlockDevice) -> String {
         parts.push(format!("{w} cache"));
     }
     if let Some(s) = d.size_bytes {
-        parts.push(size(s));
+        parts.push(format_spaced(s));
     }
     format!("{}: {}", d.name, parts.join(", "))
 }
@@ -149,29 +133,23 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
     // What plumb itself made the kernel read from and send to storage: device counters above
     // include every process on the machine.
     let pt = &o.process.totals;
-    if let (Some(sr), Some(sw)) = (pt.storage_read_bytes, pt.storage_write_bytes) {
-        let t = o.duration_s.max(1e-9);
+    let mut rates = |label: &str, read: u64, written: u64, secs: f64| {
+        let t = secs.max(1e-9);
         col34(
             &mut out,
-            "plumb's storage I/O:",
+            label,
             &format!(
                 "read {}/s, written {}/s",
-                mib(sr as f64 / t),
-                mib(sw as f64 / t)
+                mib(read as f64 / t),
+                mib(written as f64 / t)
             ),
         );
+    };
+    if let (Some(sr), Some(sw)) = (pt.storage_read_bytes, pt.storage_write_bytes) {
+        rates("plumb's storage I/O:", sr, sw, o.duration_s);
     }
     if let Some((rd, wr)) = requested_bytes(r) {
-        let t = r.total_time_s.max(1e-9);
-        col34(
-            &mut out,
-            "requested I/O:",
-            &format!(
-                "read {}/s, written {}/s",
-                mib(rd as f64 / t),
-                mib(wr as f64 / t)
-            ),
-        );
+        rates("requested I/O:", rd, wr, r.total_time_s);
     }
     if let Some(res) = &o.residency {
         let m = match res.end.method {
@@ -185,7 +163,7 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
                 "{:.1}% resident at start -> {:.1}% at end, of {} ({m})",
                 res.start.resident_pct,
                 res.end.resident_pct,
-                size(res.end.total_bytes)
+                format_spaced(res.end.total_bytes)
             ),
         );
     }
@@ -240,7 +218,7 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
     let workers: Vec<_> = p
         .threads
         .iter()
-        .filter(|t| t.name.starts_with("plumb-worker"))
+        .filter(|t| is_worker_thread(&t.name))
         .collect();
     let busiest = workers
         .iter()

@@ -1,6 +1,8 @@
 //! The page cache answering instead of the disk.
 
-use super::{mib, pct};
+use plumb_core::size::format_coarse;
+
+use super::pct;
 use crate::{Facts, Finding, Severity};
 
 /// Buffered reads served from memory: the device read far less than the test asked for, or the
@@ -40,11 +42,11 @@ pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
         _ => return None,
     };
     let mut x = Finding::new("page-cache-reads", severity, message)
-        .evidence("requested read", mib(io.bytes_read));
+        .evidence("requested read", format_coarse(io.bytes_read));
     if let (Some(d), Some(s)) = (&f.device, device_share) {
         x = x.evidence(
             &format!("read by device {}", d.name),
-            format!("{} ({})", mib(d.read_bytes), pct(s)),
+            format!("{} ({})", format_coarse(d.read_bytes), pct(s)),
         );
     }
     if let Some(r) = resident {
@@ -52,8 +54,8 @@ pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
     }
     if let Some(m) = mem {
         x = x
-            .evidence("data set", mib(io.total_size_bytes))
-            .evidence("memory", mib(m));
+            .evidence("data set", format_coarse(io.total_size_bytes))
+            .evidence("memory", format_coarse(m));
     }
     Some(x.advice(
         "Use --file-extra-flags=direct (O_DIRECT), or a data set several times larger than memory, and drop caches before the run (sync; echo 3 > /proc/sys/vm/drop_caches).",
@@ -94,15 +96,15 @@ pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
         severity,
         "Writes were absorbed by the page cache: the figures measure copying into memory, not writing to the disk.",
     )
-    .evidence("requested write", mib(io.bytes_written));
+    .evidence("requested write", format_coarse(io.bytes_written));
     if let (Some(d), Some(s)) = (&f.device, device_share) {
         x = x.evidence(
             &format!("written by device {}", d.name),
-            format!("{} ({})", mib(d.write_bytes), pct(s)),
+            format!("{} ({})", format_coarse(d.write_bytes), pct(s)),
         );
     }
     if let Some(g) = dirty_growth {
-        x = x.evidence("dirty page growth", mib(g));
+        x = x.evidence("dirty page growth", format_coarse(g));
     }
     x = x.evidence(
         "fsync during run",

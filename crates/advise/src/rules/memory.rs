@@ -1,7 +1,7 @@
 //! The memory test measuring a CPU cache.
 
-use super::mib;
 use crate::{Facts, Finding, Severity};
+use plumb_core::size::format_coarse;
 
 /// The block fits in a CPU cache: sysbench memory's 1K default measures L1, not RAM.
 pub fn block_in_cache(f: &Facts) -> Option<Finding> {
@@ -26,10 +26,10 @@ pub fn block_in_cache(f: &Facts) -> Option<Finding> {
         Severity::Caution,
         format!("The memory block fits in the CPU's {level} cache: the figures measure that cache, not RAM."),
     )
-    .evidence("block size", mib(m.block_size_bytes))
-    .evidence("L2 cache", mib(l2));
+    .evidence("block size", format_coarse(m.block_size_bytes))
+    .evidence("L2 cache", format_coarse(l2));
     if let Some(l3) = l3 {
-        x = x.evidence("L3 cache", mib(l3));
+        x = x.evidence("L3 cache", format_coarse(l3));
     }
     Some(x.advice("For RAM bandwidth use a block several times larger than the last-level cache, e.g. --memory-block-size=1G."))
 }

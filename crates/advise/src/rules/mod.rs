@@ -30,17 +30,6 @@ pub static ALL: &[Rule] = &[
     method::bimodal_latency,
 ];
 
-pub(crate) fn mib(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= (1u64 << 30) as f64 {
-        format!("{:.2} GiB", b / (1u64 << 30) as f64)
-    } else if b >= (1u64 << 20) as f64 {
-        format!("{:.1} MiB", b / (1u64 << 20) as f64)
-    } else {
-        format!("{:.1} KiB", b / 1024.0)
-    }
-}
-
 pub(crate) fn pct(share: f64) -> String {
     format!("{:.1}%", share * 100.0)
 }

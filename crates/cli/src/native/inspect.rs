@@ -4,10 +4,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use plumb_core::size::format_spaced;
 use plumb_observe::host::{self, HostFacts, LoadAtStart};
 use plumb_observe::residency::{ResidencyMethod, ResidencyProbe, ResidencySnapshot};
 use plumb_observe::{Roots, Target, TargetKind};
-use plumb_report::observations::{device_line, size};
+use plumb_report::observations::device_line;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -119,13 +120,13 @@ fn notes(t: &Target, h: &HostFacts) -> Vec<String> {
     if let Some(avail) = t.fs_available_bytes {
         n.push(format!(
             "{} free for files here: a test's total size must fit",
-            size(avail)
+            format_spaced(avail)
         ));
     }
     if h.memory_total_bytes > 0 {
         n.push(format!(
             "memory is {}: a data set smaller than that can be served from the page cache unless the test uses direct I/O",
-            size(h.memory_total_bytes)
+            format_spaced(h.memory_total_bytes)
         ));
     }
     n
@@ -180,7 +181,7 @@ fn text(i: &Inspection) -> String {
         col(
             &mut s,
             "free space:",
-            &format!("{} available of {}", size(av), size(sz)),
+            &format!("{} available of {}", format_spaced(av), format_spaced(sz)),
         );
     }
     for note in &t.notes {
@@ -196,8 +197,8 @@ fn text(i: &Inspection) -> String {
             "in page cache:",
             &format!(
                 "{} of {} ({:.1}%, {method})",
-                size(r.resident_bytes),
-                size(r.total_bytes),
+                format_spaced(r.resident_bytes),
+                format_spaced(r.total_bytes),
                 r.resident_pct
             ),
         );
@@ -232,7 +233,7 @@ fn text(i: &Inspection) -> String {
         ("L3", h.l3_cache_bytes),
     ]
     .iter()
-    .filter_map(|(n, b)| b.map(|b| format!("{n} {}", size(b))))
+    .filter_map(|(n, b)| b.map(|b| format!("{n} {}", format_spaced(b))))
     .collect();
     if !caches.is_empty() {
         col(&mut s, "CPU caches:", &caches.join(", "));
@@ -246,7 +247,7 @@ fn text(i: &Inspection) -> String {
             h.frequency_governors.join(", ")
         },
     );
-    col(&mut s, "memory:", &size(h.memory_total_bytes));
+    col(&mut s, "memory:", &format_spaced(h.memory_total_bytes));
     let v = &h.virtualization;
     let virt = match (&v.hypervisor, &v.container) {
         (None, None) => "none detected".to_string(),

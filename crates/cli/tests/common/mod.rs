@@ -1,6 +1,10 @@
 //! Helpers shared by the integration tests: run the real binary.
 #![allow(dead_code)]
 
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -40,52 +44,199 @@ pub fn plumb() -> Command {
     Command::cargo_bin("plumb").expect("the plumb binary is built")
 }
 
+/// One run of the binary, built step by step: its arguments, the directory it runs in, and
+/// the tool it runs under (strace), then run in the way the test needs.
+pub struct Scenario {
+    args: Vec<String>,
+    dir: Option<PathBuf>,
+    under: Vec<String>,
+}
+
+/// A scenario running plumb with `args`.
+pub fn scenario(args: &[&str]) -> Scenario {
+    Scenario {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        dir: None,
+        under: Vec::new(),
+    }
+}
+
+impl Scenario {
+    pub fn args(mut self, args: &[&str]) -> Scenario {
+        self.args.extend(args.iter().map(|s| s.to_string()));
+        self
+    }
+
+    /// Run in `dir` (where fileio keeps its files when --file-dir is not given).
+    pub fn in_dir(mut self, dir: &Path) -> Scenario {
+        self.dir = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Run plumb as the last argument of `tool` (e.g. `["strace", "-f", "-o", "/dev/null"]`).
+    pub fn under(mut self, tool: &[&str]) -> Scenario {
+        self.under = tool.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    pub fn command(&self) -> std::process::Command {
+        let exe = assert_cmd::cargo::cargo_bin("plumb");
+        let mut cmd = match self.under.split_first() {
+            Some((tool, tool_args)) => {
+                let mut c = std::process::Command::new(tool);
+                c.args(tool_args).arg(exe);
+                c
+            }
+            None => std::process::Command::new(exe),
+        };
+        cmd.args(&self.args);
+        if let Some(d) = &self.dir {
+            cmd.current_dir(d);
+        }
+        cmd
+    }
+
+    pub fn output(&self) -> Output {
+        self.command().output().unwrap()
+    }
+
+    /// (exit code, stdout, stderr).
+    pub fn run(&self) -> (i32, String, String) {
+        let out = self.output();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The run must succeed; its output.
+    pub fn ok(&self) -> Output {
+        let out = self.output();
+        assert!(
+            out.status.success(),
+            "plumb {:?} failed: {}",
+            self.args,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// The run must succeed; its stdout.
+    pub fn ok_stdout(&self) -> String {
+        String::from_utf8(self.ok().stdout).unwrap()
+    }
+
+    /// The run must succeed and print only JSON on stdout; that document.
+    pub fn ok_json(&self) -> Value {
+        parse_json(&self.ok().stdout)
+    }
+
+    /// The run must succeed and print a one-job result; [`single_job`] of it.
+    pub fn ok_job(&self) -> Value {
+        single_job(self.ok_json())
+    }
+
+    /// Start the run with stdout and stderr piped.
+    pub fn spawn(&self) -> Child {
+        self.command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+
+/// stdout as JSON, or a panic that shows what it was.
+pub fn parse_json(stdout: &[u8]) -> Value {
+    serde_json::from_slice(stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(stdout)
+        )
+    })
+}
+
+/// The sum of `key` over the objects of a JSON array (events per thread, counts per kind).
+pub fn sum_of(array: &Value, key: &str) -> u64 {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x[key].as_u64().unwrap())
+        .sum()
+}
+
+/// Send `sig` to a child started by a test.
+pub fn signal(child: &Child, sig: i32) {
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+}
+
 /// Run plumb with `args` plus --format=json; the run must succeed and stdout must be JSON only.
 pub fn json_run(args: &[&str]) -> Value {
-    let out = plumb().args(args).arg("--format=json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    job_json(&out.stdout)
+    scenario(args).args(&["--format=json"]).ok_job()
 }
 
 /// Run plumb with `args` plus --format=json; the run must succeed; the whole document.
 pub fn json_doc(args: &[&str]) -> Value {
-    let out = plumb().args(args).arg("--format=json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is only JSON")
+    scenario(args).args(&["--format=json"]).ok_json()
 }
 
 /// Like [`json_run`], with `dir` as the working directory (where fileio keeps its files).
-pub fn json_run_in(dir: &std::path::Path, args: &[&str]) -> Value {
-    let out = plumb()
-        .current_dir(dir)
-        .args(args)
-        .arg("--format=json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "plumb {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    job_json(&out.stdout)
+pub fn json_run_in(dir: &Path, args: &[&str]) -> Value {
+    scenario(args).in_dir(dir).args(&["--format=json"]).ok_job()
 }
 
 /// Run plumb and return (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = plumb().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    scenario(args).run()
+}
+
+/// Run plumb; it must succeed; its stdout.
+pub fn run_ok(args: &[&str]) -> String {
+    scenario(args).ok_stdout()
+}
+
+/// A temporary directory for a test's files.
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir_in(std::env::temp_dir()).unwrap()
+}
+
+pub fn dir_arg(d: &Path) -> String {
+    format!("--file-dir={}", d.display())
+}
+
+/// `plumb fileio --file-dir=D args...`: (exit code, stdout, stderr).
+pub fn fileio(d: &Path, args: &[&str]) -> (i32, String, String) {
+    scenario(&["fileio", &dir_arg(d)]).args(args).run()
+}
+
+/// Make `cmd` run with the resource limit `resource` (RLIMIT_*) at `limit`.
+pub fn with_rlimit(
+    cmd: &mut std::process::Command,
+    resource: libc::__rlimit_resource_t,
+    limit: u64,
+) {
+    // SAFETY: pre_exec runs only setrlimit, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(resource, &rl) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The error output is one line, with no panic in it.
+pub fn one_error_line(err: &str) {
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 /// A usage error: exit 2, one line on stderr that contains every `needles`, no panic.

@@ -23,6 +23,15 @@ use crate::random::RandType;
 use crate::stats::Histogram;
 use crate::workload::{WorkerCtx, Workload, WorkloadError};
 
+/// What the harness names its worker threads: `plumb-worker-N`, N from 0 (the observer
+/// tells workers from plumb's other threads by it).
+pub const WORKER_THREAD_NAME: &str = "plumb-worker";
+
+/// Whether a thread name is one the harness gives its workers.
+pub fn is_worker_thread(name: &str) -> bool {
+    name.starts_with(WORKER_THREAD_NAME)
+}
+
 /// How long workers get to stop after a signal before the run is reported without them.
 const SIGNAL_GRACE: Duration = Duration::from_secs(1);
 
@@ -179,7 +188,7 @@ pub fn run(
         let (w_shared, w_slots, w_barrier) = (shared.clone(), slots.clone(), barrier.clone());
         let (w_finish, w_error) = (finish.clone(), first_error.clone());
         let h = std::thread::Builder::new()
-            .name(format!("plumb-worker-{t}"))
+            .name(format!("{WORKER_THREAD_NAME}-{t}"))
             .spawn(move || {
                 w_barrier.wait();
                 let slot = &w_slots[t];

@@ -112,10 +112,6 @@ impl Manifest {
         self.files.iter().find(|e| e.name == name)
     }
 
-    pub fn entry_mut(&mut self, name: &str) -> Option<&mut Entry> {
-        self.files.iter_mut().find(|e| e.name == name)
-    }
-
     /// The entry for `name`, added empty if missing.
     pub fn upsert(&mut self, name: &str) -> &mut Entry {
         if let Some(i) = self.files.iter().position(|e| e.name == name) {

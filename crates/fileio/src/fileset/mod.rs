@@ -149,24 +149,6 @@ pub fn available_bytes(dir: &Path) -> Option<u64> {
     Some(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
-/// Human size with binary units: "16MiB", "1.50GiB".
-pub fn human(bytes: u64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i < U.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{bytes}B")
-    } else if v.fract() == 0.0 {
-        format!("{v:.0}{}", U[i])
-    } else {
-        format!("{v:.2}{}", U[i])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,13 +160,6 @@ mod tests {
         assert!(!is_test_file_name("test_file."));
         assert!(!is_test_file_name("test_file.1a"));
         assert!(!is_test_file_name("plumb-fileio.manifest"));
-    }
-
-    #[test]
-    fn human_sizes() {
-        assert_eq!(human(512), "512B");
-        assert_eq!(human(16 << 20), "16MiB");
-        assert_eq!(human(3 << 29), "1.50GiB");
     }
 
     #[test]

@@ -8,17 +8,17 @@
 //! set (sysbench leaves the files short and the next read test fails, sysbench #385).
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
 
+use plumb_core::size::format_compact;
 use plumb_core::StopFlag;
 
 use super::manifest::{Entry, Manifest, Ownership, MIXED};
 use super::prepare::check_names;
 use super::write::{WriteStop, Writer};
-use super::{check_dir, file_name, human, open_raw, FileTable};
+use super::{check_dir, file_name, open_raw, FileTable};
 use crate::buf::page_size;
 use crate::direct::{support, AlignSource, DirectSupport};
 use crate::error::{errno_text, FileioError};
@@ -117,8 +117,8 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                         spec,
                         format!(
                             "{name} holds {} of data but this run needs {} per file (prepared with other sizes, or a prepare or seqwr run was interrupted)",
-                            human(e.valid_bytes),
-                            human(size)
+                            format_compact(e.valid_bytes),
+                            format_compact(size)
                         ),
                     ))
                 }
@@ -185,8 +185,8 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 format!(
                     "{} is {} but this run needs {}: it was truncated or replaced after prepare",
                     path.display(),
-                    human(meta.len()),
-                    human(size)
+                    format_compact(meta.len()),
+                    format_compact(size)
                 ),
             ));
         }
@@ -316,15 +316,4 @@ pub fn complete_seqwr(spec: &FileioSpec, issued: u64, stop: &StopFlag) -> Result
     }
     manifest.save(dir)?;
     Ok(written)
-}
-
-/// Write the log line seqwr's completion prints.
-pub fn note_completion(log: &mut dyn Write, bytes: u64) {
-    if bytes > 0 {
-        let _ = writeln!(
-            log,
-            "plumb: seqwr stopped before filling every file; wrote the remaining {} after the measurement so the file set is complete (sysbench leaves it short, #385)",
-            human(bytes)
-        );
-    }
 }

@@ -12,11 +12,12 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Instant;
 
+use plumb_core::size::{format_compact, KIB, MIB};
 use plumb_core::StopFlag;
 
 use super::manifest::{Manifest, Ownership};
 use super::write::{WriteStop, Writer};
-use super::{available_bytes, check_dir, check_writable, file_name, human, open_raw};
+use super::{available_bytes, check_dir, check_writable, file_name, open_raw};
 use crate::error::{errno_text, FileioError};
 use crate::spec::{FileioSpec, Fill};
 
@@ -130,8 +131,8 @@ pub fn prepare(
     if let Some(avail) = available_bytes(dir) {
         if needed > avail {
             return Err(FileioError::NoSpace {
-                needed: human(needed),
-                available: human(avail),
+                needed: format_compact(needed),
+                available: format_compact(avail),
                 dir: dir.to_path_buf(),
             });
         }
@@ -143,8 +144,8 @@ pub fn prepare(
         log,
         "{} files, {}Kb each, {}Mb total",
         spec.num_files,
-        size / 1024,
-        size * spec.num_files as u64 / (1024 * 1024)
+        size / KIB,
+        size * spec.num_files as u64 / MIB
     );
     let _ = writeln!(log, "Creating files for the test...");
     let _ = writeln!(
@@ -155,7 +156,7 @@ pub fn prepare(
             Fill::Zero => "zeros (--file-fill=zero)",
             Fill::Validate => "checksummed blocks for --validate",
         },
-        human(super::write::CHUNK)
+        format_compact(super::write::CHUNK)
     );
 
     // List every file this prepare will create or rewrite before touching any, in one
@@ -310,8 +311,8 @@ pub fn prepare(
                 return Err(FileioError::Other(format!(
                     "{what} while writing {} ({} of {} written); removed the partial file",
                     path.display(),
-                    human(from + written),
-                    human(size)
+                    format_compact(from + written),
+                    format_compact(size)
                 )));
             }
         }
@@ -326,7 +327,7 @@ pub fn prepare(
             "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
             out.bytes_written,
             out.seconds,
-            out.bytes_written as f64 / 1048576.0 / out.seconds.max(1e-9)
+            out.bytes_written as f64 / MIB as f64 / out.seconds.max(1e-9)
         );
     } else {
         let _ = writeln!(log, "No bytes written.");

@@ -4,12 +4,11 @@
 use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult};
+use plumb_core::size::{format_compact, format_sysbench, MIB};
 use plumb_fileio::settings::FileioSettings;
 use plumb_fileio::spec::{Fill, IoMode, TestMode};
 
-use crate::sysbench::{col34, fmt_pct};
-
-const MIB: f64 = 1048576.0;
+use crate::sysbench::{col34, interval_percentiles};
 
 fn per_s(n: f64, secs: f64) -> f64 {
     n / secs.max(1e-9)
@@ -43,12 +42,18 @@ pub(crate) fn block(out: &mut String, r: &RunResult) {
     col34(
         out,
         "read, MiB/s:",
-        &format!("{:.2}", per_s(r.counter("bytes_read") as f64 / MIB, t)),
+        &format!(
+            "{:.2}",
+            per_s(r.counter("bytes_read") as f64 / MIB as f64, t)
+        ),
     );
     col34(
         out,
         "written, MiB/s:",
-        &format!("{:.2}", per_s(r.counter("bytes_written") as f64 / MIB, t)),
+        &format!(
+            "{:.2}",
+            per_s(r.counter("bytes_written") as f64 / MIB as f64, t)
+        ),
     );
     let _ = writeln!(out);
 }
@@ -58,39 +63,14 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
     let len = i.length_s;
     let mut s = format!(
         "reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s",
-        per_s(i.counter("bytes_read") as f64 / MIB, len),
-        per_s(i.counter("bytes_written") as f64 / MIB, len),
+        per_s(i.counter("bytes_read") as f64 / MIB as f64, len),
+        per_s(i.counter("bytes_written") as f64 / MIB as f64, len),
         per_s(i.operation("fsync") as f64, len),
     );
-    if !i.latency_percentiles.is_empty() {
-        let names: Vec<String> = i
-            .latency_percentiles
-            .iter()
-            .map(|p| format!("{}%", fmt_pct(p.percentile)))
-            .collect();
-        let vals: Vec<String> = i
-            .latency_percentiles
-            .iter()
-            .map(|p| format!("{:.3}", p.value_ns as f64 / 1e6))
-            .collect();
-        let _ = write!(s, " latency (ms,{}): {}", names.join(","), vals.join(" "));
+    if let Some((names, vals)) = interval_percentiles(i, 3) {
+        let _ = write!(s, " latency (ms,{names}): {vals}");
     }
     s
-}
-
-fn human(bytes: f64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v >= 1024.0 && i < U.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0}{}", U[i])
-    } else {
-        format!("{v:.2}{}", U[i])
-    }
 }
 
 pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
@@ -119,7 +99,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
                 "{} ({} × {})",
                 dir,
                 w.num_files,
-                human(w.file_size_bytes as f64)
+                format_compact(w.file_size_bytes)
             ),
         );
     }
@@ -156,7 +136,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
             "seqwr completion:",
             &format!(
                 "wrote the remaining {} after the measurement, so the next run finds full files",
-                human(b as f64)
+                format_compact(b)
             ),
         );
     }
@@ -179,14 +159,20 @@ pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
     line(format!(
         "{} files, {} each",
         s.num_files,
-        sb_size(s.file_size_bytes)
+        format_sysbench(s.file_size_bytes)
     ));
-    line(format!("{} total file size", sb_size(s.total_size_bytes)));
-    line(format!("Block size {}", sb_size(s.block_size_bytes)));
+    line(format!(
+        "{} total file size",
+        format_sysbench(s.total_size_bytes)
+    ));
+    line(format!(
+        "Block size {}",
+        format_sysbench(s.block_size_bytes)
+    ));
     if s.merged_requests > 0 {
         line(format!(
             "Merging requests up to {} for sequential IO.",
-            sb_size(s.block_size_bytes * s.merged_requests)
+            format_sysbench(s.block_size_bytes * s.merged_requests)
         ));
     }
     if !mode.is_sequential() {
@@ -226,43 +212,4 @@ pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
         line(format!("Files in {dir}"));
     }
     h
-}
-
-/// "16MiB", "1.5GiB", as sysbench's sb_print_value_size (%.5g and a binary unit) + "B".
-fn sb_size(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    let mut unit = "";
-    for u in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"] {
-        if v < 1024.0 {
-            break;
-        }
-        v /= 1024.0;
-        unit = u;
-    }
-    let int_digits = if v >= 1.0 {
-        (v.log10().floor() as i32 + 1).max(1)
-    } else {
-        1
-    };
-    let decimals = (5 - int_digits).max(0) as usize;
-    let mut s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{s}{unit}B")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sb_size;
-
-    #[test]
-    fn sizes_print_like_sysbench() {
-        assert_eq!(sb_size(16 << 20), "16MiB");
-        assert_eq!(sb_size(64 << 20), "64MiB");
-        assert_eq!(sb_size(16384), "16KiB");
-        assert_eq!(sb_size(3 << 29), "1.5GiB");
-        assert_eq!(sb_size(1000000), "976.56KiB");
-        assert_eq!(sb_size(512), "512B");
-    }
 }

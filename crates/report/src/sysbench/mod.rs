@@ -204,8 +204,20 @@ pub fn interval_line(job: &JobRecord, i: &IntervalResult) -> String {
 }
 
 fn interval_latency(i: &IntervalResult) -> String {
+    match interval_percentiles(i, 2) {
+        Some((names, vals)) => format!(" lat (ms,{names}): {vals}"),
+        None => String::new(),
+    }
+}
+
+/// An interval's latency percentiles as sysbench's interval lines print them: the names
+/// ("95%,99%") and the values in ms with `decimals` decimals ("1.23 4.56"); None without any.
+pub(crate) fn interval_percentiles(
+    i: &IntervalResult,
+    decimals: usize,
+) -> Option<(String, String)> {
     if i.latency_percentiles.is_empty() {
-        return String::new();
+        return None;
     }
     let names: Vec<String> = i
         .latency_percentiles
@@ -215,9 +227,9 @@ fn interval_latency(i: &IntervalResult) -> String {
     let vals: Vec<String> = i
         .latency_percentiles
         .iter()
-        .map(|p| format!("{:.2}", ms(p.value_ns as f64)))
+        .map(|p| format!("{:.decimals$}", ms(p.value_ns as f64)))
         .collect();
-    format!(" lat (ms,{}): {}", names.join(","), vals.join(" "))
+    Some((names.join(","), vals.join(" ")))
 }
 
 /// The final report.
