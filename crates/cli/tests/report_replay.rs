@@ -172,3 +172,34 @@ fn bad_input_gets_one_line() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_credential_in_a_saved_command_line_is_not_shown_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, json) = live(
+        dir.path(),
+        &[
+            "cpu",
+            "--cpu-max-prime=300",
+            "--events=20",
+            "--time=0",
+            "run",
+        ],
+    );
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    doc["command_line"] = serde_json::json!(["plumb", "--pgsql-password", "hunter2", "cpu", "run"]);
+    let f = dir.path().join("with-secret.json");
+    std::fs::write(&f, doc.to_string()).unwrap();
+    for format in ["--format=json", "--format=text"] {
+        let (code, out, err) = replay(&f, &[format]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            !out.contains("hunter2") && !err.contains("hunter2"),
+            "{out}{err}"
+        );
+    }
+    let (_, out, _) = replay(&f, &["--format=json"]);
+    let again: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(again["command_line"][2], "***");
+}

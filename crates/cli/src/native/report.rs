@@ -30,6 +30,8 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
     let text = std::fs::read_to_string(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
     let mut record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;
+    // A document written by hand or by an older plumb may carry a credential.
+    record.command_line = plumb_core::redact::args(record.command_line.iter().map(String::as_str));
     for g in &mut record.groups {
         for j in &mut g.jobs {
             let now = plumb_advise::evaluate(&facts::from_job(j, g.observations.as_ref()));
