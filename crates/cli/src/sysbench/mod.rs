@@ -2,6 +2,7 @@
 //! in place of `sysbench`.
 
 pub mod common;
+pub mod dropin;
 pub mod options;
 pub mod run;
 pub mod testdefs;
@@ -11,22 +12,27 @@ use std::io::Write;
 use crate::exit::{self, UsageError};
 use common::{Common, Format};
 use options::{help_table, Values};
-use testdefs::{Command, TESTS};
+use testdefs::{Command, TestDef, TestPlan, TESTS};
 
 /// A command line split into its parts, before any option is checked.
 struct Parsed {
     test: Option<String>,
     commands: Vec<String>,
     raw: Vec<(String, Option<String>)>,
+    /// Each entry of `raw` as it was typed, for messages that quote it.
+    typed: Vec<String>,
     help: bool,
     version: bool,
 }
 
-fn split(args: &[String]) -> Parsed {
+/// Split a command line; `dropin` leaves the warnings about old option names to the
+/// drop-in front end, which words them as sysbench does.
+fn split(args: &[String], dropin: bool) -> Parsed {
     let mut p = Parsed {
         test: None,
         commands: Vec::new(),
         raw: Vec::new(),
+        typed: Vec::new(),
         help: false,
         version: false,
     };
@@ -39,14 +45,19 @@ fn split(args: &[String]) -> Parsed {
             };
             match name.as_str() {
                 "test" => {
-                    eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
+                    if !dropin {
+                        eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
+                    }
                     p.test = value;
                 }
                 "help" => p.help = value.as_deref().is_none_or(|v| v != "off"),
                 "version" => p.version = value.as_deref().is_none_or(|v| v != "off"),
                 _ => {
+                    p.typed.push(a.clone());
                     if let Some((old, new)) = common::DEPRECATED.iter().find(|(o, _)| *o == name) {
-                        eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
+                        if !dropin {
+                            eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
+                        }
                         p.raw.push((new.to_string(), value));
                     } else {
                         p.raw.push((name, value));
@@ -85,7 +96,7 @@ pub fn general_help() -> String {
 
 /// Run a sysbench-style command line; returns the exit code.
 pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    let p = split(args);
+    let p = split(args, false);
     if p.version {
         println!("plumb {}", env!("CARGO_PKG_VERSION"));
         return Ok(0);
@@ -137,7 +148,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         ))
     })?;
     test.check_rand(&values)?;
-    let mut common = Common::from_values(&values)?;
+    let mut common = Common::from_values(&values, false)?;
     let plan = (test.plan)(&values, &common)?;
     plan.tune(&mut common.run);
 
@@ -149,12 +160,23 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             env!("CARGO_PKG_VERSION")
         );
     }
+    execute(test, plan.as_ref(), &common, &commands, args)
+}
+
+/// Run the commands in order; returns the exit code.
+fn execute(
+    test: &TestDef,
+    plan: &dyn TestPlan,
+    common: &Common,
+    commands: &[Command],
+    args: &[String],
+) -> anyhow::Result<i32> {
     let mut code = 0;
-    for c in commands {
+    for &c in commands {
         let this = match c {
-            Command::Prepare => plan.prepare(&common).map(|_| 0)?,
-            Command::Cleanup => plan.cleanup(&common).map(|_| 0)?,
-            Command::Run => run::run(test, plan.as_ref(), &common, args)?,
+            Command::Prepare => plan.prepare(common).map(|_| 0)?,
+            Command::Cleanup => plan.cleanup(common).map(|_| 0)?,
+            Command::Run => run::run(test, plan, common, args)?,
             Command::Help => 0,
         };
         // A result refused by --strict is still a finished run: later commands (cleanup)

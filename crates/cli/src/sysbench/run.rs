@@ -148,7 +148,9 @@ pub fn run(
             .with_context(|| "cannot write the JSON result file".to_string())?;
     }
     let mut out = std::io::stdout().lock();
-    if text {
+    if text && !common.plumb_sections {
+        let _ = write!(out, "{}", layout::sysbench_report(&result));
+    } else if text {
         let _ = write!(out, "{}", layout::final_report(&result));
         let _ = write!(
             out,

@@ -1,6 +1,6 @@
 //! The sysbench 1.0 text layout: same section names, order and number formats, so a reader
 //! of a sysbench tutorial finds every figure where they expect it. plumb's own sections follow
-//! the sysbench ones.
+//! the sysbench ones ([`final_report`]); [`sysbench_report`] has sysbench's alone.
 
 use std::fmt::Write;
 
@@ -46,6 +46,12 @@ pub(crate) fn col34(out: &mut String, label: &str, value: &str) {
 
 /// The "Latency (ms):" block.
 pub fn latency_block(out: &mut String, title: &str, l: &LatencySummary) {
+    latency_lines(out, title, l, false)
+}
+
+/// The latency block; `percentiles_off_line`: with no percentile asked for, say so where
+/// the percentile would be, as sysbench does.
+fn latency_lines(out: &mut String, title: &str, l: &LatencySummary, percentiles_off_line: bool) {
     let _ = writeln!(out, "{title}");
     right53(out, "min:", &format!("{:.2}", ms(l.min_ns as f64)));
     right53(out, "avg:", &format!("{:.2}", ms(l.mean_ns)));
@@ -56,6 +62,9 @@ pub fn latency_block(out: &mut String, title: &str, l: &LatencySummary) {
             &format!("{}:", percentile_label(p.percentile)),
             &format!("{:.2}", ms(p.value_ns as f64)),
         );
+    }
+    if percentiles_off_line && l.percentiles.is_empty() {
+        let _ = writeln!(out, "         {:<32}disabled", "percentile stats:");
     }
     right53(out, "sum:", &format!("{:.2}", ms(l.sum_ns as f64)));
     let _ = writeln!(out);
@@ -158,8 +167,23 @@ fn interval_latency(i: &IntervalResult) -> String {
     format!(" lat (ms,{}): {}", names.join(","), vals.join(" "))
 }
 
-/// The final report.
+/// The final report: sysbench's sections, then plumb's own.
 pub fn final_report(r: &RunResult) -> String {
+    let mut out = report_body(r, false);
+    plumb_sections(&mut out, r);
+    blocks::plumb_block(&mut out, r);
+    out
+}
+
+/// sysbench's sections only, line for line as sysbench 1.0.20 prints them (the drop-in name
+/// prints this and nothing more unless asked).
+pub fn sysbench_report(r: &RunResult) -> String {
+    report_body(r, true)
+}
+
+/// sysbench's sections; `percentiles_off_line`: say "percentile stats: disabled" when
+/// --percentile=0, as sysbench does (plumb's own layout leaves the line out).
+fn report_body(r: &RunResult, percentiles_off_line: bool) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
     blocks::test_block(&mut out, r);
@@ -167,7 +191,7 @@ pub fn final_report(r: &RunResult) -> String {
     col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
     col41(&mut out, "total number of events:", &r.events.to_string());
     let _ = writeln!(out);
-    latency_block(&mut out, "Latency (ms):", &r.latency);
+    latency_lines(&mut out, "Latency (ms):", &r.latency, percentiles_off_line);
     let _ = writeln!(out, "Threads fairness:");
     let f = &r.fairness;
     let _ = writeln!(
@@ -181,8 +205,6 @@ pub fn final_report(r: &RunResult) -> String {
         f.exec_time_avg_s, f.exec_time_stddev_s
     );
     let _ = writeln!(out);
-    plumb_sections(&mut out, r);
-    blocks::plumb_block(&mut out, r);
     out
 }
 

@@ -18,7 +18,7 @@ use plumb_fileio::spec::{
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
-use super::{RandUse, TestDef, TestPlan};
+use super::{Command, RandUse, TestDef, TestPlan};
 use crate::exit::{Interrupted, UsageError};
 use crate::progress::Bar;
 use crate::signals;
@@ -152,6 +152,8 @@ struct Plan {
     rand: Option<RandType>,
     events: u64,
     text: bool,
+    /// plumb's additions to sysbench's lines (where the files are, notes on stderr).
+    plumb_lines: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
     seqwr_completed: Cell<Option<u64>>,
 }
@@ -238,6 +240,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         rand: c.run.rand_type,
         events: c.run.event_limit,
         text: c.format == Format::Text,
+        plumb_lines: c.plumb_notes(),
         workload: RefCell::new(None),
         seqwr_completed: Cell::new(None),
     }))
@@ -375,7 +378,7 @@ impl TestPlan for Plan {
             line("Using checksums validation.".into());
         }
         line(format!("Doing {} test", mode.description()));
-        if let Some(dir) = self.target_dir() {
+        if let Some(dir) = self.target_dir().filter(|_| self.plumb_lines) {
             line(format!("Files in {}", display(&dir)));
         }
         h
@@ -385,11 +388,11 @@ impl TestPlan for Plan {
         // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
         signals::install();
         let notes = self.spec.check_run().map_err(|e| UsageError(e.0))?;
-        for n in notes {
+        for n in notes.iter().filter(|_| self.plumb_lines) {
             eprintln!("plumb: note: {n}");
         }
         let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(cli_error)?);
-        if let Some(f) = &w.fallback {
+        if let Some(f) = w.fallback.as_ref().filter(|_| self.plumb_lines) {
             eprintln!("plumb: note: {f}");
         }
         *self.workload.borrow_mut() = Some(w.clone());
@@ -491,6 +494,10 @@ impl TestPlan for Plan {
             zero_fill: s.effective_fill() == Fill::Zero,
             engine: w.as_ref().map(|w| w.engine_name()).unwrap_or("").into(),
         });
+    }
+
+    fn implements(&self, _c: Command) -> bool {
+        true
     }
 
     fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {

@@ -98,6 +98,10 @@ pub trait TestPlan {
     }
     /// Add the test's own facts for the advisor (I/O settings, memory block size).
     fn facts(&self, _facts: &mut Facts, _result: &RunResult) {}
+    /// Whether the test has this command (every test runs; only some prepare and clean up).
+    fn implements(&self, c: Command) -> bool {
+        matches!(c, Command::Run | Command::Help)
+    }
     fn prepare(&self, _common: &Common) -> anyhow::Result<()> {
         Err(self.unsupported(Command::Prepare).into())
     }
