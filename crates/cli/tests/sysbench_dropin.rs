@@ -211,6 +211,11 @@ fn unknown_tests_commands_and_options() {
     same(&["foo", "run"]);
     same(&["cpu"]);
     same(&["cpu", "foo"]);
+    same(&["cpu", "run", "cleanup"]);
+    same(&["foo", "bar", "baz"]);
+    // No test: sysbench reads a script from standard input (here empty: nothing to do).
+    same(&[]);
+    same(&["--threads=2"]);
     same(&["cpu", "prepare"]);
     same(&["mutex", "cleanup"]);
     same(&["--bogus=1", "cpu", "run"]);
@@ -532,5 +537,23 @@ fn the_name_plumb_keeps_plumb_texts() {
     assert!(
         !out.contains("Findings:") && !out.contains("Observed during the run:"),
         "{out}"
+    );
+}
+
+#[test]
+fn a_lua_script_on_stdin_is_refused_in_one_line() {
+    let drop_in = DropIn::new();
+    let out = assert_cmd::Command::new(drop_in.bin())
+        .write_stdin("print('test')\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("sysbench 1.0.20 (plumb "), "{stdout}");
+    assert!(
+        lines[2].starts_with("FATAL: ") && lines[2].contains("not Lua scripts"),
+        "{stdout}"
     );
 }

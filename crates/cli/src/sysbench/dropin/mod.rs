@@ -93,6 +93,13 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             }
         }
     }
+    // One test and one command, as sysbench takes them (plumb's own name runs several
+    // commands in order).
+    if let Some(extra) = p.commands.get(1) {
+        return Err(Stop::Stderr(format!(
+            "Unrecognized command line argument: {extra}"
+        )));
+    }
     if p.help {
         print!("{}", texts::general_help());
         return Ok(0);
@@ -108,9 +115,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         return Err(stop);
     }
     let Some(test_name) = p.test.as_deref() else {
-        return Err(Stop::fatal(
-            "no test named: plumb runs sysbench's built-in tests (sysbench <test> <command>), not Lua scripts from standard input",
-        ));
+        return script_from_stdin();
     };
     let test = testdefs::find(test_name).ok_or_else(|| {
         Stop::fatal(format!(
@@ -168,6 +173,19 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         Stop::fatal(format!("{e:#}")).print(json);
         Ok(code)
     })
+}
+
+/// No test named: sysbench runs the Lua script on standard input. An empty script does
+/// nothing, as in sysbench; plumb runs no Lua, so any other script is refused.
+fn script_from_stdin() -> Result<i32, Stop> {
+    let mut script = String::new();
+    let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut script);
+    if script.trim().is_empty() {
+        return Ok(0);
+    }
+    Err(Stop::fatal(
+        "plumb runs sysbench's built-in tests (sysbench <test> <command>: cpu, fileio, memory, threads, mutex), not Lua scripts",
+    ))
 }
 
 /// sysbench's warnings about old option names: --test on stderr; an alias on stdout, and
