@@ -400,20 +400,24 @@ fn threads_and_mutex_runs() {
 
 /// prepare, run and cleanup in one directory per tool.
 fn fileio_sequence(mode: &str) {
+    fileio_sequence_with(mode, &[]);
+}
+
+fn fileio_sequence_with(mode: &str, extra: &[&str]) {
     let Some(peer) = peer() else { return };
     let drop_in = DropIn::new();
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let test_mode = format!("--file-test-mode={mode}");
     for command in ["prepare", "run", "cleanup"] {
-        let args = [
+        let mut args = vec![
             "--file-num=2",
             "--file-total-size=128K",
             test_mode.as_str(),
             "--time=0",
             "--events=50",
-            "fileio",
-            command,
         ];
+        args.extend_from_slice(extra);
+        args.extend(["fileio", command]);
         let theirs = run_in(Path::new(peer), a.path(), &args);
         let ours = run_in(&drop_in.bin(), b.path(), &args);
         // prepare: plumb deliberately writes random (incompressible) data with large
@@ -449,6 +453,57 @@ fn fileio_sequential_modes() {
     for mode in ["seqwr", "seqrewr", "seqrd"] {
         fileio_sequence(mode);
     }
+}
+
+#[test]
+fn fileio_io_modes_and_fsync_options() {
+    fileio_sequence_with("rndrd", &["--file-io-mode=async"]);
+    fileio_sequence_with("rndwr", &["--file-io-mode=mmap"]);
+    fileio_sequence_with("rndrw", &["--file-extra-flags=direct"]);
+    fileio_sequence_with("seqwr", &["--file-fsync-all"]);
+    fileio_sequence_with("seqrd", &["--file-merged-requests=4"]);
+    fileio_sequence_with(
+        "rndwr",
+        &["--file-fsync-freq=0", "--file-fsync-end=off", "--threads=2"],
+    );
+    fileio_sequence_with("rndwr", &["--file-fsync-mode=fdatasync"]);
+}
+
+#[test]
+fn fileio_prepare_ignores_the_test_mode() {
+    // sysbench checks --file-test-mode for run only: prepare and cleanup go ahead.
+    fileio_sequence("foo");
+}
+
+#[test]
+fn json_format_keeps_stdout_for_the_document() {
+    let drop_in = DropIn::new();
+    let dir = TempDir::new().unwrap();
+    let out = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &[
+            "--format=json",
+            "--events=3",
+            "--time=0",
+            "--cpu-max-prime=500",
+            "cpu",
+            "run",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["events"], 3);
+    assert_eq!(out.stderr, "");
+    // A refusal goes to stderr then, with sysbench's words and status.
+    let out = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &["--format=json", "--cpu-max-prime=-1", "cpu", "run"],
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, "FATAL: Invalid value of cpu-max-prime: -1.\n");
 }
 
 #[test]

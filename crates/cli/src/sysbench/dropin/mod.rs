@@ -148,7 +148,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
         check_test_option(o, value.as_deref(), typed)?;
     }
-    check_fileio_mode(test, &raw, &commands)?;
+    let raw = check_fileio_mode(test, raw, &commands)?;
 
     let values = Values::parse(&raw, &[common::OPTIONS, test.options], |n| {
         UsageError(format!("invalid option: --{n}"))
@@ -292,35 +292,43 @@ fn check_test_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop
     })
 }
 
-/// fileio's test mode: sysbench checks the word itself, and `run` without one prints the
-/// option listing after the complaint.
+/// fileio's test mode, checked by `run` only, as sysbench does: without one, the complaint
+/// and the option listing; a mode it does not know, its message. prepare and cleanup ignore
+/// the option, so a word that is no mode is dropped for them.
 fn check_fileio_mode(
     test: &TestDef,
-    raw: &[(String, Option<String>)],
+    raw: Vec<(String, Option<String>)>,
     commands: &[Command],
-) -> Result<(), Stop> {
+) -> Result<Vec<(String, Option<String>)>, Stop> {
     if test.name != "fileio" {
-        return Ok(());
+        return Ok(raw);
     }
     let mode = raw
         .iter()
         .rev()
         .find(|(n, _)| n == "file-test-mode")
-        .and_then(|(_, v)| v.as_deref())
-        .unwrap_or("");
-    if mode.is_empty() {
-        if commands.contains(&Command::Run) {
-            return Err(Stop::Fatal(format!(
-                "FATAL: Missing required argument: --file-test-mode\n\n{}",
-                texts::test_help("fileio")
-            )));
-        }
-        return Ok(());
+        .and_then(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let known = plumb_fileio::spec::TestMode::parse(&mode).is_some();
+    if !commands.contains(&Command::Run) {
+        return Ok(if known {
+            raw
+        } else {
+            raw.into_iter()
+                .filter(|(n, _)| n != "file-test-mode")
+                .collect()
+        });
     }
-    if plumb_fileio::spec::TestMode::parse(mode).is_none() {
+    if mode.is_empty() {
+        return Err(Stop::Fatal(format!(
+            "FATAL: Missing required argument: --file-test-mode\n\n{}",
+            texts::test_help("fileio")
+        )));
+    }
+    if !known {
         return Err(Stop::fatal(
-            texts::invalid_test_value("file-test-mode", mode).unwrap_or_default(),
+            texts::invalid_test_value("file-test-mode", &mode).unwrap_or_default(),
         ));
     }
-    Ok(())
+    Ok(raw)
 }

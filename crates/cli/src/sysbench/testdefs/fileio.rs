@@ -367,6 +367,7 @@ impl TestPlan for Plan {
             .unwrap_or("sync");
         line(match s.io_mode {
             IoMode::Sync => "Using synchronous I/O mode".into(),
+            IoMode::Async if !self.plumb_lines => "Using asynchronous I/O mode".into(),
             IoMode::Async => format!(
                 "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
                 s.async_backlog
