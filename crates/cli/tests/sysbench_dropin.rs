@@ -109,25 +109,31 @@ fn mask(text: &str) -> String {
     out
 }
 
-/// Compare the two tools on `args`, each in its own fresh directory.
-fn same(args: &[&str]) {
-    let Some(peer) = peer() else { return };
+/// Run sysbench and plumb as sysbench on `args`, each in its own fresh directory; None
+/// when the peer is missing outside CI.
+fn run_both(args: &[&str]) -> Option<(Output, Output)> {
+    let peer = peer()?;
     let drop_in = DropIn::new();
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let theirs = run_in(Path::new(peer), a.path(), args);
     let ours = run_in(&drop_in.bin(), b.path(), args);
-    assert_same(args, &theirs, &ours, |s| s.to_string());
+    Some((theirs, ours))
+}
+
+/// Compare the two tools on `args`.
+fn same(args: &[&str]) {
+    if let Some((theirs, ours)) = run_both(args) {
+        assert_same(args, &theirs, &ours, |s| s.to_string());
+    }
 }
 
 /// Like [`same`] for runs with --report-interval: how many interval lines fit in the run
 /// depends on timing (sysbench often prints none for the last second), so they are compared
 /// by shape: each tool prints at least one, and every one of plumb's looks like sysbench's.
 fn same_with_intervals(args: &[&str]) {
-    let Some(peer) = peer() else { return };
-    let drop_in = DropIn::new();
-    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-    let theirs = run_in(Path::new(peer), a.path(), args);
-    let ours = run_in(&drop_in.bin(), b.path(), args);
+    let Some((theirs, ours)) = run_both(args) else {
+        return;
+    };
     let intervals = |s: &str| -> Vec<String> {
         s.lines()
             .filter(|l| l.starts_with("[ "))
@@ -326,8 +332,6 @@ fn cpu_runs() {
 
 #[test]
 fn cpu_histogram_layout() {
-    let Some(peer) = peer() else { return };
-    let drop_in = DropIn::new();
     let args = [
         "--events=50",
         "--time=0",
@@ -336,9 +340,9 @@ fn cpu_histogram_layout() {
         "cpu",
         "run",
     ];
-    let dir = TempDir::new().unwrap();
-    let theirs = run_in(Path::new(peer), dir.path(), &args);
-    let ours = run_in(&drop_in.bin(), dir.path(), &args);
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
     // The histogram's rows follow the measured latencies, so how many rows and how long
     // their bars are differs from run to run; its frame must match.
     let frame = |s: &str| {

@@ -85,7 +85,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     let mut late = None;
     for ((name, value), typed) in raw.iter().zip(&p.typed) {
         if let Some(o) = common::OPTIONS.iter().find(|o| o.name == name) {
-            match check_general(o, value.as_deref(), typed) {
+            match check_option(o, value.as_deref(), typed) {
                 Err(Stop::Stderr(m)) if matches!(o.kind, Kind::Bool) => {
                     late.get_or_insert(Stop::Stderr(m));
                 }
@@ -146,7 +146,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             .iter()
             .find(|o| o.name == name)
             .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
-        check_test_option(o, value.as_deref(), typed)?;
+        check_option(o, value.as_deref(), typed)?;
     }
     let raw = check_fileio_mode(test, raw, &commands)?;
 
@@ -236,53 +236,33 @@ fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)>
         .collect()
 }
 
-/// The option parser's refusals, common to general and test options: a word where sysbench
-/// wants an integer, a bad on/off.
-fn parser_refusal(o: &Opt, raw: Option<&str>, typed: &str) -> Option<Stop> {
+/// An option's value as sysbench judges it: first its option parser (a word where an
+/// integer is wanted, a bad on/off: one line on stderr), then the option's own check
+/// ("FATAL: ..." on stdout).
+fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
+    let Err(e) = o.parse(raw) else {
+        return Ok(());
+    };
     let raw = raw.unwrap_or("");
     if SYSBENCH_INTS.contains(&o.name) && raw.trim().parse::<f64>().is_err() {
-        return Some(Stop::Stderr(format!(
+        return Err(Stop::Stderr(format!(
             "Invalid value for the '{}' option: '{raw}'",
             o.name.replace('-', "_")
         )));
     }
     if matches!(o.kind, Kind::Bool) {
-        return Some(Stop::Stderr(format!("invalid option: {typed}")));
+        return Err(Stop::Stderr(format!("invalid option: {typed}")));
     }
-    None
-}
-
-fn check_general(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
-    let Err(e) = o.parse(raw) else {
-        return Ok(());
-    };
-    if let Some(stop) = parser_refusal(o, raw, typed) {
-        return Err(stop);
-    }
-    let raw = raw.unwrap_or("");
-    Err(match o.name {
-        "threads" => Stop::Fatal(format!("FATAL: Invalid value for --threads: {raw}.\n\n")),
-        "percentile" => Stop::fatal(format!("Invalid value for --percentile: {raw}")),
-        "rand-type" => Stop::fatal(format!("Invalid random numbers distribution: {raw}.")),
-        "forced-shutdown" => Stop::fatal(format!("Invalid value for --forced-shutdown: '{raw}'")),
-        _ => Stop::fatal(e),
-    })
-}
-
-fn check_test_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
-    let Err(e) = o.parse(raw) else {
-        return Ok(());
-    };
-    if let Some(stop) = parser_refusal(o, raw, typed) {
-        return Err(stop);
-    }
-    let raw = raw.unwrap_or("");
     // sysbench reads a size it cannot parse as 0 and reports that.
     let shown = match o.kind {
         Kind::Size if plumb_core::size::parse_size(raw).is_err() => "0",
         _ => raw,
     };
     Err(match o.name {
+        "threads" => Stop::Fatal(format!("FATAL: Invalid value for --threads: {raw}.\n\n")),
+        "percentile" => Stop::fatal(format!("Invalid value for --percentile: {raw}")),
+        "rand-type" => Stop::fatal(format!("Invalid random numbers distribution: {raw}.")),
+        "forced-shutdown" => Stop::fatal(format!("Invalid value for --forced-shutdown: '{raw}'")),
         "file-block-size" => Stop::fatal(format!("Invalid value for file-block-size: {shown}.")),
         "file-total-size" => Stop::fatal(format!("Invalid value for file-total-size: {shown}")),
         name => match texts::invalid_test_value(name, raw) {
