@@ -201,6 +201,11 @@ fn version_and_help_texts() {
     same(&["--version"]);
     same(&["--help"]);
     same(&["cpu", "--help"]);
+    // They win over any other option, however wrong.
+    same(&["--threads=0", "--help"]);
+    same(&["--threads=abc", "--version"]);
+    same(&["--bogus", "--version"]);
+    same(&["--rand-type=foo", "--help"]);
     for test in ["cpu", "fileio", "memory", "threads", "mutex"] {
         same(&[test, "help"]);
     }
@@ -228,6 +233,11 @@ fn unknown_tests_commands_and_options() {
     same(&["cpu", "run", "--bogus"]);
     same(&["--histogram=maybe", "cpu", "run"]);
     same(&["--memory-hugetlb=abc", "memory", "run"]);
+    // Unknown options are refused before a test's help; values are checked after it.
+    same(&["--bogus", "cpu", "help"]);
+    same(&["--memory-hugetlb=abc", "memory", "help"]);
+    same(&["--cpu-max-prime=-1", "cpu", "help"]);
+    same(&["--cpu-max-prime=abc", "cpu", "help"]);
 }
 
 #[test]

@@ -79,20 +79,6 @@ pub fn main(args: &[String]) -> i32 {
 
 fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     warn_old_names(args);
-    let raw = normalised(&p.raw);
-    // General options first, before the version line, as sysbench parses them; a bad on/off
-    // is refused later, like an unknown option.
-    let mut late = None;
-    for ((name, value), typed) in raw.iter().zip(&p.typed) {
-        if let Some(o) = common::OPTIONS.iter().find(|o| o.name == name) {
-            match check_option(o, value.as_deref(), typed) {
-                Err(Stop::Stderr(m)) if matches!(o.kind, Kind::Bool) => {
-                    late.get_or_insert(Stop::Stderr(m));
-                }
-                r => r?,
-            }
-        }
-    }
     // One test and one command, as sysbench takes them (plumb's own name runs several
     // commands in order).
     if let Some(extra) = p.commands.get(1) {
@@ -100,6 +86,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             "Unrecognized command line argument: {extra}"
         )));
     }
+    // --help and --version win over any other option, however wrong.
     if p.help {
         print!("{}", texts::general_help());
         return Ok(0);
@@ -108,11 +95,18 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         println!("{}", texts::VERSION);
         return Ok(0);
     }
+    let raw = normalised(&p.raw);
+    let options = || raw.iter().zip(&p.typed);
+    let general = |name: &str| common::OPTIONS.iter().find(|o| o.name == name);
+    // General options before the version line, as sysbench parses them; a bad on/off is
+    // refused later, with the unknown options.
+    for ((name, value), typed) in options() {
+        if let Some(o) = general(name).filter(|o| !matches!(o.kind, Kind::Bool)) {
+            check_option(o, value.as_deref(), typed)?;
+        }
+    }
     if !json {
         println!("{}\n", texts::banner());
-    }
-    if let Some(stop) = late {
-        return Err(stop);
     }
     let Some(test_name) = p.test.as_deref() else {
         return script_from_stdin();
@@ -133,20 +127,24 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             test.name
         )));
     }
+    // Unknown options and bad on/off values, then the test's help, then the values.
+    let own = |name: &str| test.options.iter().find(|o| o.name == name);
+    for ((name, value), typed) in options() {
+        let o = general(name)
+            .or_else(|| own(name))
+            .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
+        if matches!(o.kind, Kind::Bool) {
+            check_option(o, value.as_deref(), typed)?;
+        }
+    }
     if commands.contains(&Command::Help) {
         print!("{}", texts::test_help(test.name));
         return Ok(0);
     }
-    for ((name, value), typed) in raw.iter().zip(&p.typed) {
-        if common::OPTIONS.iter().any(|o| o.name == name) {
-            continue;
+    for ((name, value), typed) in options() {
+        if let Some(o) = own(name) {
+            check_option(o, value.as_deref(), typed)?;
         }
-        let o = test
-            .options
-            .iter()
-            .find(|o| o.name == name)
-            .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
-        check_option(o, value.as_deref(), typed)?;
     }
     let raw = check_fileio_mode(test, raw, &commands)?;
 
