@@ -229,6 +229,9 @@ fn unknown_tests_commands_and_options() {
     same(&["--threads=2"]);
     same(&["cpu", "prepare"]);
     same(&["mutex", "cleanup"]);
+    // A command the test lacks is refused before its options' values are checked.
+    same(&["--cpu-max-prime=-1", "cpu", "prepare"]);
+    same(&["--mutex-num=abc", "mutex", "cleanup"]);
     same(&["--bogus=1", "cpu", "run"]);
     same(&["cpu", "run", "--bogus"]);
     same(&["--histogram=maybe", "cpu", "run"]);

@@ -1,7 +1,7 @@
 //! The drop-in front end: plumb run under the name `sysbench` (a symlink) behaves as
 //! sysbench 1.0.20 does on stdout, stderr and exit status for the tests plumb implements.
-//! A command line is checked in sysbench's order (general options, the version line, the
-//! test, its command, its options), and each mistake is reported with sysbench's words on
+//! A command line is checked in sysbench's order (--help and --version, general options, the
+//! version line, the test, its command, its options), and each mistake is reported with sysbench's words on
 //! sysbench's stream, exit 1. plumb's own sections and notes stay in the JSON result unless
 //! --plumb-findings=on asks for them.
 
@@ -141,6 +141,13 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         print!("{}", texts::test_help(test.name));
         return Ok(0);
     }
+    if let Some(c) = commands.iter().find(|c| !test.implements(**c)) {
+        return Err(Stop::Stderr(format!(
+            "'{}' test does not implement the '{}' command.",
+            test.name,
+            c.name()
+        )));
+    }
     for ((name, value), typed) in options() {
         if let Some(o) = own(name) {
             check_option(o, value.as_deref(), typed)?;
@@ -156,13 +163,6 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);
-    if let Some(c) = commands.iter().find(|c| !plan.implements(**c)) {
-        return Err(Stop::Stderr(format!(
-            "'{}' test does not implement the '{}' command.",
-            test.name,
-            c.name()
-        )));
-    }
     execute(test, plan.as_ref(), &common, &commands, args).or_else(|e| {
         let code = match e.downcast_ref::<Interrupted>() {
             Some(i) => exit::for_signal(i.0),

@@ -18,7 +18,7 @@ use plumb_fileio::spec::{
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
-use super::{Command, RandUse, TestDef, TestPlan};
+use super::{RandUse, TestDef, TestPlan};
 use crate::exit::{Interrupted, UsageError};
 use crate::progress::Bar;
 use crate::signals;
@@ -144,6 +144,7 @@ pub static DEF: TestDef = TestDef {
     description: "File I/O test",
     rand: RandUse::SeedAndType,
     options: OPTIONS,
+    has_files: true,
     plan,
 };
 
@@ -495,10 +496,6 @@ impl TestPlan for Plan {
             zero_fill: s.effective_fill() == Fill::Zero,
             engine: w.as_ref().map(|w| w.engine_name()).unwrap_or("").into(),
         });
-    }
-
-    fn implements(&self, _c: Command) -> bool {
-        true
     }
 
     fn observe_targets(&self) -> (Option<PathBuf>, Vec<PathBuf>) {

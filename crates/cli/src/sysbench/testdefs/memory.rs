@@ -57,6 +57,7 @@ pub static DEF: TestDef = TestDef {
     description: "Memory functions speed test",
     rand: RandUse::Seed,
     options: OPTIONS,
+    has_files: false,
     plan,
 };
 

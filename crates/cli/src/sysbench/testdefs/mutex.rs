@@ -44,6 +44,7 @@ pub static DEF: TestDef = TestDef {
     description: "Mutex performance test",
     rand: RandUse::Seed,
     options: OPTIONS,
+    has_files: false,
     plan,
 };
 
