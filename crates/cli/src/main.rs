@@ -22,6 +22,9 @@ fn main() {
             std::process::exit(exit::USAGE);
         }
     };
+    if invoked_as() == "sysbench" {
+        std::process::exit(sysbench::dropin::main(&args));
+    }
     let code = match dispatch(&args) {
         Ok(code) => code,
         Err(e) => {
@@ -32,6 +35,16 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// The file name the binary was run under: a symlink named after a peer tool selects that
+/// tool's behaviour (see DESIGN.md, drop-in names).
+fn invoked_as() -> String {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default()
 }
 
 fn dispatch(args: &[String]) -> anyhow::Result<i32> {

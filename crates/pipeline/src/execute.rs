@@ -49,7 +49,8 @@ pub struct Finished {
     pub invalid: bool,
 }
 
-/// Run `plan`; `stop` carries the first SIGINT/SIGTERM. The JSON document is written also
+/// Run `plan`; `stop` carries the first SIGINT/SIGTERM. The front end prints the layout's
+/// banner first, when its own checks are done. The JSON document is written also
 /// when a step fails after a run step finished, so a finished measurement is never lost to
 /// a failing cleanup.
 pub fn execute(
@@ -71,10 +72,6 @@ pub fn execute(
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let mut record = Record::new(plan.front_end, plan.command_line.clone(), started);
-    if plan.options.text {
-        let _ = write!(out.report, "{}", layout.banner());
-        let _ = out.report.flush();
-    }
     let mut ending = Ending::default();
     let result = run_groups(plan, layout, stop, out, &mut record, &mut ending);
     let ran = !record.groups.is_empty();
@@ -196,7 +193,7 @@ fn run_group(
     for spec in &group.jobs {
         let mut notes = Vec::new();
         let workload = spec.job.workload(&mut notes)?;
-        for n in notes {
+        for n in notes.iter().filter(|_| opts.notes) {
             let _ = writeln!(out.diagnostics, "plumb: note: {n}");
         }
         let head = JobRecord {

@@ -7,7 +7,8 @@ use plumb_core::result::IntervalResult;
 use crate::record::{GroupRecord, JobRecord, Record};
 
 pub trait Layout: Sync {
-    /// Printed once, before the first step.
+    /// Printed once, before the first step (by the front end: where it comes among the
+    /// front end's own checks is the peer's business).
     fn banner(&self) -> String;
     /// Printed before a job's workers start. `job` holds its settings; its result is empty.
     fn preamble(&self, job: &JobRecord) -> String;

@@ -145,6 +145,8 @@ pub struct PlanOptions {
     pub strict: bool,
     /// Observer sampling interval; none: start and end facts only.
     pub observe_interval: Option<Duration>,
+    /// Print plumb's notes on stderr (a drop-in name keeps the peer's stderr instead).
+    pub notes: bool,
 }
 
 /// Everything a run does, validated before anything starts.

@@ -14,7 +14,7 @@ pub mod sysbench;
 use plumb_pipeline::Layout;
 
 /// Each front end's layout, by the name the record keeps in `front_end`.
-pub static LAYOUTS: &[(&str, &dyn Layout)] = &[("sysbench", &sysbench::Sysbench)];
+pub static LAYOUTS: &[(&str, &dyn Layout)] = &[("sysbench", &sysbench::Sysbench::PLUMB)];
 
 /// The layout a record made by `front_end` is rendered with.
 pub fn layout(front_end: &str) -> Option<&'static dyn Layout> {

@@ -25,6 +25,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
     opt("json", Kind::Text, "", "also write the JSON result to this file"),
     opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
+    opt("plumb-findings", Kind::Bool, "on", "print plumb's sections (observations, findings) after the report; under the name sysbench they are off unless this is given"),
     opt("observe-interval", Kind::Float { min: 0.0, max: 3600.0 }, "1", "sample device, system and process counters every N seconds during the run (0: start and end only)"),
 ];
 
@@ -54,10 +55,16 @@ pub struct Common {
     pub strict: bool,
     /// Sampling interval of the observers; None: start and end facts only.
     pub observe_interval: Option<Duration>,
+    /// Run under the name `sysbench`: only sysbench's layout on stdout and stderr.
+    pub dropin: bool,
+    /// Print plumb's own sections after the report (and plumb's notes on stderr).
+    pub plumb_sections: bool,
 }
 
 impl Common {
-    pub fn from_values(v: &Values) -> Result<Common, UsageError> {
+    /// The common options; `dropin` when run under the name `sysbench`, where plumb's own
+    /// sections and notes are off unless --plumb-findings is given.
+    pub fn from_values(v: &Values, dropin: bool) -> Result<Common, UsageError> {
         let time = v.float("time");
         let time_limit = (time > 0.0).then(|| Duration::from_secs_f64(time));
         let forced_shutdown = match v.grace("forced-shutdown") {
@@ -117,7 +124,19 @@ impl Common {
             json_file: (!json.is_empty()).then(|| PathBuf::from(json)),
             strict: v.flag("strict"),
             observe_interval: observe_interval(v.float("observe-interval"))?,
+            dropin,
+            plumb_sections: if v.given("plumb-findings") {
+                v.flag("plumb-findings")
+            } else {
+                !dropin
+            },
         })
+    }
+
+    /// Whether plumb's notes and warnings may go to stderr: under the drop-in name a
+    /// script reads sysbench's stderr, so they wait for --plumb-findings=on.
+    pub fn plumb_notes(&self) -> bool {
+        !self.dropin || self.plumb_sections
     }
 }
 

@@ -2,33 +2,42 @@
 //! in place of `sysbench`.
 
 pub mod common;
+pub mod dropin;
 pub mod options;
 pub mod testdefs;
 
+use std::io::Write;
+
 use plumb_core::StopCause;
-use plumb_pipeline::{Group, JobError, JobSpec, PipelineError, Plan, PlanOptions};
+use plumb_pipeline::{Group, JobError, JobSpec, Layout, PipelineError, Plan, PlanOptions};
+use plumb_report::sysbench::Sysbench;
 
 use crate::exit::{self, Interrupted, UsageError};
 use crate::progress::Bar;
 use crate::signals;
 use common::{Common, Format};
 use options::{help_table, Values};
-use testdefs::{Command, TESTS};
+use testdefs::{Command, TestDef, TestPlan, TESTS};
 
 /// A command line split into its parts, before any option is checked.
 struct Parsed {
     test: Option<String>,
     commands: Vec<String>,
     raw: Vec<(String, Option<String>)>,
+    /// Each entry of `raw` as it was typed, for messages that quote it.
+    typed: Vec<String>,
     help: bool,
     version: bool,
 }
 
-fn split(args: &[String]) -> Parsed {
+/// Split a command line; `dropin` leaves the warnings about old option names to the
+/// drop-in front end, which words them as sysbench does.
+fn split(args: &[String], dropin: bool) -> Parsed {
     let mut p = Parsed {
         test: None,
         commands: Vec::new(),
         raw: Vec::new(),
+        typed: Vec::new(),
         help: false,
         version: false,
     };
@@ -41,14 +50,19 @@ fn split(args: &[String]) -> Parsed {
             };
             match name.as_str() {
                 "test" => {
-                    eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
+                    if !dropin {
+                        eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
+                    }
                     p.test = value;
                 }
                 "help" => p.help = value.as_deref().is_none_or(|v| v != "off"),
                 "version" => p.version = value.as_deref().is_none_or(|v| v != "off"),
                 _ => {
+                    p.typed.push(a.clone());
                     if let Some((old, new)) = common::DEPRECATED.iter().find(|(o, _)| *o == name) {
-                        eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
+                        if !dropin {
+                            eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
+                        }
                         p.raw.push((new.to_string(), value));
                     } else {
                         p.raw.push((name, value));
@@ -87,7 +101,7 @@ pub fn general_help() -> String {
 
 /// Run a sysbench-style command line; returns the exit code.
 pub fn main(args: &[String]) -> anyhow::Result<i32> {
-    let p = split(args);
+    let p = split(args, false);
     if p.version {
         println!("plumb {}", env!("CARGO_PKG_VERSION"));
         return Ok(0);
@@ -139,14 +153,29 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         ))
     })?;
     test.check_rand(&values)?;
-    let mut common = Common::from_values(&values)?;
+    let mut common = Common::from_values(&values, false)?;
     let plan = (test.plan)(&values, &common)?;
     plan.tune(&mut common.run);
 
+    if common.format == Format::Text {
+        let _ = write!(std::io::stdout(), "{}", Sysbench::PLUMB.banner());
+    }
+    execute(test, plan, &common, &commands, args)
+}
+
+/// Run the commands in order as one plan; returns the exit code.
+fn execute(
+    test: &TestDef,
+    plan: Box<dyn TestPlan>,
+    common: &Common,
+    commands: &[Command],
+    args: &[String],
+) -> anyhow::Result<i32> {
     let plan = Plan {
         front_end: "sysbench",
         command_line: plumb_core::redact::args(
-            std::iter::once("plumb").chain(args.iter().map(String::as_str)),
+            std::iter::once(if common.dropin { "sysbench" } else { "plumb" })
+                .chain(args.iter().map(String::as_str)),
         ),
         groups: vec![Group {
             steps: commands.iter().filter_map(|c| c.step()).collect(),
@@ -164,7 +193,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
             json_file: common.json_file.clone(),
             strict: common.strict,
             observe_interval: common.observe_interval,
+            notes: common.plumb_notes(),
         },
+    };
+    let layout = Sysbench {
+        drop_in: common.dropin,
+        plumb_sections: common.plumb_sections,
     };
     let stop = signals::install();
     let mut bar = Bar::new("Writing test files");
@@ -176,9 +210,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         diagnostics: &mut stderr,
         progress: &mut bar,
     };
-    let finished =
-        plumb_pipeline::execute(&plan, &plumb_report::sysbench::Sysbench, &stop, &mut out)
-            .map_err(cli_error)?;
+    let finished = plumb_pipeline::execute(&plan, &layout, &stop, &mut out).map_err(cli_error)?;
     Ok(match finished.stopped_by {
         Some(StopCause::Signal(s)) => exit::for_signal(s),
         Some(_) => exit::RUNTIME,

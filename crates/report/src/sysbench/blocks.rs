@@ -5,12 +5,13 @@ use super::{cpu, fileio, memory};
 use plumb_core::result::IntervalResult;
 use plumb_pipeline::{JobRecord, Settings};
 
-/// The test's lines after the common header ("Prime numbers limit: 10000").
-pub(crate) fn header(job: &JobRecord) -> String {
+/// The test's lines after the common header ("Prime numbers limit: 10000"); `plumb_lines`:
+/// with plumb's additions (where the files are, which engine).
+pub(crate) fn header(job: &JobRecord, plumb_lines: bool) -> String {
     match &job.workload {
         Settings::Cpu(s) => cpu::header(s),
         Settings::Memory(s) => memory::header(s),
-        Settings::Fileio(s) => fileio::header(s, job.settings.event_limit),
+        Settings::Fileio(s) => fileio::header(s, job.settings.event_limit, plumb_lines),
         Settings::Threads(_) | Settings::Mutex(_) => String::new(),
     }
 }

@@ -144,8 +144,9 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
 }
 
 /// The lines sysbench prints before fileio's workers start. `events` is the run's event
-/// limit (sysbench's "Number of IO requests").
-pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
+/// limit (sysbench's "Number of IO requests"); `plumb_lines`: with the engine that ran and
+/// where the files are.
+pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> String {
     let mode = s.test_mode.unwrap_or(TestMode::RndRd);
     let mut h = String::new();
     let mut line = |l: String| {
@@ -197,6 +198,7 @@ pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
     let engine = s.engine.as_deref().unwrap_or("sync");
     line(match s.io_mode {
         IoMode::Sync => "Using synchronous I/O mode".into(),
+        IoMode::Async if !plumb_lines => "Using asynchronous I/O mode".into(),
         IoMode::Async => format!(
             "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
             s.async_backlog.unwrap_or(0)
@@ -208,7 +210,7 @@ pub(crate) fn header(s: &FileioSettings, events: u64) -> String {
         line("Using checksums validation.".into());
     }
     line(format!("Doing {} test", mode.description()));
-    if let Some(dir) = &s.dir {
+    if let Some(dir) = s.dir.as_ref().filter(|_| plumb_lines) {
         line(format!("Files in {dir}"));
     }
     h

@@ -1,6 +1,6 @@
 //! The sysbench 1.0 text layout: same section names, order and number formats, so a reader
 //! of a sysbench tutorial finds every figure where they expect it. plumb's own sections follow
-//! the sysbench ones.
+//! the sysbench ones ([`final_report`]); [`sysbench_report`] has sysbench's alone.
 
 use std::fmt::Write;
 
@@ -47,6 +47,12 @@ pub(crate) fn col34(out: &mut String, label: &str, value: &str) {
 
 /// The "Latency (ms):" block.
 pub fn latency_block(out: &mut String, title: &str, l: &LatencySummary) {
+    latency_lines(out, title, l, false)
+}
+
+/// The latency block; `percentiles_off_line`: with no percentile asked for, say so where
+/// the percentile would be, as sysbench does.
+fn latency_lines(out: &mut String, title: &str, l: &LatencySummary, percentiles_off_line: bool) {
     let _ = writeln!(out, "{title}");
     right53(out, "min:", &format!("{:.2}", ms(l.min_ns as f64)));
     right53(out, "avg:", &format!("{:.2}", ms(l.mean_ns)));
@@ -57,6 +63,9 @@ pub fn latency_block(out: &mut String, title: &str, l: &LatencySummary) {
             &format!("{}:", percentile_label(p.percentile)),
             &format!("{:.2}", ms(p.value_ns as f64)),
         );
+    }
+    if percentiles_off_line && l.percentiles.is_empty() {
+        let _ = writeln!(out, "         {:<32}disabled", "percentile stats:");
     }
     right53(out, "sum:", &format!("{:.2}", ms(l.sum_ns as f64)));
     let _ = writeln!(out);
@@ -94,20 +103,43 @@ pub fn histogram_block(out: &mut String, l: &LatencySummary) {
     let _ = writeln!(out, " ");
 }
 
-/// sysbench's text layout, with plumb's sections after each report.
-pub struct Sysbench;
+/// sysbench's text layout.
+pub struct Sysbench {
+    /// Run under the name `sysbench`: the banner and the lines are sysbench 1.0.20's own.
+    pub drop_in: bool,
+    /// plumb's additions: where the files are, the engine, per-operation latency, the
+    /// observations and findings sections.
+    pub plumb_sections: bool,
+}
+
+impl Sysbench {
+    /// Under the name plumb: sysbench's sections, then plumb's.
+    pub const PLUMB: Sysbench = Sysbench {
+        drop_in: false,
+        plumb_sections: true,
+    };
+}
+
+/// The first line sysbench 1.0.20 prints, with plumb in place of LuaJIT's version.
+pub fn drop_in_banner() -> String {
+    format!("sysbench 1.0.20 (plumb {})", env!("CARGO_PKG_VERSION"))
+}
 
 impl Layout for Sysbench {
     fn banner(&self) -> String {
-        format!(
-            "plumb {} (sysbench 1.0 compatible)\n\n",
-            env!("CARGO_PKG_VERSION")
-        )
+        if self.drop_in {
+            format!("{}\n\n", drop_in_banner())
+        } else {
+            format!(
+                "plumb {} (sysbench 1.0 compatible)\n\n",
+                env!("CARGO_PKG_VERSION")
+            )
+        }
     }
 
     fn preamble(&self, job: &JobRecord) -> String {
         let mut s = header(job);
-        s.push_str(&blocks::header(job));
+        s.push_str(&blocks::header(job, self.plumb_sections));
         s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
         s
     }
@@ -119,6 +151,10 @@ impl Layout for Sysbench {
     fn report(&self, _record: &Record, group: &GroupRecord) -> String {
         let mut out = String::new();
         for job in &group.jobs {
+            if !self.plumb_sections {
+                out.push_str(&sysbench_report(job));
+                continue;
+            }
             out.push_str(&final_report(job));
             if let Some(o) = &group.observations {
                 out.push_str(&crate::observations::section(job, o));
@@ -232,8 +268,23 @@ pub(crate) fn interval_percentiles(
     Some((names.join(","), vals.join(" ")))
 }
 
-/// The final report.
+/// The final report: sysbench's sections, then plumb's own.
 pub fn final_report(r: &JobRecord) -> String {
+    let mut out = report_body(r, false);
+    plumb_sections(&mut out, r);
+    blocks::plumb_block(&mut out, r);
+    out
+}
+
+/// sysbench's sections only, line for line as sysbench 1.0.20 prints them (the drop-in name
+/// prints this and nothing more unless asked).
+pub fn sysbench_report(r: &JobRecord) -> String {
+    report_body(r, true)
+}
+
+/// sysbench's sections; `percentiles_off_line`: say "percentile stats: disabled" when
+/// --percentile=0, as sysbench does (plumb's own layout leaves the line out).
+fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
     blocks::test_block(&mut out, r);
@@ -241,7 +292,7 @@ pub fn final_report(r: &JobRecord) -> String {
     col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
     col41(&mut out, "total number of events:", &r.events.to_string());
     let _ = writeln!(out);
-    latency_block(&mut out, "Latency (ms):", &r.latency);
+    latency_lines(&mut out, "Latency (ms):", &r.latency, percentiles_off_line);
     let _ = writeln!(out, "Threads fairness:");
     let f = &r.fairness;
     let _ = writeln!(
@@ -255,8 +306,6 @@ pub fn final_report(r: &JobRecord) -> String {
         f.exec_time_avg_s, f.exec_time_stddev_s
     );
     let _ = writeln!(out);
-    plumb_sections(&mut out, r);
-    blocks::plumb_block(&mut out, r);
     out
 }
 

@@ -132,6 +132,7 @@ pub static DEF: TestDef = TestDef {
     description: "File I/O test",
     rand: RandUse::SeedAndType,
     options: OPTIONS,
+    has_files: true,
     plan,
 };
 

@@ -51,6 +51,7 @@ pub static DEF: TestDef = TestDef {
     description: "Memory functions speed test",
     rand: RandUse::Seed,
     options: OPTIONS,
+    has_files: false,
     plan,
 };
 
@@ -66,13 +67,13 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         hugetlb: v.flag("memory-hugetlb"),
         threads: c.run.threads,
     };
-    if v.given("events") {
+    if v.given("events") && c.plumb_notes() {
         eprintln!(
             "WARNING: the memory test does not use --events (as in sysbench 1.0): each thread \
              runs memory-total-size / memory-block-size / threads events"
         );
     }
-    if spec.total_size == 0 && c.run.time_limit.is_none() {
+    if spec.total_size == 0 && c.run.time_limit.is_none() && c.plumb_notes() {
         eprintln!("WARNING: --memory-total-size=0 and --time=0: the test runs until interrupted");
     }
     Ok(Box::new(MemoryJob(spec)))

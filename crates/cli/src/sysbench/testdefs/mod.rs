@@ -73,6 +73,8 @@ pub struct TestDef {
     pub description: &'static str,
     pub rand: RandUse,
     pub options: &'static [Opt],
+    /// Whether the test prepares and cleans up files (every test runs and has help).
+    pub has_files: bool,
     /// Check the options (all of them, before any command runs) and build the plan.
     pub plan: PlanFn,
 }
@@ -94,6 +96,11 @@ pub static TESTS: &[&TestDef] = &[
 ];
 
 impl TestDef {
+    /// Whether the test has this command.
+    pub fn implements(&self, c: Command) -> bool {
+        self.has_files || matches!(c, Command::Run | Command::Help)
+    }
+
     /// Refuse random options this test cannot honour.
     pub fn check_rand(&self, v: &Values) -> Result<(), UsageError> {
         let refuse = |opt: &str, why: &str| {

@@ -1,0 +1,312 @@
+//! The drop-in front end: plumb run under the name `sysbench` (a symlink) behaves as
+//! sysbench 1.0.20 does on stdout, stderr and exit status for the tests plumb implements.
+//! A command line is checked in sysbench's order (--help and --version, general options, the
+//! version line, the test, its command, its options), and each mistake is reported with sysbench's words on
+//! sysbench's stream, exit 1. plumb's own sections and notes stay in the JSON result unless
+//! --plumb-findings=on asks for them.
+
+mod texts;
+
+use std::io::Write;
+
+use super::common::{self, Common};
+use super::options::{Kind, Opt, Values};
+use super::testdefs::{self, Command, TestDef};
+use super::{execute, split, Parsed};
+use crate::exit::{self, Interrupted, UsageError};
+
+/// sysbench's integer options: a value that is not a number is refused by its option parser
+/// (stderr, before anything else); an empty value counts as 0.
+const SYSBENCH_INTS: &[&str] = &[
+    "threads",
+    "events",
+    "time",
+    "rate",
+    "report-interval",
+    "rand-seed",
+    "percentile",
+    "cpu-max-prime",
+    "thread-yields",
+    "thread-locks",
+    "mutex-num",
+    "mutex-locks",
+    "mutex-loops",
+    "file-num",
+    "file-async-backlog",
+    "file-fsync-freq",
+    "file-merged-requests",
+];
+
+/// How a command line ends early: what to print, where, and the exit status.
+enum Stop {
+    /// A line on stderr, exit 1.
+    Stderr(String),
+    /// "FATAL: ..." (with its own line ends) on stdout, exit 1.
+    Fatal(String),
+}
+
+impl Stop {
+    fn fatal(msg: impl std::fmt::Display) -> Stop {
+        Stop::Fatal(format!("FATAL: {msg}\n"))
+    }
+
+    fn print(self, json: bool) -> i32 {
+        match self {
+            Stop::Stderr(m) => eprintln!("{m}"),
+            // With --format=json stdout carries the JSON document only.
+            Stop::Fatal(m) if json => eprint!("{m}"),
+            Stop::Fatal(m) => {
+                print!("{m}");
+                let _ = std::io::stdout().flush();
+            }
+        }
+        exit::RUNTIME
+    }
+}
+
+/// Run a sysbench command line under the drop-in name; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let p = split(args, true);
+    let json = p
+        .raw
+        .iter()
+        .any(|(n, v)| n == "format" && v.as_deref() == Some("json"));
+    match drive(args, &p, json) {
+        Ok(code) => code,
+        Err(stop) => stop.print(json),
+    }
+}
+
+fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
+    warn_old_names(args);
+    // One test and one command, as sysbench takes them (plumb's own name runs several
+    // commands in order).
+    if let Some(extra) = p.commands.get(1) {
+        return Err(Stop::Stderr(format!(
+            "Unrecognized command line argument: {extra}"
+        )));
+    }
+    // --help and --version win over any other option, however wrong.
+    if p.help {
+        print!("{}", texts::general_help());
+        return Ok(0);
+    }
+    if p.version {
+        println!("{}", texts::VERSION);
+        return Ok(0);
+    }
+    let raw = normalised(&p.raw);
+    let options = || raw.iter().zip(&p.typed);
+    let general = |name: &str| common::OPTIONS.iter().find(|o| o.name == name);
+    // General options before the version line, as sysbench parses them; a bad on/off is
+    // refused later, with the unknown options.
+    for ((name, value), typed) in options() {
+        if let Some(o) = general(name).filter(|o| !matches!(o.kind, Kind::Bool)) {
+            check_option(o, value.as_deref(), typed)?;
+        }
+    }
+    if !json {
+        println!("{}\n", texts::banner());
+    }
+    let Some(test_name) = p.test.as_deref() else {
+        return script_from_stdin();
+    };
+    let test = testdefs::find(test_name).ok_or_else(|| {
+        Stop::fatal(format!(
+            "Cannot find benchmark '{test_name}': no such built-in test, file or module"
+        ))
+    })?;
+    let mut commands = Vec::new();
+    for c in &p.commands {
+        commands
+            .push(Command::parse(c).ok_or_else(|| Stop::Stderr(format!("Unknown command: {c}")))?);
+    }
+    if commands.is_empty() {
+        return Err(Stop::Stderr(format!(
+            "The '{0}' test requires a command argument. See 'sysbench {0} help'",
+            test.name
+        )));
+    }
+    // Unknown options and bad on/off values, then the test's help, then the values.
+    let own = |name: &str| test.options.iter().find(|o| o.name == name);
+    for ((name, value), typed) in options() {
+        let o = general(name)
+            .or_else(|| own(name))
+            .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
+        if matches!(o.kind, Kind::Bool) {
+            check_option(o, value.as_deref(), typed)?;
+        }
+    }
+    if commands.contains(&Command::Help) {
+        print!("{}", texts::test_help(test.name));
+        return Ok(0);
+    }
+    if let Some(c) = commands.iter().find(|c| !test.implements(**c)) {
+        return Err(Stop::Stderr(format!(
+            "'{}' test does not implement the '{}' command.",
+            test.name,
+            c.name()
+        )));
+    }
+    for ((name, value), typed) in options() {
+        if let Some(o) = own(name) {
+            check_option(o, value.as_deref(), typed)?;
+        }
+    }
+    let raw = check_fileio_mode(test, raw, &commands)?;
+
+    let values = Values::parse(&raw, &[common::OPTIONS, test.options], |n| {
+        UsageError(format!("invalid option: --{n}"))
+    })
+    .map_err(Stop::fatal)?;
+    test.check_rand(&values).map_err(Stop::fatal)?;
+    let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
+    let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
+    plan.tune(&mut common.run);
+    execute(test, plan, &common, &commands, args).or_else(|e| {
+        let code = match e.downcast_ref::<Interrupted>() {
+            Some(i) => exit::for_signal(i.0),
+            None => exit::RUNTIME,
+        };
+        Stop::fatal(format!("{e:#}")).print(json);
+        Ok(code)
+    })
+}
+
+/// No test named: sysbench runs the Lua script on standard input. An empty script does
+/// nothing, as in sysbench; plumb runs no Lua, so any other script is refused.
+fn script_from_stdin() -> Result<i32, Stop> {
+    let mut script = String::new();
+    let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut script);
+    if script.trim().is_empty() {
+        return Ok(0);
+    }
+    Err(Stop::fatal(
+        "plumb runs sysbench's built-in tests (sysbench <test> <command>: cpu, fileio, memory, threads, mutex), not Lua scripts",
+    ))
+}
+
+/// sysbench's warnings about old option names: --test on stderr; an alias on stdout, and
+/// only when its value differs from the alias's default.
+fn warn_old_names(args: &[String]) {
+    const DEFAULTS: &[(&str, &str)] = &[
+        ("num-threads", "1"),
+        ("max-time", "0"),
+        ("max-requests", "0"),
+        ("tx-rate", "0"),
+    ];
+    for a in args {
+        let Some(body) = a.strip_prefix("--") else {
+            continue;
+        };
+        let (name, value) = body.split_once('=').unwrap_or((body, ""));
+        if name == "test" {
+            eprintln!("WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.");
+        }
+        let Some((_, default)) = DEFAULTS.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let same = match (value.trim().parse::<f64>(), default.parse::<f64>()) {
+            (Ok(v), Ok(d)) => v == d,
+            _ => value == *default,
+        };
+        if !same {
+            let new = common::DEPRECATED
+                .iter()
+                .find(|(o, _)| *o == name)
+                .map_or("", |(_, n)| n);
+            println!("WARNING: --{name} is deprecated, use --{new} instead");
+        }
+    }
+}
+
+/// sysbench reads a missing or empty value of an integer option as 0.
+fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
+    raw.iter()
+        .map(|(n, v)| {
+            let empty = v.as_deref().is_none_or(str::is_empty);
+            if empty && SYSBENCH_INTS.contains(&n.as_str()) {
+                (n.clone(), Some("0".to_string()))
+            } else {
+                (n.clone(), v.clone())
+            }
+        })
+        .collect()
+}
+
+/// An option's value as sysbench judges it: first its option parser (a word where an
+/// integer is wanted, a bad on/off: one line on stderr), then the option's own check
+/// ("FATAL: ..." on stdout).
+fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
+    let Err(e) = o.parse(raw) else {
+        return Ok(());
+    };
+    let raw = raw.unwrap_or("");
+    if SYSBENCH_INTS.contains(&o.name) && raw.trim().parse::<f64>().is_err() {
+        return Err(Stop::Stderr(format!(
+            "Invalid value for the '{}' option: '{raw}'",
+            o.name.replace('-', "_")
+        )));
+    }
+    if matches!(o.kind, Kind::Bool) {
+        return Err(Stop::Stderr(format!("invalid option: {typed}")));
+    }
+    // sysbench reads a size it cannot parse as 0 and reports that.
+    let shown = match o.kind {
+        Kind::Size if plumb_core::size::parse_size(raw).is_err() => "0",
+        _ => raw,
+    };
+    Err(match o.name {
+        "threads" => Stop::Fatal(format!("FATAL: Invalid value for --threads: {raw}.\n\n")),
+        "percentile" => Stop::fatal(format!("Invalid value for --percentile: {raw}")),
+        "rand-type" => Stop::fatal(format!("Invalid random numbers distribution: {raw}.")),
+        "forced-shutdown" => Stop::fatal(format!("Invalid value for --forced-shutdown: '{raw}'")),
+        "file-block-size" => Stop::fatal(format!("Invalid value for file-block-size: {shown}.")),
+        "file-total-size" => Stop::fatal(format!("Invalid value for file-total-size: {shown}")),
+        name => match texts::invalid_test_value(name, raw) {
+            Some(m) => Stop::fatal(m),
+            None => Stop::fatal(e),
+        },
+    })
+}
+
+/// fileio's test mode, checked by `run` only, as sysbench does: without one, the complaint
+/// and the option listing; a mode it does not know, its message. prepare and cleanup ignore
+/// the option, so a word that is no mode is dropped for them.
+fn check_fileio_mode(
+    test: &TestDef,
+    raw: Vec<(String, Option<String>)>,
+    commands: &[Command],
+) -> Result<Vec<(String, Option<String>)>, Stop> {
+    if test.name != "fileio" {
+        return Ok(raw);
+    }
+    let mode = raw
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "file-test-mode")
+        .and_then(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let known = plumb_fileio::spec::TestMode::parse(&mode).is_some();
+    if !commands.contains(&Command::Run) {
+        return Ok(if known {
+            raw
+        } else {
+            raw.into_iter()
+                .filter(|(n, _)| n != "file-test-mode")
+                .collect()
+        });
+    }
+    if mode.is_empty() {
+        return Err(Stop::Fatal(format!(
+            "FATAL: Missing required argument: --file-test-mode\n\n{}",
+            texts::test_help("fileio")
+        )));
+    }
+    if !known {
+        return Err(Stop::fatal(
+            texts::invalid_test_value("file-test-mode", &mode).unwrap_or_default(),
+        ));
+    }
+    Ok(raw)
+}

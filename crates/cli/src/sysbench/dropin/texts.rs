@@ -1,0 +1,317 @@
+//! sysbench 1.0.20's own texts: the version line, the general help and each test's option
+//! listing, so that a script written against sysbench reads the same lines. The listings are
+//! sysbench's (its option names, wording and defaults), not plumb's tables: plumb accepts more
+//! options than it lists here (see `plumb help`).
+
+use std::fmt::Write;
+
+/// What sysbench prints for `--version`.
+pub const VERSION: &str = "sysbench 1.0.20";
+
+/// The first line of every command: sysbench's shape, saying what actually runs.
+pub fn banner() -> String {
+    plumb_report::sysbench::drop_in_banner()
+}
+
+/// One option as sysbench lists it: the left column (name and value placeholder) and the
+/// description with its default.
+type Line = (&'static str, &'static str);
+
+/// sysbench's option listing: two-space indent, the left column padded to the widest entry
+/// plus one space.
+fn table(out: &mut String, lines: &[Line]) {
+    let w = lines.iter().map(|l| l.0.len()).max().unwrap_or(0);
+    for (left, right) in lines {
+        let _ = writeln!(out, "  {left:<w$} {right}");
+    }
+}
+
+const GENERAL: &[Line] = &[
+    ("--threads=N", "number of threads to use [1]"),
+    ("--events=N", "limit for total number of events [0]"),
+    ("--time=N", "limit for total execution time in seconds [10]"),
+    ("--forced-shutdown=STRING", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable [off]"),
+    ("--thread-stack-size=SIZE", "size of stack per thread [64K]"),
+    ("--rate=N", "average transactions rate. 0 for unlimited rate [0]"),
+    ("--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports [0]"),
+    ("--report-checkpoints=[LIST,...]", "dump full statistics and reset all counters at specified points in time. The argument is a list of comma-separated values representing the amount of time in seconds elapsed from start of test when report checkpoint(s) must be performed. Report checkpoints are off by default. []"),
+    ("--debug[=on|off]", "print more debugging info [off]"),
+    ("--validate[=on|off]", "perform validation checks where possible [off]"),
+    ("--help[=on|off]", "print help and exit [off]"),
+    ("--version[=on|off]", "print version and exit [off]"),
+    ("--config-file=FILENAME", "File containing command line options"),
+    ("--tx-rate=N", "deprecated alias for --rate [0]"),
+    ("--max-requests=N", "deprecated alias for --events [0]"),
+    ("--max-time=N", "deprecated alias for --time [0]"),
+    ("--num-threads=N", "deprecated alias for --threads [1]"),
+];
+
+const RANDOM: &[Line] = &[
+    (
+        "--rand-type=STRING",
+        "random numbers distribution {uniform,gaussian,special,pareto} [special]",
+    ),
+    (
+        "--rand-spec-iter=N",
+        "number of iterations used for numbers generation [12]",
+    ),
+    (
+        "--rand-spec-pct=N",
+        "percentage of values to be treated as 'special' (for special distribution) [1]",
+    ),
+    (
+        "--rand-spec-res=N",
+        "percentage of 'special' values to use (for special distribution) [75]",
+    ),
+    (
+        "--rand-seed=N",
+        "seed for random number generator. When 0, the current time is used as a RNG seed. [0]",
+    ),
+    (
+        "--rand-pareto-h=N",
+        "parameter h for pareto distribution [0.2]",
+    ),
+];
+
+const LOG: &[Line] = &[(
+    "--verbosity=N",
+    "verbosity level {5 - debug, 0 - only critical messages} [3]",
+)];
+
+const LATENCY: &[Line] = &[
+    ("--percentile=N", "percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations [95]"),
+    ("--histogram[=on|off]", "print latency histogram in report [off]"),
+];
+
+const DATABASE: &[Line] = &[
+    (
+        "--db-driver=STRING",
+        "specifies database driver to use ('help' to get list of available drivers) [mysql]",
+    ),
+    (
+        "--db-ps-mode=STRING",
+        "prepared statements usage mode {auto, disable} [auto]",
+    ),
+    (
+        "--db-debug[=on|off]",
+        "print database-specific debug information [off]",
+    ),
+];
+
+const MYSQL: &[Line] = &[
+    ("--mysql-host=[LIST,...]", "MySQL server host [localhost]"),
+    ("--mysql-port=[LIST,...]", "MySQL server port [3306]"),
+    ("--mysql-socket=[LIST,...]", "MySQL socket"),
+    ("--mysql-user=STRING", "MySQL user [sbtest]"),
+    ("--mysql-password=STRING", "MySQL password []"),
+    ("--mysql-db=STRING", "MySQL database name [sbtest]"),
+    ("--mysql-ssl[=on|off]", "use SSL connections, if available in the client library [off]"),
+    ("--mysql-ssl-cipher=STRING", "use specific cipher for SSL connections []"),
+    ("--mysql-compression[=on|off]", "use compression, if available in the client library [off]"),
+    ("--mysql-debug[=on|off]", "trace all client library calls [off]"),
+    ("--mysql-ignore-errors=[LIST,...]", "list of errors to ignore, or \"all\" [1213,1020,1205]"),
+    ("--mysql-dry-run[=on|off]", "Dry run, pretend that all MySQL client API calls are successful without executing them [off]"),
+];
+
+const PGSQL: &[Line] = &[
+    ("--pgsql-host=STRING", "PostgreSQL server host [localhost]"),
+    ("--pgsql-port=N", "PostgreSQL server port [5432]"),
+    ("--pgsql-user=STRING", "PostgreSQL user [sbtest]"),
+    ("--pgsql-password=STRING", "PostgreSQL password []"),
+    ("--pgsql-db=STRING", "PostgreSQL database name [sbtest]"),
+];
+
+/// sysbench's tests in the order its help lists them.
+const TESTS: &[Line] = &[
+    ("fileio", "File I/O test"),
+    ("cpu", "CPU performance test"),
+    ("memory", "Memory functions speed test"),
+    ("threads", "Threads subsystem performance test"),
+    ("mutex", "Mutex performance test"),
+];
+
+/// `sysbench --help`, line for line.
+pub fn general_help() -> String {
+    let mut s = String::from(
+        "Usage:\n  sysbench [options]... [testname] [command]\n\n\
+         Commands implemented by most tests: prepare run cleanup help\n\n\
+         General options:\n",
+    );
+    table(&mut s, GENERAL);
+    s.push_str("\nPseudo-Random Numbers Generator options:\n");
+    table(&mut s, RANDOM);
+    s.push_str("\nLog options:\n");
+    table(&mut s, LOG);
+    s.push('\n');
+    table(&mut s, LATENCY);
+    s.push_str("\nGeneral database options:\n\n");
+    table(&mut s, DATABASE);
+    s.push_str("\n\nCompiled-in database drivers:\n");
+    s.push_str("  mysql - MySQL driver\n  pgsql - PostgreSQL driver\n");
+    s.push_str("\nmysql options:\n");
+    table(&mut s, MYSQL);
+    s.push_str("\npgsql options:\n");
+    table(&mut s, PGSQL);
+    s.push_str("\nCompiled-in tests:\n");
+    for (name, what) in TESTS {
+        let _ = writeln!(s, "  {name} - {what}");
+    }
+    s.push_str("\nSee 'sysbench <testname> help' for a list of options for each test.\n\n");
+    s
+}
+
+const CPU: &[Line] = &[(
+    "--cpu-max-prime=N",
+    "upper limit for primes generator [10000]",
+)];
+
+const FILEIO: &[Line] = &[
+    ("--file-num=N", "number of files to create [128]"),
+    (
+        "--file-block-size=N",
+        "block size to use in all IO operations [16384]",
+    ),
+    (
+        "--file-total-size=SIZE",
+        "total size of files to create [2G]",
+    ),
+    (
+        "--file-test-mode=STRING",
+        "test mode {seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw}",
+    ),
+    (
+        "--file-io-mode=STRING",
+        "file operations mode {sync,async,mmap} [sync]",
+    ),
+    (
+        "--file-async-backlog=N",
+        "number of asynchronous operatons to queue per thread [128]",
+    ),
+    (
+        "--file-extra-flags=[LIST,...]",
+        "list of additional flags to use to open files {sync,dsync,direct} []",
+    ),
+    (
+        "--file-fsync-freq=N",
+        "do fsync() after this number of requests (0 - don't use fsync()) [100]",
+    ),
+    (
+        "--file-fsync-all[=on|off]",
+        "do fsync() after each write operation [off]",
+    ),
+    (
+        "--file-fsync-end[=on|off]",
+        "do fsync() at the end of test [on]",
+    ),
+    (
+        "--file-fsync-mode=STRING",
+        "which method to use for synchronization {fsync, fdatasync} [fsync]",
+    ),
+    (
+        "--file-merged-requests=N",
+        "merge at most this number of IO requests if possible (0 - don't merge) [0]",
+    ),
+    (
+        "--file-rw-ratio=N",
+        "reads/writes ratio for combined test [1.5]",
+    ),
+];
+
+const MEMORY: &[Line] = &[
+    (
+        "--memory-block-size=SIZE",
+        "size of memory block for test [1K]",
+    ),
+    (
+        "--memory-total-size=SIZE",
+        "total size of data to transfer [100G]",
+    ),
+    (
+        "--memory-scope=STRING",
+        "memory access scope {global,local} [global]",
+    ),
+    (
+        "--memory-hugetlb[=on|off]",
+        "allocate memory from HugeTLB pool [off]",
+    ),
+    (
+        "--memory-oper=STRING",
+        "type of memory operations {read, write, none} [write]",
+    ),
+    (
+        "--memory-access-mode=STRING",
+        "memory access mode {seq,rnd} [seq]",
+    ),
+];
+
+const THREADS: &[Line] = &[
+    (
+        "--thread-yields=N",
+        "number of yields to do per request [1000]",
+    ),
+    ("--thread-locks=N", "number of locks per thread [8]"),
+];
+
+const MUTEX: &[Line] = &[
+    ("--mutex-num=N", "total size of mutex array [4096]"),
+    (
+        "--mutex-locks=N",
+        "number of mutex locks to do per thread [50000]",
+    ),
+    (
+        "--mutex-loops=N",
+        "number of empty loops to do outside mutex lock [10000]",
+    ),
+];
+
+/// `sysbench TEST help`: "TEST options:", the listing, a blank line.
+pub fn test_help(test: &str) -> String {
+    let lines = match test {
+        "cpu" => CPU,
+        "fileio" => FILEIO,
+        "memory" => MEMORY,
+        "threads" => THREADS,
+        "mutex" => MUTEX,
+        _ => &[],
+    };
+    let mut s = format!("{test} options:\n");
+    table(&mut s, lines);
+    s.push('\n');
+    s
+}
+
+/// sysbench's message for a test option whose value is out of range, or None when it reports
+/// none of its own (plumb's wording then follows "FATAL: ").
+pub fn invalid_test_value(option: &str, raw: &str) -> Option<String> {
+    Some(match option {
+        "cpu-max-prime" => format!("Invalid value of cpu-max-prime: {raw}."),
+        "memory-block-size" | "memory-oper" | "memory-scope" | "memory-access-mode"
+        | "file-num" | "file-extra-flags" => format!("Invalid value for {option}: {raw}"),
+        "file-io-mode" => format!("unknown I/O mode: {raw}"),
+        "file-fsync-mode" => format!("Invalid fsync mode: {raw}."),
+        "file-test-mode" => format!("Invalid IO operations mode: {raw}."),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_align_on_the_widest_option() {
+        let h = test_help("threads");
+        assert_eq!(
+            h,
+            "threads options:\n  --thread-yields=N number of yields to do per request [1000]\n  --thread-locks=N  number of locks per thread [8]\n\n"
+        );
+    }
+
+    #[test]
+    fn every_plumb_test_has_a_listing() {
+        for t in crate::sysbench::testdefs::TESTS {
+            assert!(test_help(t.name).lines().count() > 2, "{}", t.name);
+            assert!(TESTS.iter().any(|(n, _)| *n == t.name), "{}", t.name);
+        }
+    }
+}

@@ -1,0 +1,654 @@
+//! The drop-in name: plumb run through a symlink named `sysbench` against Debian's sysbench
+//! 1.0.20 (/usr/bin/sysbench) on the same command lines. stdout and stderr must match line
+//! for line once figures are masked, and so must the exit status.
+//!
+//! Without /usr/bin/sysbench these tests are skipped with a message, except under CI
+//! (`CI=true`), where a missing peer is a failure.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+const PEER: &str = "/usr/bin/sysbench";
+
+/// The peer, or None (with a message) when it is not installed outside CI.
+fn peer() -> Option<&'static str> {
+    if Path::new(PEER).exists() {
+        return Some(PEER);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{PEER} is missing: CI runs the sysbench drop-in comparison (apt-get install sysbench)"
+        );
+    }
+    eprintln!("skipped: {PEER} is not installed (apt-get install sysbench)");
+    None
+}
+
+/// A directory holding a symlink named `sysbench` to the plumb binary.
+struct DropIn {
+    dir: TempDir,
+}
+
+impl DropIn {
+    fn new() -> DropIn {
+        let dir = TempDir::new().unwrap();
+        let plumb = assert_cmd::cargo::cargo_bin("plumb");
+        std::os::unix::fs::symlink(plumb, dir.path().join("sysbench")).unwrap();
+        DropIn { dir }
+    }
+    fn bin(&self) -> PathBuf {
+        self.dir.path().join("sysbench")
+    }
+}
+
+/// What one command printed.
+#[derive(Debug, PartialEq)]
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Figures differ from run to run; the layout must not. Each run of digits (with its
+/// decimals) becomes `N`, together with the spaces before it: a right-aligned or padded
+/// figure is as wide as its digits. The version line says which program ran, so only its
+/// shape is kept.
+fn mask(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if line.starts_with("sysbench 1.0.20 (") && line.ends_with(')') {
+            out.push_str("sysbench 1.0.20 (...)\n");
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        let mut masked = String::new();
+        while i < chars.len() {
+            let mut j = i;
+            while j < chars.len() && chars[j] == ' ' {
+                j += 1;
+            }
+            if j < chars.len() && chars[j].is_ascii_digit() {
+                while j < chars.len()
+                    && (chars[j].is_ascii_digit()
+                        || (chars[j] == '.' && chars.get(j + 1).is_some_and(char::is_ascii_digit)))
+                {
+                    j += 1;
+                }
+                if i < j && chars[i] == ' ' {
+                    masked.push(' ');
+                }
+                masked.push('N');
+                i = j;
+            } else {
+                masked.push(chars[i]);
+                i += 1;
+            }
+        }
+        out.push_str(&masked);
+        out.push('\n');
+    }
+    out
+}
+
+/// Run sysbench and plumb as sysbench on `args`, each in its own fresh directory; None
+/// when the peer is missing outside CI.
+fn run_both(args: &[&str]) -> Option<(Output, Output)> {
+    let peer = peer()?;
+    let drop_in = DropIn::new();
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    let theirs = run_in(Path::new(peer), a.path(), args);
+    let ours = run_in(&drop_in.bin(), b.path(), args);
+    Some((theirs, ours))
+}
+
+/// Compare the two tools on `args`.
+fn same(args: &[&str]) {
+    if let Some((theirs, ours)) = run_both(args) {
+        assert_same(args, &theirs, &ours, |s| s.to_string());
+    }
+}
+
+/// Like [`same`] for runs with --report-interval: how many interval lines fit in the run
+/// depends on timing (sysbench often prints none for the last second), so they are compared
+/// by shape: each tool prints at least one, and every one of plumb's looks like sysbench's.
+fn same_with_intervals(args: &[&str]) {
+    let Some((theirs, ours)) = run_both(args) else {
+        return;
+    };
+    let intervals = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("[ "))
+            .map(mask)
+            .collect()
+    };
+    let (t, o) = (intervals(&theirs.stdout), intervals(&ours.stdout));
+    assert!(
+        !t.is_empty() && !o.is_empty(),
+        "{}\n{}",
+        theirs.stdout,
+        ours.stdout
+    );
+    assert!(o.iter().all(|l| *l == t[0]), "{t:?} {o:?}");
+    let without = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("[ "))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    assert_same(args, &theirs, &ours, without);
+}
+
+fn assert_same(args: &[&str], theirs: &Output, ours: &Output, keep: impl Fn(&str) -> String) {
+    let (t, o) = (mask(&keep(&theirs.stdout)), mask(&keep(&ours.stdout)));
+    if let Some((i, (a, b))) = t
+        .lines()
+        .zip(o.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        panic!(
+            "stdout of sysbench {args:?}, line {}: {a:?} != {b:?}\n--- sysbench:\n{}\n--- plumb as sysbench:\n{}",
+            i + 1,
+            theirs.stdout,
+            ours.stdout
+        );
+    }
+    assert_eq!(t, o, "stdout of sysbench {args:?} (one is longer)");
+    assert_eq!(
+        mask(&theirs.stderr),
+        mask(&ours.stderr),
+        "stderr of sysbench {args:?}"
+    );
+    assert_eq!(theirs.code, ours.code, "exit status of sysbench {args:?}");
+}
+
+#[test]
+fn mask_hides_figures_and_their_padding_only() {
+    assert_eq!(
+        mask("    events per second:  1710.85\n"),
+        mask("    events per second:   710.8\n")
+    );
+    assert_eq!(mask("[ 1s ] thds: 2 eps: 19.31"), "[ Ns ] thds: N eps: N\n");
+    assert_eq!(mask("test_file.12 3.5."), "test_file.N N.\n");
+    assert_ne!(mask("total time: 1s"), mask("total time: 1ms"));
+    assert_eq!(
+        mask("sysbench 1.0.20 (plumb 0.1.0)"),
+        mask("sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)")
+    );
+}
+
+#[test]
+fn version_and_help_texts() {
+    same(&["--version"]);
+    same(&["--help"]);
+    same(&["cpu", "--help"]);
+    // They win over any other option, however wrong.
+    same(&["--threads=0", "--help"]);
+    same(&["--threads=abc", "--version"]);
+    same(&["--bogus", "--version"]);
+    same(&["--rand-type=foo", "--help"]);
+    for test in ["cpu", "fileio", "memory", "threads", "mutex"] {
+        same(&[test, "help"]);
+    }
+}
+
+#[test]
+fn help_and_version_words_are_test_names_as_in_sysbench() {
+    same(&["help"]);
+    same(&["version"]);
+}
+
+#[test]
+fn unknown_tests_commands_and_options() {
+    same(&["foo", "run"]);
+    same(&["cpu"]);
+    same(&["cpu", "foo"]);
+    same(&["cpu", "run", "cleanup"]);
+    same(&["foo", "bar", "baz"]);
+    // No test: sysbench reads a script from standard input (here empty: nothing to do).
+    same(&[]);
+    same(&["--threads=2"]);
+    same(&["cpu", "prepare"]);
+    same(&["mutex", "cleanup"]);
+    // A command the test lacks is refused before its options' values are checked.
+    same(&["--cpu-max-prime=-1", "cpu", "prepare"]);
+    same(&["--mutex-num=abc", "mutex", "cleanup"]);
+    same(&["--bogus=1", "cpu", "run"]);
+    same(&["cpu", "run", "--bogus"]);
+    same(&["--histogram=maybe", "cpu", "run"]);
+    same(&["--memory-hugetlb=abc", "memory", "run"]);
+    // Unknown options are refused before a test's help; values are checked after it.
+    same(&["--bogus", "cpu", "help"]);
+    same(&["--memory-hugetlb=abc", "memory", "help"]);
+    same(&["--cpu-max-prime=-1", "cpu", "help"]);
+    same(&["--cpu-max-prime=abc", "cpu", "help"]);
+}
+
+#[test]
+fn bad_general_values() {
+    for bad in [
+        "--threads=abc",
+        "--threads=0",
+        "--threads",
+        "--time=abc",
+        "--events=abc",
+        "--rate=abc",
+        "--report-interval=abc",
+        "--rand-seed=abc",
+        "--percentile=101",
+        "--rand-type=foo",
+        "--forced-shutdown=abc",
+    ] {
+        same(&[bad, "cpu", "run"]);
+    }
+}
+
+#[test]
+fn bad_test_values() {
+    same(&["--cpu-max-prime=-1", "cpu", "run"]);
+    same(&["--cpu-max-prime=abc", "cpu", "run"]);
+    for bad in [
+        "--memory-block-size=3K",
+        "--memory-block-size=abc",
+        "--memory-oper=foo",
+        "--memory-scope=foo",
+        "--memory-access-mode=foo",
+    ] {
+        same(&[bad, "memory", "run"]);
+    }
+    same(&["--thread-yields=abc", "threads", "run"]);
+    same(&["--mutex-locks=abc", "mutex", "run"]);
+    same(&["fileio", "run"]);
+    // sysbench checks the test mode for run only (prepare ignores it).
+    same(&["--file-test-mode=foo", "fileio", "run"]);
+    // Each of these stops sysbench's prepare before it writes a file.
+    for bad in [
+        "--file-num=0",
+        "--file-num=abc",
+        "--file-block-size=abc",
+        "--file-total-size=abc",
+        "--file-extra-flags=foo",
+        "--file-fsync-mode=foo",
+        "--file-fsync-all=abc",
+    ] {
+        same(&[bad, "fileio", "prepare"]);
+    }
+    same(&[
+        "--file-io-mode=foo",
+        "--file-test-mode=rndrd",
+        "fileio",
+        "run",
+    ]);
+}
+
+#[test]
+fn old_option_names_warn_as_sysbench_does() {
+    same(&["--max-time=0", "--events=3", "cpu", "run"]);
+    same(&["--max-requests=3", "--time=0", "cpu", "run"]);
+    same(&["--num-threads=2", "--events=4", "--time=0", "cpu", "run"]);
+    same(&[
+        "--num-threads=1",
+        "--tx-rate=0",
+        "--events=4",
+        "--time=0",
+        "cpu",
+        "run",
+    ]);
+    same(&["--test=cpu", "--events=3", "--time=0", "run"]);
+}
+
+#[test]
+fn cpu_runs() {
+    same(&[
+        "--events=20",
+        "--time=0",
+        "--cpu-max-prime=2000",
+        "cpu",
+        "run",
+    ]);
+    same(&[
+        "--threads=2",
+        "--time=1",
+        "--cpu-max-prime=2000",
+        "cpu",
+        "run",
+    ]);
+    same(&["--events=20", "--time=0", "--percentile=99", "cpu", "run"]);
+    same(&["--events=20", "--time=0", "--percentile=0", "cpu", "run"]);
+    same_with_intervals(&[
+        "--time=2",
+        "--report-interval=1",
+        "--cpu-max-prime=2000",
+        "cpu",
+        "run",
+    ]);
+}
+
+#[test]
+fn cpu_histogram_layout() {
+    let args = [
+        "--events=50",
+        "--time=0",
+        "--histogram",
+        "--cpu-max-prime=2000",
+        "cpu",
+        "run",
+    ];
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
+    // The histogram's rows follow the measured latencies, so how many rows and how long
+    // their bars are differs from run to run; its frame must match.
+    let frame = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains(" |"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    assert_same(&args, &theirs, &ours, frame);
+    assert!(ours.stdout.contains(" |*"), "{}", ours.stdout);
+}
+
+#[test]
+fn memory_runs() {
+    same(&["--memory-total-size=1M", "memory", "run"]);
+    same(&[
+        "--memory-total-size=1M",
+        "--memory-oper=none",
+        "memory",
+        "run",
+    ]);
+    same(&[
+        "--memory-total-size=2M",
+        "--memory-oper=read",
+        "--memory-access-mode=rnd",
+        "--memory-block-size=4K",
+        "--threads=2",
+        "memory",
+        "run",
+    ]);
+    same_with_intervals(&[
+        "--time=2",
+        "--report-interval=1",
+        "--memory-total-size=0",
+        "memory",
+        "run",
+    ]);
+}
+
+#[test]
+fn threads_and_mutex_runs() {
+    same(&["--events=10", "--time=0", "threads", "run"]);
+    same(&[
+        "--threads=2",
+        "--time=1",
+        "--thread-yields=100",
+        "threads",
+        "run",
+    ]);
+    same(&["--mutex-locks=100", "--mutex-loops=10", "mutex", "run"]);
+    same(&[
+        "--threads=2",
+        "--mutex-locks=100",
+        "--mutex-loops=10",
+        "mutex",
+        "run",
+    ]);
+}
+
+/// prepare, run and cleanup in one directory per tool.
+fn fileio_sequence(mode: &str) {
+    fileio_sequence_with(mode, &[]);
+}
+
+fn fileio_sequence_with(mode: &str, extra: &[&str]) {
+    let Some(peer) = peer() else { return };
+    let drop_in = DropIn::new();
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    let test_mode = format!("--file-test-mode={mode}");
+    for command in ["prepare", "run", "cleanup"] {
+        let mut args = vec![
+            "--file-num=2",
+            "--file-total-size=128K",
+            test_mode.as_str(),
+            "--time=0",
+            "--events=50",
+        ];
+        args.extend_from_slice(extra);
+        args.extend(["fileio", command]);
+        let theirs = run_in(Path::new(peer), a.path(), &args);
+        let ours = run_in(&drop_in.bin(), b.path(), &args);
+        // prepare: plumb deliberately writes random (incompressible) data with large
+        // O_DIRECT writes, not sysbench's zeros through its --file-extra-flags (see
+        // docs/fileio.md), and says so on the line where sysbench names the open flags.
+        let prepare_flags = |s: &str| {
+            s.lines()
+                .filter(|l| {
+                    command != "prepare"
+                        || !(l.starts_with("Extra file open flags:") || l.starts_with("Data: "))
+                })
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        };
+        assert_same(&args, &theirs, &ours, prepare_flags);
+    }
+    assert_eq!(
+        std::fs::read_dir(b.path()).unwrap().count(),
+        0,
+        "cleanup leaves nothing"
+    );
+}
+
+#[test]
+fn fileio_random_modes() {
+    for mode in ["rndrw", "rndrd", "rndwr"] {
+        fileio_sequence(mode);
+    }
+}
+
+#[test]
+fn fileio_sequential_modes() {
+    for mode in ["seqwr", "seqrewr", "seqrd"] {
+        fileio_sequence(mode);
+    }
+}
+
+#[test]
+fn fileio_io_modes_and_fsync_options() {
+    fileio_sequence_with("rndrd", &["--file-io-mode=async"]);
+    fileio_sequence_with("rndwr", &["--file-io-mode=mmap"]);
+    if direct_io_works() {
+        fileio_sequence_with("rndrw", &["--file-extra-flags=direct"]);
+    } else {
+        eprintln!("skipped --file-extra-flags=direct: the temporary directory refuses O_DIRECT");
+    }
+    fileio_sequence_with("seqwr", &["--file-fsync-all"]);
+    fileio_sequence_with("seqrd", &["--file-merged-requests=4"]);
+    fileio_sequence_with(
+        "rndwr",
+        &["--file-fsync-freq=0", "--file-fsync-end=off", "--threads=2"],
+    );
+    fileio_sequence_with("rndwr", &["--file-fsync-mode=fdatasync"]);
+}
+
+/// Whether files in a temporary directory open with O_DIRECT (tmpfs refuses it, and the
+/// two tools then fail in their own words).
+fn direct_io_works() -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = TempDir::new().unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(dir.path().join("probe"))
+        .is_ok()
+}
+
+#[test]
+fn fileio_prepare_ignores_the_test_mode() {
+    // sysbench checks --file-test-mode for run only: prepare and cleanup go ahead.
+    fileio_sequence("foo");
+}
+
+#[test]
+fn json_format_keeps_stdout_for_the_document() {
+    let drop_in = DropIn::new();
+    let dir = TempDir::new().unwrap();
+    let out = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &[
+            "--format=json",
+            "--events=3",
+            "--time=0",
+            "--cpu-max-prime=500",
+            "cpu",
+            "run",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["groups"][0]["jobs"][0]["events"], 3);
+    assert_eq!(out.stderr, "");
+    // A refusal goes to stderr then, with sysbench's words and status.
+    let out = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &["--format=json", "--cpu-max-prime=-1", "cpu", "run"],
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, "FATAL: Invalid value of cpu-max-prime: -1.\n");
+}
+
+#[test]
+fn plumb_sections_only_when_asked() {
+    let drop_in = DropIn::new();
+    let dir = TempDir::new().unwrap();
+    let json = dir.path().join("r.json");
+    let json_arg = format!("--json={}", json.display());
+    let base = [
+        "--events=5",
+        "--time=0",
+        "--cpu-max-prime=500",
+        json_arg.as_str(),
+    ];
+
+    let quiet = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &[&base[..], &["cpu", "run"]].concat(),
+    );
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert!(quiet.stdout.starts_with(&format!(
+        "sysbench 1.0.20 (plumb {})\n\n",
+        env!("CARGO_PKG_VERSION")
+    )));
+    let last = quiet.stdout.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("    execution time (avg/stddev):"),
+        "{}",
+        quiet.stdout
+    );
+    assert!(!quiet.stdout.contains("Findings:"));
+    assert!(!quiet.stdout.contains("Observed during the run:"));
+    assert_eq!(quiet.stderr, "");
+    // The JSON result carries them regardless.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(doc["groups"][0]["jobs"][0]["findings"].is_array());
+    assert!(doc["groups"][0]["observations"].is_object());
+    assert_eq!(doc["command_line"][0], "sysbench");
+
+    let asked = run_in(
+        &drop_in.bin(),
+        dir.path(),
+        &[&base[..], &["--plumb-findings=on", "cpu", "run"]].concat(),
+    );
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        asked.stdout.contains("Observed during the run:"),
+        "{}",
+        asked.stdout
+    );
+    // The findings of this run, which wrote the same JSON file again.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let any_finding = !doc["groups"][0]["jobs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .is_empty();
+    assert_eq!(
+        asked.stdout.contains("Findings:"),
+        any_finding,
+        "{}",
+        asked.stdout
+    );
+}
+
+#[test]
+fn the_name_plumb_keeps_plumb_texts() {
+    let (code, out, _) = common::run(&["--events=3", "--time=0", "cpu", "run"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with(&format!(
+        "plumb {} (sysbench 1.0 compatible)\n\n",
+        env!("CARGO_PKG_VERSION")
+    )));
+    assert!(out.contains("Observed during the run:"), "{out}");
+    let (code, out, _) = common::run(&["--version"]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, format!("plumb {}", env!("CARGO_PKG_VERSION")).as_str())
+    );
+    let (code, _, err) = common::run(&["--threads=abc", "cpu", "run"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("plumb: "), "{err}");
+    // Off by request under the name plumb too.
+    let (code, out, _) = common::run(&[
+        "--events=3",
+        "--time=0",
+        "--plumb-findings=off",
+        "cpu",
+        "run",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.contains("Findings:") && !out.contains("Observed during the run:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_lua_script_on_stdin_is_refused_in_one_line() {
+    let drop_in = DropIn::new();
+    let out = assert_cmd::Command::new(drop_in.bin())
+        .write_stdin("print('test')\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("sysbench 1.0.20 (plumb "), "{stdout}");
+    assert!(
+        lines[2].starts_with("FATAL: ") && lines[2].contains("not Lua scripts"),
+        "{stdout}"
+    );
+}
