@@ -3,7 +3,8 @@
 //! - [`spec`]: every option, checked ([`spec::FileioSpec`]).
 //! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
 //! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
-//! - [`engine`]: sync, io_uring, libaio, mmap and null engines behind one trait.
+//! - [`engine`]: the engine registry: sync, io_uring, libaio, mmap and null, one file each.
+//! - [`worker`]: the one worker loop that drives every engine.
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
 
@@ -15,6 +16,7 @@ pub mod fileset;
 pub mod fill;
 pub mod pattern;
 pub mod spec;
+pub mod worker;
 pub mod workload;
 
 pub use error::FileioError;

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::engine::EngineDef;
+
 /// sysbench's `--file-test-mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TestMode {
@@ -64,55 +66,6 @@ impl TestMode {
     }
     pub fn reads(self) -> bool {
         matches!(self, TestMode::SeqRd | TestMode::RndRd | TestMode::RndRw)
-    }
-}
-
-/// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IoMode {
-    Sync,
-    Async,
-    Mmap,
-    Null,
-}
-
-impl IoMode {
-    pub fn parse(s: &str) -> Option<IoMode> {
-        Some(match s {
-            "sync" => IoMode::Sync,
-            "async" => IoMode::Async,
-            "mmap" => IoMode::Mmap,
-            "null" => IoMode::Null,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            IoMode::Sync => "sync",
-            IoMode::Async => "async",
-            IoMode::Mmap => "mmap",
-            IoMode::Null => "null",
-        }
-    }
-}
-
-/// Which kernel interface `--file-io-mode=async` uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AsyncEngine {
-    /// io_uring, or libaio when io_uring is unavailable.
-    Auto,
-    IoUring,
-    Libaio,
-}
-
-impl AsyncEngine {
-    pub fn parse(s: &str) -> Option<AsyncEngine> {
-        Some(match s {
-            "auto" => AsyncEngine::Auto,
-            "io_uring" => AsyncEngine::IoUring,
-            "libaio" => AsyncEngine::Libaio,
-            _ => return None,
-        })
     }
 }
 
@@ -236,9 +189,10 @@ pub struct FileioSpec {
     pub total_size: u64,
     /// Required for `run` only.
     pub mode: Option<TestMode>,
-    pub io_mode: IoMode,
-    pub async_engine: AsyncEngine,
-    pub async_backlog: u32,
+    /// The engine, from the registry.
+    pub engine: &'static EngineDef,
+    /// Requests in flight per thread, for engines that queue ([`crate::engine::Caps::queued`]).
+    pub queue_depth: u32,
     pub flags: ExtraFlags,
     pub fsync_freq: u64,
     pub fsync_all: bool,
@@ -250,9 +204,6 @@ pub struct FileioSpec {
     /// Random unless `--file-fill=zero`; `--validate` implies the validate layout.
     pub fill: Fill,
     pub threads: usize,
-    /// Options the user set explicitly (without the leading dashes), for notes about options
-    /// that have no effect in the chosen mode.
-    pub given: Vec<String>,
 }
 
 impl Default for FileioSpec {
@@ -263,9 +214,8 @@ impl Default for FileioSpec {
             block_size: 16384,
             total_size: 2 << 30,
             mode: None,
-            io_mode: IoMode::Sync,
-            async_engine: AsyncEngine::Auto,
-            async_backlog: 128,
+            engine: &crate::engine::sync::DEF,
+            queue_depth: 128,
             flags: ExtraFlags::default(),
             fsync_freq: 100,
             fsync_all: false,
@@ -276,7 +226,6 @@ impl Default for FileioSpec {
             validate: false,
             fill: Fill::Random,
             threads: 1,
-            given: Vec::new(),
         }
     }
 }
@@ -290,10 +239,6 @@ pub struct SpecError(pub String);
 pub const MAX_REQUEST: u64 = 1 << 30;
 
 impl FileioSpec {
-    fn given(&self, name: &str) -> bool {
-        self.given.iter().any(|g| g == name)
-    }
-
     /// Bytes per file: total / num, as sysbench computes it.
     pub fn file_size(&self) -> u64 {
         self.total_size / self.num_files as u64
@@ -315,8 +260,8 @@ impl FileioSpec {
 
     /// Requests in flight per thread.
     pub fn depth(&self) -> usize {
-        if self.io_mode == IoMode::Async {
-            self.async_backlog as usize
+        if self.engine.caps.queued {
+            self.queue_depth as usize
         } else {
             1
         }
@@ -379,11 +324,10 @@ impl FileioSpec {
         Ok(())
     }
 
-    /// Check everything `run` needs. Returns notes about options that have no effect in this
-    /// combination (accepted so sysbench recipes run unchanged, but said out loud).
-    pub fn check_run(&self) -> Result<Vec<String>, SpecError> {
+    /// Check everything `run` needs.
+    pub fn check_run(&self) -> Result<(), SpecError> {
         self.check_files()?;
-        let Some(mode) = self.mode else {
+        if self.mode.is_none() {
             return Err(SpecError(format!(
                 "missing required option --file-test-mode for 'run' (allowed: {})",
                 TEST_MODES.join(", ")
@@ -396,71 +340,26 @@ impl FileioSpec {
                 MAX_REQUEST
             )));
         }
-        let mut notes = Vec::new();
-        match self.io_mode {
-            IoMode::Mmap | IoMode::Null if self.flags.any() => {
-                return Err(SpecError(format!(
-                    "--file-extra-flags={} cannot apply to --file-io-mode={}: {}",
-                    self.flags.names().join(","),
-                    self.io_mode.name(),
-                    if self.io_mode == IoMode::Mmap {
-                        "memory-mapped I/O does not go through read/write, so open flags do not change it"
-                    } else {
-                        "the null engine does no I/O"
-                    }
-                )));
-            }
-            IoMode::Null if self.validate => {
-                return Err(SpecError(
-                    "--validate needs data: it cannot be combined with --file-io-mode=null".into(),
-                ));
-            }
-            _ => {}
-        }
-        if self.io_mode == IoMode::Mmap && self.fsync_mode == FsyncMode::Fdatasync {
-            notes.push(
-                "--file-fsync-mode=fdatasync has no effect with --file-io-mode=mmap: files are synced with msync()".into(),
-            );
-        }
-        if !mode.writes() {
-            if self.given("file-fsync-freq") {
-                notes.push(format!(
-                    "--file-fsync-freq has no effect in {} mode: it writes nothing",
-                    mode.name()
-                ));
-            }
-            if self.given("file-fsync-all") {
-                notes.push(format!(
-                    "--file-fsync-all has no effect in {} mode: it writes nothing",
-                    mode.name()
-                ));
-            }
-        }
-        if mode != TestMode::RndRw && self.given("file-rw-ratio") {
-            notes.push(format!(
-                "--file-rw-ratio only applies to rndrw; it has no effect in {} mode",
-                mode.name()
-            ));
-        }
-        if !mode.is_sequential() && self.given("file-merged-requests") {
-            notes.push(format!(
-                "--file-merged-requests only applies to sequential modes; it has no effect in {} mode",
-                mode.name()
-            ));
-        }
-        if self.io_mode != IoMode::Async && self.given("file-async-backlog") {
-            notes.push(format!(
-                "--file-async-backlog only applies to --file-io-mode=async; it has no effect with {}",
-                self.io_mode.name()
-            ));
-        }
-        if self.io_mode != IoMode::Async && self.async_engine != AsyncEngine::Auto {
+        let caps = self.engine.caps;
+        if self.flags.any() && !caps.open_flags {
             return Err(SpecError(format!(
-                "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
-                self.io_mode.name()
+                "--file-extra-flags={} cannot apply to --file-io-mode={}: {}",
+                self.flags.names().join(","),
+                self.engine.name,
+                if caps.maps_files {
+                    "memory-mapped I/O does not go through read/write, so open flags do not change it".to_string()
+                } else {
+                    format!("the {} engine does no I/O", self.engine.name)
+                }
             )));
         }
-        Ok(notes)
+        if self.validate && !caps.does_io {
+            return Err(SpecError(format!(
+                "--validate needs data: it cannot be combined with --file-io-mode={}",
+                self.engine.name
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -484,7 +383,7 @@ mod tests {
         assert_eq!(s.fsync_freq, 100);
         assert!(s.fsync_end && !s.fsync_all);
         assert_eq!(s.rw_ratio, 1.5);
-        assert_eq!(s.async_backlog, 128);
+        assert_eq!(s.queue_depth, 128);
     }
 
     #[test]
@@ -504,7 +403,7 @@ mod tests {
     #[test]
     fn refuses_impossible_combinations() {
         let s = FileioSpec {
-            io_mode: IoMode::Mmap,
+            engine: &crate::engine::mmap::DEF,
             flags: ExtraFlags {
                 direct: true,
                 ..Default::default()
@@ -533,21 +432,6 @@ mod tests {
             .unwrap_err()
             .0
             .contains("--file-test-mode"));
-    }
-
-    #[test]
-    fn notes_options_without_effect() {
-        let s = FileioSpec {
-            fsync_freq: 1,
-            given: vec!["file-fsync-freq".into()],
-            ..spec(TestMode::SeqRd)
-        };
-        let notes = s.check_run().unwrap();
-        assert!(
-            notes.iter().any(|n| n.contains("--file-fsync-freq")),
-            "{notes:?}"
-        );
-        assert!(spec(TestMode::RndRw).check_run().unwrap().is_empty());
     }
 
     #[test]

@@ -6,11 +6,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopFlag};
+use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::{prepare, Quiet};
-use plumb_fileio::spec::{AsyncEngine, ExtraFlags, FileioSpec, IoMode, TestMode};
+use plumb_fileio::spec::{ExtraFlags, FileioSpec, TestMode};
 use plumb_fileio::workload::{FileioWorkload, BYTES_READ, BYTES_WRITTEN, FSYNC, READ, WRITE};
 use plumb_fileio::FileioError;
 
@@ -62,42 +63,29 @@ fn prepared(validate: bool) -> (tempfile::TempDir, FileioSpec) {
     (d, s)
 }
 
-fn engines() -> Vec<(IoMode, AsyncEngine)> {
-    vec![
-        (IoMode::Sync, AsyncEngine::Auto),
-        (IoMode::Mmap, AsyncEngine::Auto),
-        (IoMode::Async, AsyncEngine::IoUring),
-        (IoMode::Async, AsyncEngine::Libaio),
-    ]
+fn engines() -> Vec<&'static EngineDef> {
+    vec![&sync::DEF, &mmap::DEF, &uring::DEF, &libaio::DEF]
 }
 
 #[test]
 fn every_engine_reads_and_writes_validated_data() {
     let (_d, s) = prepared(true);
-    for (io_mode, ae) in engines() {
+    for engine in engines() {
         for threads in [1, 2] {
             let spec = FileioSpec {
                 mode: Some(TestMode::RndRw),
-                io_mode,
-                async_engine: ae,
-                async_backlog: 8,
+                engine,
+                queue_depth: 8,
                 ..s.clone()
             };
             let (out, name) =
-                go(spec, 600, threads).unwrap_or_else(|e| panic!("{io_mode:?}/{ae:?}: {e}"));
+                go(spec, 600, threads).unwrap_or_else(|e| panic!("{}: {e}", engine.name));
             let (r, w) = (sum(&out, READ), sum(&out, WRITE));
             assert!(r > 0 && w > 0, "{name}: {r} reads {w} writes");
             assert_eq!(counter(&out, BYTES_READ), r * 4096, "{name}");
             assert_eq!(counter(&out, BYTES_WRITTEN), w * 4096, "{name}");
             assert_eq!(r + w + sum(&out, FSYNC), 600, "{name}");
-            if io_mode == IoMode::Async {
-                let want = if ae == AsyncEngine::Libaio {
-                    "libaio"
-                } else {
-                    "io_uring"
-                };
-                assert_eq!(name, want);
-            }
+            assert_eq!(name, engine.name);
         }
     }
     // Everything written above is still valid when read back sequentially.
@@ -149,20 +137,19 @@ fn open_flags_work_with_each_engine() {
         },
     ];
     for flags in flag_sets {
-        for (io_mode, ae) in engines() {
-            if io_mode == IoMode::Mmap {
+        for engine in engines() {
+            if !engine.caps.open_flags {
                 continue;
             }
             let spec = FileioSpec {
                 mode: Some(TestMode::RndRw),
-                io_mode,
-                async_engine: ae,
-                async_backlog: 4,
+                engine,
+                queue_depth: 4,
                 flags,
                 ..s.clone()
             };
             let (out, name) =
-                go(spec, 200, 1).unwrap_or_else(|e| panic!("{flags:?} {io_mode:?}: {e}"));
+                go(spec, 200, 1).unwrap_or_else(|e| panic!("{flags:?} {}: {e}", engine.name));
             assert_eq!(
                 sum(&out, READ) + sum(&out, WRITE) + sum(&out, FSYNC),
                 200,
@@ -279,7 +266,7 @@ fn seqwr_with_mmap_sizes_files_first() {
     let d = tmp();
     let s = FileioSpec {
         mode: Some(TestMode::SeqWr),
-        io_mode: IoMode::Mmap,
+        engine: &mmap::DEF,
         ..base(d.path())
     };
     let (out, _) = go(s, 100, 1).unwrap();

@@ -4,10 +4,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+
+use common::recording::{self, Rec};
 use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
-use plumb_fileio::engine::recording::Rec;
-use plumb_fileio::spec::{FileioSpec, IoMode, TestMode};
-use plumb_fileio::workload::{recording_log, EngineChoice, FileioWorkload, FSYNC, READ, WRITE};
+use plumb_fileio::engine::null;
+use plumb_fileio::spec::{FileioSpec, TestMode};
+use plumb_fileio::workload::{FileioWorkload, FSYNC, READ, WRITE};
 
 fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
     FileioSpec {
@@ -30,21 +33,16 @@ fn events(n: u64, threads: usize) -> RunConfig {
 
 /// Run with the recording engine; returns the outcome and the operations seen.
 fn record(s: FileioSpec, queued: bool, cfg: &RunConfig) -> (RunOutcome, Vec<Rec>) {
-    let log = recording_log();
     let s = FileioSpec {
         threads: cfg.threads,
-        io_mode: if queued { IoMode::Async } else { IoMode::Sync },
+        engine: if queued {
+            &recording::QUEUED
+        } else {
+            &recording::BLOCKING
+        },
         ..s
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: log.clone(),
-            queued,
-            fail_at: None,
-        },
-    );
+    let (w, log) = recording::workload(s, None, None);
     let out = run(Arc::new(w), cfg, &StopFlag::default(), &mut |_| {}).unwrap();
     let ops = log.lock().unwrap().clone();
     (out, ops)
@@ -179,7 +177,7 @@ fn merged_requests_join_sequential_blocks() {
 fn queued_engine_keeps_every_request_and_fsync() {
     let s = FileioSpec {
         fsync_freq: 10,
-        async_backlog: 8,
+        queue_depth: 8,
         ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(100, 1));
@@ -198,7 +196,7 @@ fn queued_engine_keeps_every_request_and_fsync() {
 #[test]
 fn queued_reads_complete_out_of_order_without_loss() {
     let s = FileioSpec {
-        async_backlog: 16,
+        queue_depth: 16,
         ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(1000, 2));
@@ -212,10 +210,10 @@ fn queued_reads_complete_out_of_order_without_loss() {
 #[test]
 fn time_limit_stops_the_null_engine() {
     let s = FileioSpec {
-        io_mode: IoMode::Null,
+        engine: &null::DEF,
         ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(s, None, EngineChoice::Null);
+    let w = FileioWorkload::with_engine(s, None, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(200)),
         ..Default::default()
@@ -230,7 +228,7 @@ fn time_limit_stops_the_null_engine() {
 fn queued_fsync_waits_for_writes_to_its_file() {
     let s = FileioSpec {
         fsync_freq: 7,
-        async_backlog: 16,
+        queue_depth: 16,
         ..spec(TestMode::RndWr, 3, 3 << 20, 4096)
     };
     let (_, ops) = record(s, true, &events(500, 1));
@@ -258,19 +256,11 @@ fn queued_fsync_waits_for_writes_to_its_file() {
 fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
     let s = FileioSpec {
         threads: 1,
-        io_mode: IoMode::Async,
-        async_backlog: 16,
+        engine: &recording::QUEUED,
+        queue_depth: 16,
         ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: recording_log(),
-            queued: true,
-            fail_at: Some(40),
-        },
-    );
+    let (w, _) = recording::workload(s, None, Some(40));
     let e = run(
         Arc::new(w),
         &events(1000, 1),
@@ -289,19 +279,11 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
 fn open_loop_rate_paces_a_queueing_engine() {
     let s = FileioSpec {
         threads: 1,
-        io_mode: IoMode::Async,
-        async_backlog: 8,
+        engine: &recording::QUEUED,
+        queue_depth: 8,
         ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: recording_log(),
-            queued: true,
-            fail_at: None,
-        },
-    );
+    let (w, _) = recording::workload(s, None, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(500)),
         rate: Some(2000.0),

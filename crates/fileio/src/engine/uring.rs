@@ -13,9 +13,33 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted};
 use crate::fileset::FileTable;
 use crate::spec::FsyncMode;
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "io_uring",
+    caps: Caps {
+        queued: true,
+        submits_on_queue: true,
+        does_io: true,
+        needs_files: true,
+        maps_files: false,
+        open_flags: true,
+        registers: true,
+    },
+    available: probe,
+    share: nothing_shared,
+    worker,
+};
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let files = s.files()?;
+    Ok(s.driver.drive(UringEngine::new(files, s.bufs, s.fsync)))
+}
 
 /// Whether io_uring can be used here (kernel support, not blocked by seccomp or
 /// kernel.io_uring_disabled). The error says why not.
@@ -200,26 +224,17 @@ impl Drop for UringEngine {
 }
 
 impl Engine for UringEngine {
-    fn name(&self) -> &'static str {
-        "io_uring"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
         self.bufs.get(slot)
     }
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
-        super::execute_queued(self, slot, req, "io_uring request")
+    fn request_call(&self) -> &'static str {
+        "io_uring request"
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         super::sync::sync_fd(self.files.fd(file), self.fsync)
-    }
-}
-
-impl QueueEngine for UringEngine {
-    fn submits_on_queue(&self) -> bool {
-        true
     }
     fn start(&mut self) -> Result<(), Errno> {
         self.build().map(|_| ())
@@ -228,7 +243,7 @@ impl QueueEngine for UringEngine {
         self.ring.as_ref().map(|r| (r.fixed_files, r.fixed_bufs))
     }
     #[inline]
-    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
         // Hand the previous request to the kernel before queueing this one: every
         // io_uring_enter then carries one request, and the last of a refill goes in with
         // the wait for completions (one system call for both). Submitting many at once
@@ -285,7 +300,7 @@ impl QueueEngine for UringEngine {
             });
         }
         self.queued += 1;
-        Ok(())
+        Ok(Submitted::Queued)
     }
 
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {

@@ -23,7 +23,7 @@ use crate::buf::page_size;
 use crate::direct::{support, AlignSource, DirectSupport};
 use crate::error::{errno_text, FileioError};
 use crate::pattern::Geometry;
-use crate::spec::{FileioSpec, IoMode, TestMode};
+use crate::spec::{FileioSpec, TestMode};
 
 /// The run's files, opened.
 pub struct RunFiles {
@@ -190,7 +190,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 ),
             ));
         }
-        if seqwr && spec.io_mode == IoMode::Mmap {
+        if seqwr && spec.engine.caps.maps_files {
             // A mapping needs the file's full length (sysbench does the same).
             // SAFETY: fd is open for writing.
             if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {

@@ -99,17 +99,16 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult) {
     let _ = writeln!(out, "File I/O (plumb):");
     if let Some(engine) = s("engine") {
         let mut e = engine.to_string();
-        if engine == "io_uring" {
-            let files = w.get("io_uring_registered_files").and_then(Value::as_bool);
-            let bufs = w
-                .get("io_uring_registered_buffers")
-                .and_then(Value::as_bool);
-            match (files, bufs) {
-                (Some(true), Some(true)) => e.push_str(" (registered files and buffers)"),
-                (Some(true), _) => e.push_str(" (registered files)"),
-                (_, Some(true)) => e.push_str(" (registered buffers)"),
-                _ => {}
-            }
+        // Set only for engines that register files and buffers (null otherwise).
+        let files = w.get("io_uring_registered_files").and_then(Value::as_bool);
+        let bufs = w
+            .get("io_uring_registered_buffers")
+            .and_then(Value::as_bool);
+        match (files, bufs) {
+            (Some(true), Some(true)) => e.push_str(" (registered files and buffers)"),
+            (Some(true), _) => e.push_str(" (registered files)"),
+            (_, Some(true)) => e.push_str(" (registered buffers)"),
+            _ => {}
         }
         if let Some(b) = n("async_backlog") {
             let _ = write!(e, ", {b} in flight per thread");

@@ -9,12 +9,11 @@ use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
+use plumb_fileio::engine::{libaio, mmap, null, sync, uring, EngineDef};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
-use plumb_fileio::spec::{
-    AsyncEngine, ExtraFlags, FileioSpec, Fill, FsyncMode, IoMode, TestMode, TEST_MODES,
-};
+use plumb_fileio::spec::{ExtraFlags, FileioSpec, Fill, FsyncMode, TestMode, TEST_MODES};
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
@@ -147,8 +146,101 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
+/// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IoMode {
+    Sync,
+    Async,
+    Mmap,
+    Null,
+}
+
+impl IoMode {
+    fn parse(s: &str) -> Option<IoMode> {
+        Some(match s {
+            "sync" => IoMode::Sync,
+            "async" => IoMode::Async,
+            "mmap" => IoMode::Mmap,
+            "null" => IoMode::Null,
+            _ => return None,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            IoMode::Sync => "sync",
+            IoMode::Async => "async",
+            IoMode::Mmap => "mmap",
+            IoMode::Null => "null",
+        }
+    }
+}
+
+/// Which kernel interface `--file-io-mode=async` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AsyncEngine {
+    /// io_uring, or libaio when io_uring is unavailable.
+    Auto,
+    IoUring,
+    Libaio,
+}
+
+impl AsyncEngine {
+    fn parse(s: &str) -> Option<AsyncEngine> {
+        Some(match s {
+            "auto" => AsyncEngine::Auto,
+            "io_uring" => AsyncEngine::IoUring,
+            "libaio" => AsyncEngine::Libaio,
+            _ => return None,
+        })
+    }
+}
+
+/// The registry's engine for a `--file-io-mode` (async: the one asked for; `auto` is
+/// settled when the run starts, by [`choose_async`]).
+fn engine_for(io_mode: IoMode, pref: AsyncEngine) -> &'static EngineDef {
+    match (io_mode, pref) {
+        (IoMode::Sync, _) => &sync::DEF,
+        (IoMode::Mmap, _) => &mmap::DEF,
+        (IoMode::Null, _) => &null::DEF,
+        (IoMode::Async, AsyncEngine::Libaio) => &libaio::DEF,
+        (IoMode::Async, _) => &uring::DEF,
+    }
+}
+
+/// The engine for --file-io-mode=async: io_uring when it works here (`probe`), libaio when
+/// it does not and the user left the choice to plumb (with the reason, for the report).
+fn choose_async(
+    pref: AsyncEngine,
+    probe: impl FnOnce() -> std::io::Result<()>,
+) -> anyhow::Result<(&'static EngineDef, Option<String>)> {
+    Ok(match pref {
+        AsyncEngine::Libaio => (&libaio::DEF, None),
+        AsyncEngine::IoUring => match probe() {
+            Ok(()) => (&uring::DEF, None),
+            Err(e) => anyhow::bail!(
+                "io_uring is not available here ({e}); use --file-async-engine=libaio"
+            ),
+        },
+        AsyncEngine::Auto => match probe() {
+            Ok(()) => (&uring::DEF, None),
+            Err(e) => (
+                &libaio::DEF,
+                Some(format!(
+                    "io_uring is not available here ({e}); using libaio"
+                )),
+            ),
+        },
+    })
+}
+
 struct Plan {
     spec: FileioSpec,
+    io_mode: IoMode,
+    async_engine: AsyncEngine,
+    /// Options given that have no effect in this combination (said out loud at run).
+    notes: Vec<String>,
+    /// Why the engine differs from the one asked for (io_uring unavailable).
+    fallback: RefCell<Option<String>>,
     rand: Option<RandType>,
     events: u64,
     text: bool,
@@ -156,25 +248,45 @@ struct Plan {
     seqwr_completed: Cell<Option<u64>>,
 }
 
-const FILEIO_OPTION_NAMES: &[&str] = &[
-    "file-num",
-    "file-block-size",
-    "file-total-size",
-    "file-test-mode",
-    "file-io-mode",
-    "file-async-backlog",
-    "file-async-engine",
-    "file-extra-flags",
-    "file-fsync-freq",
-    "file-fsync-all",
-    "file-fsync-end",
-    "file-fsync-mode",
-    "file-merged-requests",
-    "file-rw-ratio",
-    "file-fill",
-    "file-dir",
-    "validate",
-];
+/// Notes about options given that have no effect with this test mode and I/O mode
+/// (accepted so sysbench recipes run unchanged, but said out loud).
+fn notes(v: &Values, mode: TestMode, io_mode: IoMode, fsync_mode: FsyncMode) -> Vec<String> {
+    let mut notes = Vec::new();
+    if io_mode == IoMode::Mmap && fsync_mode == FsyncMode::Fdatasync {
+        notes.push(
+            "--file-fsync-mode=fdatasync has no effect with --file-io-mode=mmap: files are synced with msync()".into(),
+        );
+    }
+    if !mode.writes() {
+        for opt in ["file-fsync-freq", "file-fsync-all"] {
+            if v.given(opt) {
+                notes.push(format!(
+                    "--{opt} has no effect in {} mode: it writes nothing",
+                    mode.name()
+                ));
+            }
+        }
+    }
+    if mode != TestMode::RndRw && v.given("file-rw-ratio") {
+        notes.push(format!(
+            "--file-rw-ratio only applies to rndrw; it has no effect in {} mode",
+            mode.name()
+        ));
+    }
+    if !mode.is_sequential() && v.given("file-merged-requests") {
+        notes.push(format!(
+            "--file-merged-requests only applies to sequential modes; it has no effect in {} mode",
+            mode.name()
+        ));
+    }
+    if io_mode != IoMode::Async && v.given("file-async-backlog") {
+        notes.push(format!(
+            "--file-async-backlog only applies to --file-io-mode=async; it has no effect with {}",
+            io_mode.name()
+        ));
+    }
+    notes
+}
 
 fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     let mode_word = v.word("file-test-mode");
@@ -199,24 +311,26 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             "--file-dir needs a directory name (default: the current directory)".into(),
         ));
     }
+    let io_mode = IoMode::parse(v.word("file-io-mode")).expect("checked choice");
+    let async_engine = AsyncEngine::parse(v.word("file-async-engine")).expect("checked choice");
+    let fsync_mode = if v.word("file-fsync-mode") == "fdatasync" {
+        FsyncMode::Fdatasync
+    } else {
+        FsyncMode::Fsync
+    };
     let spec = FileioSpec {
         dir: PathBuf::from(dir),
         num_files: v.int("file-num") as u32,
         block_size: v.size("file-block-size"),
         total_size: v.size("file-total-size"),
         mode,
-        io_mode: IoMode::parse(v.word("file-io-mode")).expect("checked choice"),
-        async_engine: AsyncEngine::parse(v.word("file-async-engine")).expect("checked choice"),
-        async_backlog: v.int("file-async-backlog") as u32,
+        engine: engine_for(io_mode, async_engine),
+        queue_depth: v.int("file-async-backlog") as u32,
         flags,
         fsync_freq: v.int("file-fsync-freq"),
         fsync_all: v.flag("file-fsync-all"),
         fsync_end: v.flag("file-fsync-end"),
-        fsync_mode: if v.word("file-fsync-mode") == "fdatasync" {
-            FsyncMode::Fdatasync
-        } else {
-            FsyncMode::Fsync
-        },
+        fsync_mode,
         merged_requests: v.int("file-merged-requests"),
         rw_ratio: v.float("file-rw-ratio"),
         validate: v.flag("validate"),
@@ -226,15 +340,16 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             Fill::Random
         },
         threads: c.run.threads,
-        given: FILEIO_OPTION_NAMES
-            .iter()
-            .filter(|n| v.given(n))
-            .map(|n| n.to_string())
-            .collect(),
     };
     spec.check_files().map_err(|e| UsageError(e.0))?;
     Ok(Box::new(Plan {
         spec,
+        io_mode,
+        async_engine,
+        notes: mode
+            .map(|m| notes(v, m, io_mode, fsync_mode))
+            .unwrap_or_default(),
+        fallback: RefCell::new(None),
         rand: c.run.rand_type,
         events: c.run.event_limit,
         text: c.format == Format::Text,
@@ -287,7 +402,11 @@ fn display(dir: &std::path::Path) -> String {
 impl Plan {
     /// The directory holding the files (none for the null engine, which opens none).
     fn target_dir(&self) -> Option<PathBuf> {
-        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
+        self.spec
+            .engine
+            .caps
+            .needs_files
+            .then(|| self.spec.dir.clone())
     }
 
     fn log(&self) -> Box<dyn Write> {
@@ -362,11 +481,11 @@ impl TestPlan for Plan {
             .as_ref()
             .map(|w| w.engine_name())
             .unwrap_or("sync");
-        line(match s.io_mode {
+        line(match self.io_mode {
             IoMode::Sync => "Using synchronous I/O mode".into(),
             IoMode::Async => format!(
                 "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
-                s.async_backlog
+                s.queue_depth
             ),
             IoMode::Mmap => "Using fast mmaped I/O mode".into(),
             IoMode::Null => "Using the null engine: no I/O, plumb's own cost only".into(),
@@ -384,12 +503,25 @@ impl TestPlan for Plan {
     fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
         // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
         signals::install();
-        let notes = self.spec.check_run().map_err(|e| UsageError(e.0))?;
-        for n in notes {
+        self.spec.check_run().map_err(|e| UsageError(e.0))?;
+        if self.io_mode != IoMode::Async && self.async_engine != AsyncEngine::Auto {
+            return Err(UsageError(format!(
+                "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
+                self.io_mode.name()
+            ))
+            .into());
+        }
+        for n in &self.notes {
             eprintln!("plumb: note: {n}");
         }
-        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(cli_error)?);
-        if let Some(f) = &w.fallback {
+        let mut spec = self.spec.clone();
+        if self.io_mode == IoMode::Async {
+            let (engine, fallback) = choose_async(self.async_engine, uring::DEF.available)?;
+            spec.engine = engine;
+            *self.fallback.borrow_mut() = fallback;
+        }
+        let w = Arc::new(FileioWorkload::open(spec, self.rand).map_err(cli_error)?);
+        if let Some(f) = self.fallback.borrow().as_ref() {
             eprintln!("plumb: note: {f}");
         }
         *self.workload.borrow_mut() = Some(w.clone());
@@ -408,18 +540,18 @@ impl TestPlan for Plan {
                     .load(std::sync::atomic::Ordering::Relaxed)
             })
             .unwrap_or(0);
-        let uring = figures
+        let registers = figures
             .as_ref()
-            .filter(|_| w.is_some_and(|w| w.engine_name() == "io_uring"));
+            .filter(|_| w.is_some_and(|w| w.engine().caps.registers));
         json!({
             "test_mode": s.mode.map(TestMode::name),
-            "io_mode": s.io_mode.name(),
+            "io_mode": self.io_mode.name(),
             "engine": w.map(|w| w.engine_name()),
-            "engine_note": w.and_then(|w| w.fallback.clone()),
-            "io_uring_registered_files": uring.map(|f| f.uring_fixed_files.load(std::sync::atomic::Ordering::Relaxed) == 1),
-            "io_uring_registered_buffers": uring.map(|f| f.uring_fixed_bufs.load(std::sync::atomic::Ordering::Relaxed) == 1),
-            "async_backlog": (s.io_mode == IoMode::Async).then_some(s.async_backlog),
-            "dir": (s.io_mode != IoMode::Null).then(|| self.dir_display()),
+            "engine_note": w.and_then(|_| self.fallback.borrow().clone()),
+            "io_uring_registered_files": registers.map(|f| f.registered_files.load(std::sync::atomic::Ordering::Relaxed) == 1),
+            "io_uring_registered_buffers": registers.map(|f| f.registered_bufs.load(std::sync::atomic::Ordering::Relaxed) == 1),
+            "async_backlog": (self.io_mode == IoMode::Async).then_some(s.queue_depth),
+            "dir": self.target_dir().map(|_| self.dir_display()),
             "num_files": s.num_files,
             "file_size_bytes": s.file_size(),
             "total_size_bytes": s.file_size() * s.num_files as u64,
@@ -444,7 +576,7 @@ impl TestPlan for Plan {
         let Some(w) = self.workload.borrow().clone() else {
             return Ok(());
         };
-        if self.spec.mode != Some(TestMode::SeqWr) || w.engine_name() == "null" {
+        if self.spec.mode != Some(TestMode::SeqWr) || !w.engine().caps.needs_files {
             return Ok(());
         }
         if result.status != plumb_core::result::Status::Completed {
@@ -525,7 +657,26 @@ impl TestPlan for Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::sb_size;
+    use super::*;
+
+    fn refused() -> std::io::Result<()> {
+        Err(std::io::Error::from_raw_os_error(libc::EPERM))
+    }
+
+    #[test]
+    fn async_falls_back_to_libaio_only_when_allowed() {
+        let (e, note) = choose_async(AsyncEngine::Auto, refused).unwrap();
+        assert_eq!(e, &libaio::DEF);
+        assert!(note.unwrap().contains("io_uring is not available"));
+        let (e, note) = choose_async(AsyncEngine::Auto, || Ok(())).unwrap();
+        assert_eq!((e, note), (&uring::DEF, None));
+        let err = choose_async(AsyncEngine::IoUring, refused).err().unwrap();
+        assert!(err.to_string().contains("--file-async-engine=libaio"));
+        assert_eq!(
+            choose_async(AsyncEngine::Libaio, refused).unwrap().0,
+            &libaio::DEF
+        );
+    }
 
     #[test]
     fn sizes_print_like_sysbench() {
