@@ -1,6 +1,7 @@
 //! plumb-fileio: sysbench's fileio benchmark, done right.
 //!
-//! - [`spec`]: every option, checked ([`spec::FileioSpec`]).
+//! - [`spec`]: every setting, checked ([`spec::FileioSpec`]).
+//! - [`setting`]: the settings errors name, spelled by each front end.
 //! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
 //! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
 //! - [`engine`]: the engine registry: sync, io_uring, libaio, mmap and null, one file each.
@@ -15,6 +16,7 @@ pub mod error;
 pub mod fileset;
 pub mod fill;
 pub mod pattern;
+pub mod setting;
 pub mod spec;
 pub mod worker;
 pub mod workload;

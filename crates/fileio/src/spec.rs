@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::engine::EngineDef;
+use crate::setting::{plain, Setting, Spelling};
 
 /// sysbench's `--file-test-mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,10 +231,103 @@ impl Default for FileioSpec {
     }
 }
 
-/// A combination of options that cannot work, in one line that names the options.
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct SpecError(pub String);
+/// A combination of settings that cannot work. [`SpecError::describe`] says it in one line
+/// naming the settings the way the caller spells them.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{}", self.describe(&plain))]
+pub enum SpecError {
+    NoFiles,
+    /// Fewer bytes than files.
+    EmptyFiles {
+        total: u64,
+        files: u32,
+    },
+    BlockSizeZero,
+    ValidateZeroFill,
+    /// Validation needs room for a CRC32 and an offset in each block.
+    ValidateBlockTooSmall {
+        block: u64,
+    },
+    ValidatePartialBlock {
+        file_size: u64,
+        block: u64,
+    },
+    /// No access pattern: nothing to run.
+    NoAccess,
+    RequestTooLarge {
+        bytes: u64,
+        max: u64,
+    },
+    /// Open flags on an engine they do not change.
+    OpenFlagsUnused {
+        flags: Vec<&'static str>,
+        engine: &'static str,
+        mapped: bool,
+    },
+    /// Validation on an engine that moves no data.
+    ValidateWithoutData {
+        engine: &'static str,
+    },
+}
+
+impl SpecError {
+    /// The problem in one line, each setting written by `spell`.
+    pub fn describe(&self, spell: Spelling<'_>) -> String {
+        use Setting as S;
+        match self {
+            SpecError::NoFiles => format!("{} must be at least 1", spell(S::FileCount)),
+            SpecError::EmptyFiles { total, files } => format!(
+                "{} ({total}) is smaller than {} ({files}): every file would be empty",
+                spell(S::TotalSize),
+                spell(S::FileCount)
+            ),
+            SpecError::BlockSizeZero => format!("{} must be at least 1", spell(S::BlockSize)),
+            SpecError::ValidateZeroFill => format!(
+                "{} writes checksummed random blocks; it cannot be combined with {}",
+                spell(S::Validate),
+                spell(S::ZeroFill)
+            ),
+            SpecError::ValidateBlockTooSmall { block } => format!(
+                "{} needs {} larger than 12 bytes (a CRC32 and an offset end each block), got {block}",
+                spell(S::Validate),
+                spell(S::BlockSize)
+            ),
+            SpecError::ValidatePartialBlock { file_size, block } => format!(
+                "{} needs files made of whole blocks: file size {file_size} ({} / {}) is not a multiple of {} {block}",
+                spell(S::Validate),
+                spell(S::TotalSize),
+                spell(S::FileCount),
+                spell(S::BlockSize)
+            ),
+            SpecError::NoAccess => format!("no {} given: nothing to run", spell(S::Access)),
+            SpecError::RequestTooLarge { bytes, max } => format!(
+                "{} times {} is {bytes} bytes; plumb allows at most {max} per request",
+                spell(S::BlockSize),
+                spell(S::MergedRequests)
+            ),
+            SpecError::OpenFlagsUnused {
+                flags,
+                engine,
+                mapped,
+            } => format!(
+                "{}={} cannot apply to {}={engine}: {}",
+                spell(S::OpenFlags),
+                flags.join(","),
+                spell(S::Engine),
+                if *mapped {
+                    "memory-mapped I/O does not go through read/write, so open flags do not change it".to_string()
+                } else {
+                    format!("the {engine} engine does no I/O")
+                }
+            ),
+            SpecError::ValidateWithoutData { engine } => format!(
+                "{} needs data: it cannot be combined with {}={engine}",
+                spell(S::Validate),
+                spell(S::Engine)
+            ),
+        }
+    }
+}
 
 /// Largest request buffer plumb allocates (per in-flight request).
 pub const MAX_REQUEST: u64 = 1 << 30;
@@ -290,35 +384,31 @@ impl FileioSpec {
     /// Check the options that matter for every command (prepare, run, cleanup).
     pub fn check_files(&self) -> Result<(), SpecError> {
         if self.num_files == 0 {
-            return Err(SpecError("--file-num must be at least 1".into()));
+            return Err(SpecError::NoFiles);
         }
         if self.file_size() == 0 {
-            return Err(SpecError(format!(
-                "--file-total-size ({}) is smaller than --file-num ({}): every file would be empty",
-                self.total_size, self.num_files
-            )));
+            return Err(SpecError::EmptyFiles {
+                total: self.total_size,
+                files: self.num_files,
+            });
         }
         if self.block_size == 0 {
-            return Err(SpecError("--file-block-size must be at least 1".into()));
+            return Err(SpecError::BlockSizeZero);
         }
         if self.validate {
             if self.fill == Fill::Zero {
-                return Err(SpecError(
-                    "--validate writes checksummed random blocks; it cannot be combined with --file-fill=zero".into(),
-                ));
+                return Err(SpecError::ValidateZeroFill);
             }
             if self.block_size <= 12 {
-                return Err(SpecError(format!(
-                    "--validate needs --file-block-size larger than 12 bytes (a CRC32 and an offset end each block), got {}",
-                    self.block_size
-                )));
+                return Err(SpecError::ValidateBlockTooSmall {
+                    block: self.block_size,
+                });
             }
             if !self.file_size().is_multiple_of(self.block_size) {
-                return Err(SpecError(format!(
-                    "--validate needs files made of whole blocks: file size {} (--file-total-size / --file-num) is not a multiple of --file-block-size {}",
-                    self.file_size(),
-                    self.block_size
-                )));
+                return Err(SpecError::ValidatePartialBlock {
+                    file_size: self.file_size(),
+                    block: self.block_size,
+                });
             }
         }
         Ok(())
@@ -328,36 +418,26 @@ impl FileioSpec {
     pub fn check_run(&self) -> Result<(), SpecError> {
         self.check_files()?;
         if self.mode.is_none() {
-            return Err(SpecError(format!(
-                "missing required option --file-test-mode for 'run' (allowed: {})",
-                TEST_MODES.join(", ")
-            )));
+            return Err(SpecError::NoAccess);
         };
         if self.request_size() > MAX_REQUEST {
-            return Err(SpecError(format!(
-                "--file-block-size times --file-merged-requests is {} bytes; plumb allows at most {} per request",
-                self.request_size(),
-                MAX_REQUEST
-            )));
+            return Err(SpecError::RequestTooLarge {
+                bytes: self.request_size(),
+                max: MAX_REQUEST,
+            });
         }
         let caps = self.engine.caps;
         if self.flags.any() && !caps.open_flags {
-            return Err(SpecError(format!(
-                "--file-extra-flags={} cannot apply to --file-io-mode={}: {}",
-                self.flags.names().join(","),
-                self.engine.name,
-                if caps.maps_files {
-                    "memory-mapped I/O does not go through read/write, so open flags do not change it".to_string()
-                } else {
-                    format!("the {} engine does no I/O", self.engine.name)
-                }
-            )));
+            return Err(SpecError::OpenFlagsUnused {
+                flags: self.flags.names(),
+                engine: self.engine.name,
+                mapped: caps.maps_files,
+            });
         }
         if self.validate && !caps.does_io {
-            return Err(SpecError(format!(
-                "--validate needs data: it cannot be combined with --file-io-mode={}",
-                self.engine.name
-            )));
+            return Err(SpecError::ValidateWithoutData {
+                engine: self.engine.name,
+            });
         }
         Ok(())
     }
@@ -410,11 +490,14 @@ mod tests {
             },
             ..spec(TestMode::RndRd)
         };
-        assert!(s
-            .check_run()
-            .unwrap_err()
-            .0
-            .contains("--file-extra-flags=direct"));
+        assert_eq!(
+            s.check_run().unwrap_err(),
+            SpecError::OpenFlagsUnused {
+                flags: vec!["direct"],
+                engine: "mmap",
+                mapped: true
+            }
+        );
         let s = FileioSpec {
             validate: true,
             fill: Fill::Zero,
@@ -426,12 +509,37 @@ mod tests {
             num_files: 4,
             ..spec(TestMode::RndRd)
         };
-        assert!(s.check_files().unwrap_err().0.contains("--file-total-size"));
-        assert!(FileioSpec::default()
-            .check_run()
-            .unwrap_err()
-            .0
-            .contains("--file-test-mode"));
+        assert_eq!(
+            s.check_files().unwrap_err(),
+            SpecError::EmptyFiles { total: 3, files: 4 }
+        );
+        assert_eq!(
+            FileioSpec::default().check_run().unwrap_err(),
+            SpecError::NoAccess
+        );
+    }
+
+    #[test]
+    fn errors_name_settings_as_the_caller_spells_them() {
+        let e = SpecError::ValidatePartialBlock {
+            file_size: 1000,
+            block: 300,
+        };
+        assert_eq!(
+            e.to_string(),
+            "validation needs files made of whole blocks: file size 1000 (total size / number of files) is not a multiple of block size 300"
+        );
+        let fio = |s: Setting| match s {
+            Setting::Validate => "verify".to_string(),
+            Setting::TotalSize => "size".into(),
+            Setting::FileCount => "nrfiles".into(),
+            Setting::BlockSize => "bs".into(),
+            other => other.plain().into(),
+        };
+        assert_eq!(
+            e.describe(&fio),
+            "verify needs files made of whole blocks: file size 1000 (size / nrfiles) is not a multiple of bs 300"
+        );
     }
 
     #[test]

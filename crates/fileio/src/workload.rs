@@ -22,7 +22,9 @@ use crate::error::FileioError;
 use crate::fileset::open::{open_for_run, RunFiles};
 use crate::fileset::FileTable;
 use crate::fill::Filler;
+use crate::message;
 use crate::pattern::{Pattern, SharedStream};
+use crate::setting::Setting;
 use crate::spec::{FileioSpec, TestMode};
 use crate::worker::{Busy, Driver, Setup, WorkerState};
 
@@ -58,14 +60,21 @@ fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {
             .map(|kb| kb * 1024)
     });
     match avail {
-        Some(a) if need > a / 2 => Err(FileioError::Other(format!(
-            "request buffers would take {} ({} in flight per thread × {} bytes × {} threads), more than half of the {} of memory available: lower --file-async-backlog, --file-block-size or --file-merged-requests",
-            crate::fileset::human(need),
-            spec.depth(),
-            spec.max_io(),
-            spec.threads.max(1),
-            crate::fileset::human(a)
-        ))),
+        Some(a) if need > a / 2 => Err(FileioError::Settings(message![
+            format!(
+                "request buffers would take {} ({} in flight per thread × {} bytes × {} threads), more than half of the {} of memory available: lower ",
+                crate::fileset::human(need),
+                spec.depth(),
+                spec.max_io(),
+                spec.threads.max(1),
+                crate::fileset::human(a)
+            ),
+            Setting::QueueDepth,
+            ", ",
+            Setting::BlockSize,
+            " or ",
+            Setting::MergedRequests
+        ])),
         _ => Ok(()),
     }
 }
@@ -160,9 +169,16 @@ impl FileioWorkload {
             geo.blocks_per_file() * geo.num_files as u64
         };
         if room <= 2 * in_flight {
-            return Err(FileioError::Other(format!(
-                "--validate needs more blocks than requests in flight: {room} requests cover the file set, {in_flight} can be in flight (fewer --threads or --file-async-backlog, or larger files)"
-            )));
+            return Err(FileioError::Settings(message![
+                Setting::Validate,
+                format!(
+                    " needs more blocks than requests in flight: {room} requests cover the file set, {in_flight} can be in flight (fewer "
+                ),
+                Setting::Threads,
+                " or ",
+                Setting::QueueDepth,
+                ", or larger files)"
+            ]));
         }
         Ok(())
     }

@@ -178,7 +178,7 @@ fn direct_io_checks_alignment() {
     };
     let e = go(spec, 10, 1).unwrap_err().to_string();
     assert!(
-        e.contains("--file-block-size is 1000 bytes, not a multiple of"),
+        e.contains("block size is 1000 bytes, not a multiple of"),
         "{e}"
     );
 }
@@ -314,7 +314,7 @@ fn validate_needs_a_validated_set() {
     };
     let e = go(spec, 10, 1).unwrap_err().to_string();
     assert!(
-        e.contains("--validate needs files prepared with --validate"),
+        e.contains("validation needs files prepared with validation"),
         "{e}"
     );
 }

@@ -13,7 +13,10 @@ use plumb_fileio::engine::{libaio, mmap, null, sync, uring, EngineDef};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
-use plumb_fileio::spec::{ExtraFlags, FileioSpec, Fill, FsyncMode, TestMode, TEST_MODES};
+use plumb_fileio::setting::Setting;
+use plumb_fileio::spec::{
+    ExtraFlags, FileioSpec, Fill, FsyncMode, SpecError, TestMode, TEST_MODES,
+};
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
@@ -341,7 +344,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         },
         threads: c.run.threads,
     };
-    spec.check_files().map_err(|e| UsageError(e.0))?;
+    spec.check_files().map_err(|e| usage(&e))?;
     Ok(Box::new(Plan {
         spec,
         io_mode,
@@ -358,11 +361,57 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }))
 }
 
-/// A fileio error as the CLI reports it: usage errors exit 2, a signal 128+n, the rest 1.
-fn cli_error(e: FileioError) -> anyhow::Error {
+/// A setting as sysbench's fileio options name it.
+fn spell(s: Setting) -> String {
+    match s {
+        Setting::Dir => "--file-dir",
+        Setting::FileCount => "--file-num",
+        Setting::TotalSize => "--file-total-size",
+        Setting::BlockSize => "--file-block-size",
+        Setting::MergedRequests => "--file-merged-requests",
+        Setting::Access => "--file-test-mode",
+        Setting::Engine => "--file-io-mode",
+        Setting::QueueDepth => "--file-async-backlog",
+        Setting::Threads => "--threads",
+        Setting::OpenFlags => "--file-extra-flags",
+        Setting::Direct => "--file-extra-flags=direct",
+        Setting::ZeroFill => "--file-fill=zero",
+        Setting::Validate => "--validate",
+    }
+    .to_string()
+}
+
+/// A settings error in sysbench's terms.
+fn usage(e: &SpecError) -> UsageError {
+    UsageError(match e {
+        SpecError::NoAccess => format!(
+            "missing required option --file-test-mode for 'run' (allowed: {})",
+            TEST_MODES.join(", ")
+        ),
+        other => other.describe(&spell),
+    })
+}
+
+/// A fileio error as the CLI reports it, in sysbench's option names: usage errors exit 2,
+/// a signal 128+n, the rest 1.
+fn cli_error(spec: &FileioSpec, e: FileioError) -> anyhow::Error {
     match e {
-        FileioError::Spec(s) => UsageError(s.0).into(),
+        FileioError::Spec(s) => usage(&s).into(),
         FileioError::Interrupted(sig) => Interrupted(sig).into(),
+        FileioError::NotPrepared(what) => anyhow::anyhow!(
+            "{}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
+            what.describe(&spell),
+            spec.num_files,
+            spec.total_size,
+            if spec.dir == std::path::Path::new(".") {
+                String::new()
+            } else {
+                format!(" --file-dir={}", spec.dir.display())
+            }
+        ),
+        e @ (FileioError::Direct(_) | FileioError::Settings(_) | FileioError::Foreign { .. }) => {
+            anyhow::anyhow!(e.describe(&spell))
+        }
         other => anyhow::Error::new(other),
     }
 }
@@ -503,7 +552,7 @@ impl TestPlan for Plan {
     fn workload(&self) -> anyhow::Result<Arc<dyn Workload>> {
         // From here on a Ctrl-C must end in a report, not kill the process mid-setup.
         signals::install();
-        self.spec.check_run().map_err(|e| UsageError(e.0))?;
+        self.spec.check_run().map_err(|e| usage(&e))?;
         if self.io_mode != IoMode::Async && self.async_engine != AsyncEngine::Auto {
             return Err(UsageError(format!(
                 "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
@@ -520,7 +569,8 @@ impl TestPlan for Plan {
             spec.engine = engine;
             *self.fallback.borrow_mut() = fallback;
         }
-        let w = Arc::new(FileioWorkload::open(spec, self.rand).map_err(cli_error)?);
+        let w =
+            Arc::new(FileioWorkload::open(spec, self.rand).map_err(|e| cli_error(&self.spec, e))?);
         if let Some(f) = self.fallback.borrow().as_ref() {
             eprintln!("plumb: note: {f}");
         }
@@ -584,7 +634,8 @@ impl TestPlan for Plan {
             return Ok(());
         }
         let stop = signals::install();
-        let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop).map_err(cli_error)?;
+        let bytes = complete_seqwr(&self.spec, w.requests_issued(), &stop)
+            .map_err(|e| cli_error(&self.spec, e))?;
         self.seqwr_completed.set(Some(bytes));
         if let Some(obj) = result.workload.as_object_mut() {
             obj.insert("seqwr_completed_bytes".into(), json!(bytes));
@@ -641,7 +692,7 @@ impl TestPlan for Plan {
         let stop = signals::install();
         let mut log = self.log();
         let mut bar = Bar::new("Writing test files");
-        prepare(&self.spec, &stop, &mut log, &mut bar).map_err(cli_error)?;
+        prepare(&self.spec, &stop, &mut log, &mut bar).map_err(|e| cli_error(&self.spec, e))?;
         let _ = log.flush();
         Ok(())
     }
@@ -649,7 +700,8 @@ impl TestPlan for Plan {
     fn cleanup(&self, _common: &Common) -> anyhow::Result<()> {
         let stop = signals::install();
         let mut log = self.log();
-        cleanup(&self.spec, &stop, &mut log, &mut std::io::stderr()).map_err(cli_error)?;
+        cleanup(&self.spec, &stop, &mut log, &mut std::io::stderr())
+            .map_err(|e| cli_error(&self.spec, e))?;
         let _ = log.flush();
         Ok(())
     }
