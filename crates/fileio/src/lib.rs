@@ -1,5 +1,6 @@
-//! plumb-fileio: sysbench's fileio benchmark, done right.
+//! plumb-fileio: file I/O jobs (sysbench's fileio, fio's file jobs), measured exactly.
 //!
+//! - [`access`]: what a job reads and writes, in which order.
 //! - [`spec`]: every setting, checked ([`spec::FileioSpec`]).
 //! - [`setting`]: the settings errors name, spelled by each front end.
 //! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
@@ -9,6 +10,7 @@
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
 
+pub mod access;
 pub mod buf;
 pub mod direct;
 pub mod engine;

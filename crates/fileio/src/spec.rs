@@ -6,69 +6,9 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::access::{Access, Mix};
 use crate::engine::EngineDef;
 use crate::setting::{plain, Setting, Spelling};
-
-/// sysbench's `--file-test-mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TestMode {
-    SeqWr,
-    SeqRewr,
-    SeqRd,
-    RndRd,
-    RndWr,
-    RndRw,
-}
-
-pub const TEST_MODES: &[&str] = &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"];
-
-impl TestMode {
-    pub fn parse(s: &str) -> Option<TestMode> {
-        Some(match s {
-            "seqwr" => TestMode::SeqWr,
-            "seqrewr" => TestMode::SeqRewr,
-            "seqrd" => TestMode::SeqRd,
-            "rndrd" => TestMode::RndRd,
-            "rndwr" => TestMode::RndWr,
-            "rndrw" => TestMode::RndRw,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "seqwr",
-            TestMode::SeqRewr => "seqrewr",
-            TestMode::SeqRd => "seqrd",
-            TestMode::RndRd => "rndrd",
-            TestMode::RndWr => "rndwr",
-            TestMode::RndRw => "rndrw",
-        }
-    }
-    /// The words sysbench prints after "Doing".
-    pub fn description(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "sequential write (creation)",
-            TestMode::SeqRewr => "sequential rewrite",
-            TestMode::SeqRd => "sequential read",
-            TestMode::RndRd => "random read",
-            TestMode::RndWr => "random write",
-            TestMode::RndRw => "random r/w",
-        }
-    }
-    pub fn is_sequential(self) -> bool {
-        matches!(self, TestMode::SeqWr | TestMode::SeqRewr | TestMode::SeqRd)
-    }
-    /// Whether the mode issues writes (and so fsyncs).
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            TestMode::SeqWr | TestMode::SeqRewr | TestMode::RndWr | TestMode::RndRw
-        )
-    }
-    pub fn reads(self) -> bool {
-        matches!(self, TestMode::SeqRd | TestMode::RndRd | TestMode::RndRw)
-    }
-}
 
 /// `--file-extra-flags`: open(2) flags, combinable (sysbench 1.0 refuses some combinations
 /// with "Unknown extra flags value"; plumb takes any).
@@ -188,8 +128,8 @@ pub struct FileioSpec {
     pub num_files: u32,
     pub block_size: u64,
     pub total_size: u64,
-    /// Required for `run` only.
-    pub mode: Option<TestMode>,
+    /// What is read and written, in which order. Required for `run` only.
+    pub access: Option<Access>,
     /// The engine, from the registry.
     pub engine: &'static EngineDef,
     /// Requests in flight per thread, for engines that queue ([`crate::engine::Caps::queued`]).
@@ -200,7 +140,6 @@ pub struct FileioSpec {
     pub fsync_end: bool,
     pub fsync_mode: FsyncMode,
     pub merged_requests: u64,
-    pub rw_ratio: f64,
     pub validate: bool,
     /// Random unless `--file-fill=zero`; `--validate` implies the validate layout.
     pub fill: Fill,
@@ -214,7 +153,7 @@ impl Default for FileioSpec {
             num_files: 128,
             block_size: 16384,
             total_size: 2 << 30,
-            mode: None,
+            access: None,
             engine: &crate::engine::sync::DEF,
             queue_depth: 128,
             flags: ExtraFlags::default(),
@@ -223,7 +162,6 @@ impl Default for FileioSpec {
             fsync_end: true,
             fsync_mode: FsyncMode::Fsync,
             merged_requests: 0,
-            rw_ratio: 1.5,
             validate: false,
             fill: Fill::Random,
             threads: 1,
@@ -254,6 +192,8 @@ pub enum SpecError {
     },
     /// No access pattern: nothing to run.
     NoAccess,
+    /// Files written from scratch by the run itself take sequential writes only.
+    CreateNeedsSequentialWrites,
     RequestTooLarge {
         bytes: u64,
         max: u64,
@@ -300,6 +240,10 @@ impl SpecError {
                 spell(S::BlockSize)
             ),
             SpecError::NoAccess => format!("no {} given: nothing to run", spell(S::Access)),
+            SpecError::CreateNeedsSequentialWrites => format!(
+                "{}: files the run creates itself can only be written sequentially",
+                spell(S::Access)
+            ),
             SpecError::RequestTooLarge { bytes, max } => format!(
                 "{} times {} is {bytes} bytes; plumb allows at most {max} per request",
                 spell(S::BlockSize),
@@ -345,8 +289,8 @@ impl FileioSpec {
 
     /// The size of the largest single I/O.
     pub fn max_io(&self) -> u64 {
-        match self.mode {
-            Some(m) if m.is_sequential() => self.request_size(),
+        match self.access {
+            Some(a) if a.is_sequential() => self.request_size(),
             _ => self.block_size,
         }
         .min(self.file_size().max(1))
@@ -363,13 +307,13 @@ impl FileioSpec {
 
     /// Periodic fsync every N requests, when it applies (`None` otherwise).
     pub fn periodic_fsync(&self) -> Option<u64> {
-        let writes = self.mode.is_some_and(TestMode::writes);
+        let writes = self.access.is_some_and(|a| a.writes());
         (writes && !self.fsync_all && self.fsync_freq > 0).then_some(self.fsync_freq)
     }
 
     /// Whether each thread fsyncs every file at the end (write modes only, as sysbench).
     pub fn end_fsync(&self) -> bool {
-        self.fsync_end && !self.fsync_all && self.mode.is_some_and(TestMode::writes)
+        self.fsync_end && !self.fsync_all && self.access.is_some_and(|a| a.writes())
     }
 
     /// The data layout files are written with.
@@ -417,9 +361,12 @@ impl FileioSpec {
     /// Check everything `run` needs.
     pub fn check_run(&self) -> Result<(), SpecError> {
         self.check_files()?;
-        if self.mode.is_none() {
+        let Some(access) = self.access else {
             return Err(SpecError::NoAccess);
         };
+        if access.creates_files && (access.mix != Mix::Write || !access.is_sequential()) {
+            return Err(SpecError::CreateNeedsSequentialWrites);
+        }
         if self.request_size() > MAX_REQUEST {
             return Err(SpecError::RequestTooLarge {
                 bytes: self.request_size(),
@@ -447,9 +394,9 @@ impl FileioSpec {
 mod tests {
     use super::*;
 
-    fn spec(mode: TestMode) -> FileioSpec {
+    fn spec(access: Access) -> FileioSpec {
         FileioSpec {
-            mode: Some(mode),
+            access: Some(access),
             ..Default::default()
         }
     }
@@ -462,19 +409,18 @@ mod tests {
         assert_eq!(s.file_size(), 16 << 20);
         assert_eq!(s.fsync_freq, 100);
         assert!(s.fsync_end && !s.fsync_all);
-        assert_eq!(s.rw_ratio, 1.5);
         assert_eq!(s.queue_depth, 128);
     }
 
     #[test]
     fn fsync_policy_follows_mode_and_fsync_all() {
-        assert_eq!(spec(TestMode::RndWr).periodic_fsync(), Some(100));
-        assert_eq!(spec(TestMode::RndRd).periodic_fsync(), None);
-        assert!(!spec(TestMode::SeqRd).end_fsync());
-        assert!(spec(TestMode::SeqRewr).end_fsync());
+        assert_eq!(spec(Access::rand_write()).periodic_fsync(), Some(100));
+        assert_eq!(spec(Access::rand_read()).periodic_fsync(), None);
+        assert!(!spec(Access::seq_read()).end_fsync());
+        assert!(spec(Access::seq_write()).end_fsync());
         let all = FileioSpec {
             fsync_all: true,
-            ..spec(TestMode::RndWr)
+            ..spec(Access::rand_write())
         };
         assert_eq!(all.periodic_fsync(), None);
         assert!(!all.end_fsync());
@@ -488,7 +434,7 @@ mod tests {
                 direct: true,
                 ..Default::default()
             },
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
         assert_eq!(
             s.check_run().unwrap_err(),
@@ -501,13 +447,13 @@ mod tests {
         let s = FileioSpec {
             validate: true,
             fill: Fill::Zero,
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
         assert!(s.check_files().is_err());
         let s = FileioSpec {
             total_size: 3,
             num_files: 4,
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
         assert_eq!(
             s.check_files().unwrap_err(),
@@ -517,6 +463,19 @@ mod tests {
             FileioSpec::default().check_run().unwrap_err(),
             SpecError::NoAccess
         );
+    }
+
+    #[test]
+    fn only_sequential_writes_create_files() {
+        let reads = Access {
+            creates_files: true,
+            ..Access::seq_read()
+        };
+        assert_eq!(
+            spec(reads).check_run().unwrap_err(),
+            SpecError::CreateNeedsSequentialWrites
+        );
+        assert_eq!(spec(Access::seq_create()).check_run(), Ok(()));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use plumb_core::random::RandType;
 use plumb_core::{KindId, OpKind, Worker, Workload, WorkloadError};
 
+use crate::access::Access;
 use crate::engine::{Buffers, EngineDef, Shared};
 use crate::error::FileioError;
 use crate::fileset::open::{open_for_run, RunFiles};
@@ -25,7 +26,7 @@ use crate::fill::Filler;
 use crate::message;
 use crate::pattern::{Pattern, SharedStream};
 use crate::setting::Setting;
-use crate::spec::{FileioSpec, TestMode};
+use crate::spec::FileioSpec;
 use crate::worker::{Busy, Driver, Setup, WorkerState};
 
 pub const READ: KindId = 0;
@@ -108,7 +109,7 @@ impl FileioWorkload {
     /// distribution asked for, if any.
     pub fn open(spec: FileioSpec, rand: Option<RandType>) -> Result<FileioWorkload, FileioError> {
         spec.check_run()?;
-        let mode = spec.mode.expect("checked");
+        let access = spec.access.expect("checked");
         check_buffer_memory(&spec)?;
         let def = spec.engine;
         (def.available)().map_err(|e| {
@@ -123,7 +124,7 @@ impl FileioWorkload {
         let mut w = FileioWorkload::with_engine(spec, rand, state);
         w.files = files;
         if w.spec.validate {
-            w.check_validate_room(mode)?;
+            w.check_validate_room(access)?;
         }
         Ok(w)
     }
@@ -160,10 +161,10 @@ impl FileioWorkload {
         }
     }
 
-    fn check_validate_room(&self, mode: TestMode) -> Result<(), FileioError> {
+    fn check_validate_room(&self, access: Access) -> Result<(), FileioError> {
         let geo = crate::pattern::Geometry::from_spec(&self.spec);
         let in_flight = (self.spec.threads.max(1) * self.spec.depth()) as u64;
-        let room = if mode.is_sequential() {
+        let room = if access.is_sequential() {
             geo.seq_pass()
         } else {
             geo.blocks_per_file() * geo.num_files as u64
@@ -236,7 +237,7 @@ impl Workload for FileioWorkload {
             fsync_all: self.spec.fsync_all,
             end_fsync: self.spec.end_fsync(),
             num_files: self.spec.num_files,
-            random: !self.spec.mode.is_some_and(TestMode::is_sequential),
+            random: !self.spec.access.is_some_and(|a| a.is_sequential()),
             busy: self.busy.clone(),
             busy_base: thread * self.spec.depth(),
             figures: self.figures.clone(),

@@ -6,12 +6,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopFlag};
+use plumb_fileio::access::Access;
 use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::{prepare, Quiet};
-use plumb_fileio::spec::{ExtraFlags, FileioSpec, TestMode};
+use plumb_fileio::spec::{ExtraFlags, FileioSpec};
 use plumb_fileio::workload::{FileioWorkload, BYTES_READ, BYTES_WRITTEN, FSYNC, READ, WRITE};
 use plumb_fileio::FileioError;
 
@@ -73,7 +74,7 @@ fn every_engine_reads_and_writes_validated_data() {
     for engine in engines() {
         for threads in [1, 2] {
             let spec = FileioSpec {
-                mode: Some(TestMode::RndRw),
+                access: Some(Access::rand_mix(1.5)),
                 engine,
                 queue_depth: 8,
                 ..s.clone()
@@ -90,7 +91,7 @@ fn every_engine_reads_and_writes_validated_data() {
     }
     // Everything written above is still valid when read back sequentially.
     let spec = FileioSpec {
-        mode: Some(TestMode::SeqRd),
+        access: Some(Access::seq_read()),
         merged_requests: 4,
         ..s.clone()
     };
@@ -106,7 +107,7 @@ fn validation_catches_a_damaged_block() {
     data[5000] ^= 0xff;
     fs::write(&p, &data).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::SeqRd),
+        access: Some(Access::seq_read()),
         ..s
     };
     // Rewriting by hand changed the inode's data, not the inode: still plumb's file.
@@ -142,7 +143,7 @@ fn open_flags_work_with_each_engine() {
                 continue;
             }
             let spec = FileioSpec {
-                mode: Some(TestMode::RndRw),
+                access: Some(Access::rand_mix(1.5)),
                 engine,
                 queue_depth: 4,
                 flags,
@@ -169,7 +170,7 @@ fn direct_io_checks_alignment() {
     };
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         flags: ExtraFlags {
             direct: true,
             ..Default::default()
@@ -191,7 +192,7 @@ fn direct_on_tmpfs_works_or_says_why() {
     let s = base(d.path());
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         flags: ExtraFlags {
             direct: true,
             ..Default::default()
@@ -224,7 +225,7 @@ use std::os::unix::fs::OpenOptionsExt;
 fn seqwr_leaves_a_complete_file_set() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::SeqWr),
+        access: Some(Access::seq_create()),
         ..base(d.path())
     };
     // No prepare: seqwr creates its files, as in sysbench.
@@ -253,7 +254,7 @@ fn seqwr_leaves_a_complete_file_set() {
     assert!(m.files.iter().all(|e| e.valid_bytes == 1 << 20));
     // The next read run works (sysbench's would fail: #385).
     let rd = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         ..s.clone()
     };
     go(rd, 100, 1).unwrap();
@@ -265,7 +266,7 @@ fn seqwr_leaves_a_complete_file_set() {
 fn seqwr_with_mmap_sizes_files_first() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::SeqWr),
+        access: Some(Access::seq_create()),
         engine: &mmap::DEF,
         ..base(d.path())
     };
@@ -277,7 +278,7 @@ fn seqwr_with_mmap_sizes_files_first() {
 fn run_refuses_missing_or_changed_files() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         ..base(d.path())
     };
     let e = go(s.clone(), 10, 1).unwrap_err().to_string();
@@ -308,7 +309,7 @@ fn run_refuses_missing_or_changed_files() {
 fn validate_needs_a_validated_set() {
     let (_d, s) = prepared(false);
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         validate: true,
         ..s
     };

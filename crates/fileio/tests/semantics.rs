@@ -8,13 +8,14 @@ mod common;
 
 use common::recording::{self, Rec};
 use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
+use plumb_fileio::access::Access;
 use plumb_fileio::engine::null;
-use plumb_fileio::spec::{FileioSpec, TestMode};
+use plumb_fileio::spec::FileioSpec;
 use plumb_fileio::workload::{FileioWorkload, FSYNC, READ, WRITE};
 
-fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
+fn spec(access: Access, files: u32, total: u64, block: u64) -> FileioSpec {
     FileioSpec {
-        mode: Some(mode),
+        access: Some(access),
         num_files: files,
         total_size: total,
         block_size: block,
@@ -72,7 +73,7 @@ fn letters(ops: &[Rec]) -> String {
 fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
     let s = FileioSpec {
         fsync_freq: 10,
-        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+        ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(100, 1));
     // Periods of 10 writes + 4 fsyncs: 7 periods (98 slots) + 2 writes; then the end fsync.
@@ -89,7 +90,7 @@ fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
 fn fsync_all_syncs_each_write_inside_its_event() {
     let s = FileioSpec {
         fsync_all: true,
-        ..spec(TestMode::RndWr, 2, 2 << 20, 4096)
+        ..spec(Access::rand_write(), 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(50, 1));
     assert_eq!(ops.len(), 100);
@@ -107,7 +108,7 @@ fn fsync_all_syncs_each_write_inside_its_event() {
 #[test]
 fn read_modes_never_fsync() {
     let (out, ops) = record(
-        spec(TestMode::RndRd, 3, 3 << 20, 16384),
+        spec(Access::rand_read(), 3, 3 << 20, 16384),
         false,
         &events(500, 1),
     );
@@ -123,7 +124,7 @@ fn read_modes_never_fsync() {
 fn rndrw_interleave_and_fsync_counts() {
     let s = FileioSpec {
         fsync_freq: 100,
-        ..spec(TestMode::RndRw, 8, 8 << 20, 4096)
+        ..spec(Access::rand_mix(1.5), 8, 8 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(10_800, 1));
     // 10800 slots in periods of 108: 100 periods, 10000 requests, 800 fsyncs.
@@ -139,7 +140,7 @@ fn threads_share_the_sequential_cursor() {
     let s = FileioSpec {
         fsync_freq: 0,
         fsync_end: false,
-        ..spec(TestMode::SeqRd, 2, 2 * 64 * 4096, 4096)
+        ..spec(Access::seq_read(), 2, 2 * 64 * 4096, 4096)
     };
     // 128 blocks per pass, 3 threads, 1280 events: every block read exactly 10 times.
     let (_, ops) = record(s, false, &events(1280, 3));
@@ -157,7 +158,7 @@ fn merged_requests_join_sequential_blocks() {
     let s = FileioSpec {
         merged_requests: 8,
         fsync_freq: 0,
-        ..spec(TestMode::SeqRewr, 1, 100 * 4096, 4096)
+        ..spec(Access::seq_write(), 1, 100 * 4096, 4096)
     };
     let (_, ops) = record(s, false, &events(4, 1));
     let got: Vec<(u64, u32)> = ops
@@ -178,7 +179,7 @@ fn queued_engine_keeps_every_request_and_fsync() {
     let s = FileioSpec {
         fsync_freq: 10,
         queue_depth: 8,
-        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+        ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(100, 1));
     assert_eq!(count(&out, WRITE), 72);
@@ -197,7 +198,7 @@ fn queued_engine_keeps_every_request_and_fsync() {
 fn queued_reads_complete_out_of_order_without_loss() {
     let s = FileioSpec {
         queue_depth: 16,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(1000, 2));
     let queued = ops.iter().filter(|o| matches!(o, Rec::Read(_))).count();
@@ -211,7 +212,7 @@ fn queued_reads_complete_out_of_order_without_loss() {
 fn time_limit_stops_the_null_engine() {
     let s = FileioSpec {
         engine: &null::DEF,
-        ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
+        ..spec(Access::rand_mix(1.5), 4, 4 << 20, 4096)
     };
     let w = FileioWorkload::with_engine(s, None, None);
     let cfg = RunConfig {
@@ -229,7 +230,7 @@ fn queued_fsync_waits_for_writes_to_its_file() {
     let s = FileioSpec {
         fsync_freq: 7,
         queue_depth: 16,
-        ..spec(TestMode::RndWr, 3, 3 << 20, 4096)
+        ..spec(Access::rand_write(), 3, 3 << 20, 4096)
     };
     let (_, ops) = record(s, true, &events(500, 1));
     // Every write queued before a fsync of its file has completed when the fsync starts.
@@ -258,7 +259,7 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
         threads: 1,
         engine: &recording::QUEUED,
         queue_depth: 16,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
     let (w, _) = recording::workload(s, None, Some(40));
     let e = run(
@@ -281,7 +282,7 @@ fn open_loop_rate_paces_a_queueing_engine() {
         threads: 1,
         engine: &recording::QUEUED,
         queue_depth: 8,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
     let (w, _) = recording::workload(s, None, None);
     let cfg = RunConfig {

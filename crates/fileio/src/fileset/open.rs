@@ -24,7 +24,7 @@ use crate::error::{errno_text, FileioError};
 use crate::message;
 use crate::pattern::Geometry;
 use crate::setting::{Message, Setting};
-use crate::spec::{FileioSpec, TestMode};
+use crate::spec::FileioSpec;
 
 /// The run's files, opened.
 pub struct RunFiles {
@@ -71,14 +71,15 @@ fn not_prepared(what: String) -> FileioError {
     FileioError::NotPrepared(message![what])
 }
 
-/// Open the file set for a run of `spec` (mode must be set; not for the null engine).
+/// Open the file set for a run of `spec` (its access must be set; not for engines without
+/// files).
 pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
-    let mode = spec.mode.expect("run needs a test mode");
+    let access = spec.access.expect("run needs an access pattern");
     let dir = spec.dir.as_path();
     check_dir(dir)?;
     let existing = Manifest::load(dir)?;
     let owners = check_names(dir, existing.as_ref(), spec.num_files)?;
-    let seqwr = mode == TestMode::SeqWr;
+    let seqwr = access.creates_files;
     let Some(mut manifest) = existing.or_else(|| seqwr.then(Manifest::default)) else {
         return Err(not_prepared(format!(
             "no prepared file set in {}",
@@ -204,7 +205,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             }
         }
     }
-    if mode.writes() && !seqwr {
+    if access.writes() && !seqwr {
         for i in 0..spec.num_files {
             let e = manifest.upsert(&file_name(i));
             if e.fill != fill.name() {
@@ -212,7 +213,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             }
         }
     }
-    if mode.writes() {
+    if access.writes() {
         manifest.save(dir)?;
     }
 
@@ -239,7 +240,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 let geo = Geometry::from_spec(spec);
                 use Setting as S;
                 let mut checks = vec![(message![S::BlockSize], spec.block_size)];
-                if mode.is_sequential() && spec.merged_requests > 1 {
+                if access.is_sequential() && spec.merged_requests > 1 {
                     checks.push((
                         message![S::BlockSize, " × ", S::MergedRequests],
                         geo.request,

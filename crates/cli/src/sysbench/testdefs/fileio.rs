@@ -9,14 +9,13 @@ use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
+use plumb_fileio::access::Access;
 use plumb_fileio::engine::{libaio, mmap, null, sync, uring, EngineDef};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
 use plumb_fileio::setting::Setting;
-use plumb_fileio::spec::{
-    ExtraFlags, FileioSpec, Fill, FsyncMode, SpecError, TestMode, TEST_MODES,
-};
+use plumb_fileio::spec::{ExtraFlags, FileioSpec, Fill, FsyncMode, SpecError};
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
@@ -149,6 +148,72 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
+/// sysbench's `--file-test-mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TestMode {
+    SeqWr,
+    SeqRewr,
+    SeqRd,
+    RndRd,
+    RndWr,
+    RndRw,
+}
+
+const TEST_MODES: &[&str] = &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"];
+
+impl TestMode {
+    fn parse(s: &str) -> Option<TestMode> {
+        Some(match s {
+            "seqwr" => TestMode::SeqWr,
+            "seqrewr" => TestMode::SeqRewr,
+            "seqrd" => TestMode::SeqRd,
+            "rndrd" => TestMode::RndRd,
+            "rndwr" => TestMode::RndWr,
+            "rndrw" => TestMode::RndRw,
+            _ => return None,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            TestMode::SeqWr => "seqwr",
+            TestMode::SeqRewr => "seqrewr",
+            TestMode::SeqRd => "seqrd",
+            TestMode::RndRd => "rndrd",
+            TestMode::RndWr => "rndwr",
+            TestMode::RndRw => "rndrw",
+        }
+    }
+    /// The words sysbench prints after "Doing".
+    fn description(self) -> &'static str {
+        match self {
+            TestMode::SeqWr => "sequential write (creation)",
+            TestMode::SeqRewr => "sequential rewrite",
+            TestMode::SeqRd => "sequential read",
+            TestMode::RndRd => "random read",
+            TestMode::RndWr => "random write",
+            TestMode::RndRw => "random r/w",
+        }
+    }
+    /// The job model's access pattern: seqwr creates its files, rndrw interleaves by
+    /// `--file-rw-ratio`.
+    fn access(self, rw_ratio: f64) -> Access {
+        match self {
+            TestMode::SeqWr => Access::seq_create(),
+            TestMode::SeqRewr => Access::seq_write(),
+            TestMode::SeqRd => Access::seq_read(),
+            TestMode::RndRd => Access::rand_read(),
+            TestMode::RndWr => Access::rand_write(),
+            TestMode::RndRw => Access::rand_mix(rw_ratio),
+        }
+    }
+    fn is_sequential(self) -> bool {
+        self.access(1.0).is_sequential()
+    }
+    fn writes(self) -> bool {
+        self.access(1.0).writes()
+    }
+}
+
 /// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum IoMode {
@@ -238,6 +303,8 @@ fn choose_async(
 
 struct Plan {
     spec: FileioSpec,
+    mode: Option<TestMode>,
+    rw_ratio: f64,
     io_mode: IoMode,
     async_engine: AsyncEngine,
     /// Options given that have no effect in this combination (said out loud at run).
@@ -321,12 +388,13 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     } else {
         FsyncMode::Fsync
     };
+    let rw_ratio = v.float("file-rw-ratio");
     let spec = FileioSpec {
         dir: PathBuf::from(dir),
         num_files: v.int("file-num") as u32,
         block_size: v.size("file-block-size"),
         total_size: v.size("file-total-size"),
-        mode,
+        access: mode.map(|m| m.access(rw_ratio)),
         engine: engine_for(io_mode, async_engine),
         queue_depth: v.int("file-async-backlog") as u32,
         flags,
@@ -335,7 +403,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         fsync_end: v.flag("file-fsync-end"),
         fsync_mode,
         merged_requests: v.int("file-merged-requests"),
-        rw_ratio: v.float("file-rw-ratio"),
         validate: v.flag("validate"),
         fill: if v.word("file-fill") == "zero" {
             Fill::Zero
@@ -347,6 +414,8 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     spec.check_files().map_err(|e| usage(&e))?;
     Ok(Box::new(Plan {
         spec,
+        mode,
+        rw_ratio,
         io_mode,
         async_engine,
         notes: mode
@@ -479,7 +548,7 @@ impl TestPlan for Plan {
 
     fn header(&self) -> String {
         let s = &self.spec;
-        let mode = s.mode.unwrap_or(TestMode::RndRd);
+        let mode = self.mode.unwrap_or(TestMode::RndRd);
         let mut h = String::new();
         let mut line = |l: String| {
             h.push_str(&l);
@@ -509,7 +578,7 @@ impl TestPlan for Plan {
             line(format!("Number of IO requests: {}", self.events));
             line(format!(
                 "Read/Write ratio for combined random IO test: {:.2}",
-                s.rw_ratio
+                self.rw_ratio
             ));
         }
         let freq = if s.fsync_all { 0 } else { s.fsync_freq };
@@ -594,7 +663,7 @@ impl TestPlan for Plan {
             .as_ref()
             .filter(|_| w.is_some_and(|w| w.engine().caps.registers));
         json!({
-            "test_mode": s.mode.map(TestMode::name),
+            "test_mode": self.mode.map(TestMode::name),
             "io_mode": self.io_mode.name(),
             "engine": w.map(|w| w.engine_name()),
             "engine_note": w.and_then(|_| self.fallback.borrow().clone()),
@@ -606,7 +675,7 @@ impl TestPlan for Plan {
             "file_size_bytes": s.file_size(),
             "total_size_bytes": s.file_size() * s.num_files as u64,
             "block_size_bytes": s.block_size,
-            "request_size_bytes": s.mode.map(|m| if m.is_sequential() { s.request_size() } else { s.block_size }),
+            "request_size_bytes": self.mode.map(|m| if m.is_sequential() { s.request_size() } else { s.block_size }),
             "extra_flags": s.flags.names(),
             "direct_alignment_bytes": w.and_then(|w| w.direct_align()).map(|a| a.0),
             "direct_alignment_source": w.and_then(|w| w.direct_align()).map(|a| a.1.name()),
@@ -615,7 +684,7 @@ impl TestPlan for Plan {
             "fsync_end": s.end_fsync(),
             "fsync_mode": s.fsync_mode.name(),
             "merged_requests": s.merged_requests,
-            "rw_ratio": s.rw_ratio,
+            "rw_ratio": self.rw_ratio,
             "validate": s.validate,
             "fill": s.effective_fill().name(),
             "end_fsync_wall_s": end_wall as f64 / 1e9,
@@ -626,7 +695,7 @@ impl TestPlan for Plan {
         let Some(w) = self.workload.borrow().clone() else {
             return Ok(());
         };
-        if self.spec.mode != Some(TestMode::SeqWr) || !w.engine().caps.needs_files {
+        if self.mode != Some(TestMode::SeqWr) || !w.engine().caps.needs_files {
             return Ok(());
         }
         if result.status != plumb_core::result::Status::Completed {
@@ -648,7 +717,7 @@ impl TestPlan for Plan {
         let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
         let w = self.workload.borrow();
         facts.io = Some(IoFacts {
-            mode: s.mode.map(TestMode::name).unwrap_or_default().into(),
+            mode: self.mode.map(TestMode::name).unwrap_or_default().into(),
             direct: s.flags.direct,
             sync_writes: s.flags.sync || s.flags.dsync,
             fsync_freq: if s.fsync_all { 0 } else { s.fsync_freq },
