@@ -9,6 +9,8 @@
 //! An interleaved mix is deterministic: read while (reads + 1) / (writes + 1) is below
 //! `reads_per_write`, counted per thread.
 
+use plumb_core::random::RandType;
+
 /// Reads, writes, or both.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mix {
@@ -25,7 +27,8 @@ pub enum Mix {
 pub enum Order {
     /// One cursor shared by all threads (see the module comment).
     Sequential,
-    Random,
+    /// Blocks drawn with this distribution over all blocks of all files.
+    Random { dist: RandType },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,6 +39,10 @@ pub struct Access {
     /// a prepared set. Sequential writes only.
     pub creates_files: bool,
 }
+
+const UNIFORM: Order = Order::Random {
+    dist: RandType::Uniform,
+};
 
 impl Access {
     pub const fn new(mix: Mix, order: Order) -> Access {
@@ -58,14 +65,25 @@ impl Access {
     pub const fn seq_read() -> Access {
         Access::new(Mix::Read, Order::Sequential)
     }
+    /// Uniformly random reads.
     pub const fn rand_read() -> Access {
-        Access::new(Mix::Read, Order::Random)
+        Access::new(Mix::Read, UNIFORM)
     }
     pub const fn rand_write() -> Access {
-        Access::new(Mix::Write, Order::Random)
+        Access::new(Mix::Write, UNIFORM)
     }
     pub const fn rand_mix(reads_per_write: f64) -> Access {
-        Access::new(Mix::Interleaved { reads_per_write }, Order::Random)
+        Access::new(Mix::Interleaved { reads_per_write }, UNIFORM)
+    }
+    /// The same, with random offsets drawn from `dist` (sequential orders keep theirs).
+    pub const fn with_dist(self, dist: RandType) -> Access {
+        match self.order {
+            Order::Random { .. } => Access {
+                order: Order::Random { dist },
+                ..self
+            },
+            Order::Sequential => self,
+        }
     }
 
     pub fn is_sequential(&self) -> bool {

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use plumb_core::random::{Distribution, RandType, Rng};
 
-use crate::access::{Access, Mix};
+use crate::access::{Access, Mix, Order};
 use crate::spec::FileioSpec;
 
 /// Sizes that decide offsets.
@@ -170,9 +170,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    /// `rand`: the `--rand-type` given, if any (random offsets are uniform otherwise, as in
-    /// sysbench whatever --rand-type says).
-    pub fn new(spec: &FileioSpec, shared: Arc<SharedStream>, rand: Option<RandType>) -> Pattern {
+    pub fn new(spec: &FileioSpec, shared: Arc<SharedStream>) -> Pattern {
         let access = spec.access.unwrap_or(Access::rand_read());
         let geo = Geometry::from_spec(spec);
         let period = spec
@@ -194,9 +192,12 @@ impl Pattern {
             // sysbench 1.0 keeps the ratio in a float; compare against the same value.
             ratio: ratio as f32 as f64,
             total_blocks,
-            dist: rand
-                .filter(|r| *r != RandType::Uniform)
-                .map(|r| Distribution::new(r, 0, total_blocks - 1)),
+            dist: match access.order {
+                Order::Random { dist } if dist != RandType::Uniform => {
+                    Some(Distribution::new(dist, 0, total_blocks - 1))
+                }
+                _ => None,
+            },
             bpf: Divisor::new(geo.blocks_per_file()),
             cpf: Divisor::new(geo.chunks_per_file()),
             pass: geo.seq_pass(),
@@ -333,7 +334,7 @@ mod tests {
             fsync_freq: 0,
             ..spec(Access::seq_read(), 2, 2 * 40960, 16384)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let ops = take(&mut p, 7);
         let r = |file, offset, len| Op::Read(Io { file, offset, len });
         assert_eq!(
@@ -357,7 +358,7 @@ mod tests {
             fsync_freq: 0,
             ..spec(Access::seq_write(), 1, 100_000, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let ops = take(&mut p, 8);
         let lens: Vec<u32> = ops
             .iter()
@@ -375,7 +376,7 @@ mod tests {
             merged_requests: 4,
             ..spec(Access::rand_read(), 1, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&r, SharedStream::new(), None);
+        let mut p = Pattern::new(&r, SharedStream::new());
         assert!(take(&mut p, 100)
             .iter()
             .all(|o| matches!(o, Op::Read(io) if io.len == 4096)));
@@ -387,7 +388,7 @@ mod tests {
             fsync_freq: 3,
             ..spec(Access::rand_write(), 2, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 12)
             .iter()
             .map(|o| match o {
@@ -405,7 +406,7 @@ mod tests {
             fsync_freq: 0,
             ..spec(Access::rand_mix(1.5), 4, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 12)
             .iter()
             .map(|o| if matches!(o, Op::Read(_)) { 'R' } else { 'W' })
@@ -423,7 +424,7 @@ mod tests {
             fsync_freq: 2,
             ..spec(Access::rand_mix(100.0), 1, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 102)
             .iter()
             .map(|o| match o {
@@ -440,7 +441,7 @@ mod tests {
     #[test]
     fn random_offsets_are_block_aligned_and_cover_every_file() {
         let s = spec(Access::rand_read(), 4, 4 << 20, 16384);
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let mut files = [0u32; 4];
         for o in take(&mut p, 4000) {
             let Op::Read(io) = o else { panic!() };
@@ -462,7 +463,7 @@ mod tests {
             .map(|t| {
                 let (s, shared) = (s.clone(), shared.clone());
                 std::thread::spawn(move || {
-                    let mut p = Pattern::new(&s, shared, None);
+                    let mut p = Pattern::new(&s, shared);
                     let mut rng = Rng::new(1, t);
                     (0..2000).map(|_| p.next(&mut rng)).collect::<Vec<_>>()
                 })
@@ -500,7 +501,7 @@ mod tests {
                 merged_requests: merged,
                 ..spec(Access::seq_read(), files, total, block)
             };
-            let p = Pattern::new(&s, SharedStream::new(), None);
+            let p = Pattern::new(&s, SharedStream::new());
             let g = *p.geometry();
             for k in 0..3 * g.seq_pass() {
                 assert_eq!(p.seq_io(k), g.seq_io(k));
@@ -516,8 +517,13 @@ mod tests {
 
     #[test]
     fn rand_type_skews_random_offsets() {
-        let s = spec(Access::rand_read(), 1, 1 << 24, 4096);
-        let mut p = Pattern::new(&s, SharedStream::new(), Some(RandType::Pareto));
+        let s = spec(
+            Access::rand_read().with_dist(RandType::Pareto),
+            1,
+            1 << 24,
+            4096,
+        );
+        let mut p = Pattern::new(&s, SharedStream::new());
         let low = take(&mut p, 10_000)
             .iter()
             .filter(|o| matches!(o, Op::Read(io) if io.offset < (1 << 24) / 5))

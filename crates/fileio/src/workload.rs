@@ -14,7 +14,6 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use plumb_core::random::RandType;
 use plumb_core::{KindId, OpKind, Worker, Workload, WorkloadError};
 
 use crate::access::Access;
@@ -96,7 +95,6 @@ pub struct FileioWorkload {
     kinds: &'static [OpKind],
     files: Option<RunFiles>,
     shared: Arc<SharedStream>,
-    rand: Option<RandType>,
     engine: &'static EngineDef,
     /// What the engine's threads share.
     engine_state: Option<Shared>,
@@ -105,9 +103,8 @@ pub struct FileioWorkload {
 }
 
 impl FileioWorkload {
-    /// Check `spec`, check its engine can run here, open the files. `rand`: the random
-    /// distribution asked for, if any.
-    pub fn open(spec: FileioSpec, rand: Option<RandType>) -> Result<FileioWorkload, FileioError> {
+    /// Check `spec`, check its engine can run here, open the files.
+    pub fn open(spec: FileioSpec) -> Result<FileioWorkload, FileioError> {
         spec.check_run()?;
         let access = spec.access.expect("checked");
         check_buffer_memory(&spec)?;
@@ -121,7 +118,7 @@ impl FileioWorkload {
             None
         };
         let state = (def.share)(files.as_ref(), &spec)?;
-        let mut w = FileioWorkload::with_engine(spec, rand, state);
+        let mut w = FileioWorkload::with_engine(spec, state);
         w.files = files;
         if w.spec.validate {
             w.check_validate_room(access)?;
@@ -131,11 +128,7 @@ impl FileioWorkload {
 
     /// A workload on `spec.engine` without checks or files, for engines that need none
     /// (null, or a test engine given what its threads share in `state`).
-    pub fn with_engine(
-        spec: FileioSpec,
-        rand: Option<RandType>,
-        state: Option<Shared>,
-    ) -> FileioWorkload {
+    pub fn with_engine(spec: FileioSpec, state: Option<Shared>) -> FileioWorkload {
         let per_thread = spec.depth();
         let busy = spec.validate.then(|| {
             Arc::new(Busy {
@@ -154,7 +147,6 @@ impl FileioWorkload {
             spec,
             files: None,
             shared: SharedStream::new(),
-            rand,
             engine_state: state,
             figures: Arc::default(),
             busy,
@@ -225,7 +217,7 @@ impl Workload for FileioWorkload {
     }
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
         let state = WorkerState {
-            pattern: Pattern::new(&self.spec, self.shared.clone(), self.rand),
+            pattern: Pattern::new(&self.spec, self.shared.clone()),
             filler: Filler::new(
                 self.spec.effective_fill(),
                 self.spec.block_size,

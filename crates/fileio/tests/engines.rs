@@ -34,7 +34,7 @@ fn tmp() -> tempfile::TempDir {
 
 fn go(s: FileioSpec, events: u64, threads: usize) -> Result<(RunOutcome, String), FileioError> {
     let s = FileioSpec { threads, ..s };
-    let w = Arc::new(FileioWorkload::open(s, None)?);
+    let w = Arc::new(FileioWorkload::open(s)?);
     let name = w.engine_name().to_string();
     let cfg = RunConfig {
         threads,
@@ -229,7 +229,7 @@ fn seqwr_leaves_a_complete_file_set() {
         ..base(d.path())
     };
     // No prepare: seqwr creates its files, as in sysbench.
-    let w = Arc::new(FileioWorkload::open(s.clone(), None).unwrap());
+    let w = Arc::new(FileioWorkload::open(s.clone()).unwrap());
     let cfg = RunConfig {
         time_limit: None,
         event_limit: 300,

@@ -43,7 +43,7 @@ fn record(s: FileioSpec, queued: bool, cfg: &RunConfig) -> (RunOutcome, Vec<Rec>
         },
         ..s
     };
-    let (w, log) = recording::workload(s, None, None);
+    let (w, log) = recording::workload(s, None);
     let out = run(Arc::new(w), cfg, &StopFlag::default(), &mut |_| {}).unwrap();
     let ops = log.lock().unwrap().clone();
     (out, ops)
@@ -214,7 +214,7 @@ fn time_limit_stops_the_null_engine() {
         engine: &null::DEF,
         ..spec(Access::rand_mix(1.5), 4, 4 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(s, None, None);
+    let w = FileioWorkload::with_engine(s, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(200)),
         ..Default::default()
@@ -261,7 +261,7 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
         queue_depth: 16,
         ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
-    let (w, _) = recording::workload(s, None, Some(40));
+    let (w, _) = recording::workload(s, Some(40));
     let e = run(
         Arc::new(w),
         &events(1000, 1),
@@ -284,7 +284,7 @@ fn open_loop_rate_paces_a_queueing_engine() {
         queue_depth: 8,
         ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
-    let (w, _) = recording::workload(s, None, None);
+    let (w, _) = recording::workload(s, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(500)),
         rate: Some(2000.0),

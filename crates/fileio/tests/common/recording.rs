@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use plumb_core::random::RandType;
 use plumb_core::{Worker, WorkloadError};
 use plumb_fileio::engine::{
     always, nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
@@ -65,17 +64,13 @@ pub static QUEUED: EngineDef = EngineDef {
 
 /// A workload on the recording engine (queued or blocking per `spec.engine`), its log, and
 /// the completion to fail with EIO, if any.
-pub fn workload(
-    spec: FileioSpec,
-    rand: Option<RandType>,
-    fail_at: Option<u64>,
-) -> (FileioWorkload, Log) {
+pub fn workload(spec: FileioSpec, fail_at: Option<u64>) -> (FileioWorkload, Log) {
     let log: Log = Arc::default();
     let state = Arc::new(State {
         log: log.clone(),
         fail_at,
     });
-    (FileioWorkload::with_engine(spec, rand, Some(state)), log)
+    (FileioWorkload::with_engine(spec, Some(state)), log)
 }
 
 fn worker<const QUEUED: bool>(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {

@@ -311,7 +311,6 @@ struct Plan {
     notes: Vec<String>,
     /// Why the engine differs from the one asked for (io_uring unavailable).
     fallback: RefCell<Option<String>>,
-    rand: Option<RandType>,
     events: u64,
     text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
@@ -394,7 +393,11 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         num_files: v.int("file-num") as u32,
         block_size: v.size("file-block-size"),
         total_size: v.size("file-total-size"),
-        access: mode.map(|m| m.access(rw_ratio)),
+        // Random offsets are uniform unless --rand-type is given (sysbench ignores it).
+        access: mode.map(|m| {
+            m.access(rw_ratio)
+                .with_dist(c.run.rand_type.unwrap_or(RandType::Uniform))
+        }),
         engine: engine_for(io_mode, async_engine),
         queue_depth: v.int("file-async-backlog") as u32,
         flags,
@@ -422,7 +425,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             .map(|m| notes(v, m, io_mode, fsync_mode))
             .unwrap_or_default(),
         fallback: RefCell::new(None),
-        rand: c.run.rand_type,
         events: c.run.event_limit,
         text: c.format == Format::Text,
         workload: RefCell::new(None),
@@ -638,8 +640,7 @@ impl TestPlan for Plan {
             spec.engine = engine;
             *self.fallback.borrow_mut() = fallback;
         }
-        let w =
-            Arc::new(FileioWorkload::open(spec, self.rand).map_err(|e| cli_error(&self.spec, e))?);
+        let w = Arc::new(FileioWorkload::open(spec).map_err(|e| cli_error(&self.spec, e))?);
         if let Some(f) = self.fallback.borrow().as_ref() {
             eprintln!("plumb: note: {f}");
         }
