@@ -312,6 +312,7 @@ impl Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::SyncPolicy;
 
     fn spec(access: Access, files: u32, total: u64, block: u64) -> FileioSpec {
         FileioSpec {
@@ -331,7 +332,10 @@ mod tests {
     #[test]
     fn sequential_walks_files_in_order_and_wraps() {
         let s = FileioSpec {
-            fsync_freq: 0,
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
             ..spec(Access::seq_read(), 2, 2 * 40960, 16384)
         };
         let mut p = Pattern::new(&s, SharedStream::new());
@@ -355,7 +359,10 @@ mod tests {
     fn merged_requests_grow_sequential_chunks_only() {
         let s = FileioSpec {
             merged_requests: 4,
-            fsync_freq: 0,
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
             ..spec(Access::seq_write(), 1, 100_000, 4096)
         };
         let mut p = Pattern::new(&s, SharedStream::new());
@@ -385,7 +392,10 @@ mod tests {
     #[test]
     fn fsync_round_is_one_per_file_every_freq_requests() {
         let s = FileioSpec {
-            fsync_freq: 3,
+            sync: SyncPolicy {
+                every_requests: 3,
+                ..Default::default()
+            },
             ..spec(Access::rand_write(), 2, 1 << 20, 4096)
         };
         let mut p = Pattern::new(&s, SharedStream::new());
@@ -403,7 +413,10 @@ mod tests {
     #[test]
     fn rndrw_follows_sysbench_interleave() {
         let s = FileioSpec {
-            fsync_freq: 0,
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
             ..spec(Access::rand_mix(1.5), 4, 1 << 20, 4096)
         };
         let mut p = Pattern::new(&s, SharedStream::new());
@@ -421,7 +434,10 @@ mod tests {
     fn rndrw_skips_fsync_round_when_a_period_wrote_nothing() {
         // Ratio 100: reads dominate; with freq 2 some periods hold no write.
         let s = FileioSpec {
-            fsync_freq: 2,
+            sync: SyncPolicy {
+                every_requests: 2,
+                ..Default::default()
+            },
             ..spec(Access::rand_mix(100.0), 1, 1 << 20, 4096)
         };
         let mut p = Pattern::new(&s, SharedStream::new());
@@ -455,7 +471,10 @@ mod tests {
     #[test]
     fn threads_share_one_sequential_cursor() {
         let s = FileioSpec {
-            fsync_freq: 5,
+            sync: SyncPolicy {
+                every_requests: 5,
+                ..Default::default()
+            },
             ..spec(Access::seq_create(), 3, 3 * 65536, 4096)
         };
         let shared = SharedStream::new();

@@ -1,7 +1,7 @@
-//! What a fileio run or prepare is asked to do: every sysbench fileio option plus plumb's
-//! additions, checked once before anything touches a file.
+//! The file-I/O job model: what a run or prepare is asked to do, in no front end's terms,
+//! checked once before anything touches a file. Front ends (sysbench's fileio, fio) translate
+//! their options into a [`FileioSpec`]; docs/fileio.md ("The I/O job model") says how.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use thiserror::Error;
@@ -10,28 +10,16 @@ use crate::access::{Access, Mix};
 use crate::engine::EngineDef;
 use crate::setting::{plain, Setting, Spelling};
 
-/// `--file-extra-flags`: open(2) flags, combinable (sysbench 1.0 refuses some combinations
-/// with "Unknown extra flags value"; plumb takes any).
+/// Flags the files are opened with for a run: synchronous writes (O_SYNC, O_DSYNC) and
+/// direct I/O (O_DIRECT), combinable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExtraFlags {
+pub struct OpenFlags {
     pub sync: bool,
     pub dsync: bool,
     pub direct: bool,
 }
 
-impl ExtraFlags {
-    pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<ExtraFlags, String> {
-        let mut f = ExtraFlags::default();
-        for i in items {
-            match i.as_ref() {
-                "sync" => f.sync = true,
-                "dsync" => f.dsync = true,
-                "direct" => f.direct = true,
-                other => return Err(other.to_string()),
-            }
-        }
-        Ok(f)
-    }
+impl OpenFlags {
     pub fn any(self) -> bool {
         self.sync || self.dsync || self.direct
     }
@@ -48,6 +36,7 @@ impl ExtraFlags {
         }
         fl
     }
+    /// The flags set, by name ("sync", "dsync", "direct").
     pub fn names(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self.sync {
@@ -60,26 +49,6 @@ impl ExtraFlags {
             v.push("direct");
         }
         v
-    }
-}
-
-impl fmt::Display for ExtraFlags {
-    /// As sysbench prints it after "Extra file open flags:".
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.any() {
-            return f.write_str("(none)");
-        }
-        let mut words = Vec::new();
-        if self.sync {
-            words.push("sync");
-        }
-        if self.dsync {
-            words.push("dsync");
-        }
-        if self.direct {
-            words.push("directio");
-        }
-        f.write_str(&words.join(" "))
     }
 }
 
@@ -96,6 +65,47 @@ impl FsyncMode {
             FsyncMode::Fdatasync => "fdatasync",
         }
     }
+}
+
+/// When written data is synced to stable storage. Each kind applies to patterns that write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyncPolicy {
+    /// A sync round after every N requests of the run's shared request stream: each file
+    /// synced once, each sync an event of its own (0: none).
+    pub every_requests: u64,
+    /// Sync the written file right after each write, inside the write's event.
+    pub each_write: bool,
+    /// Each thread syncs every file after its last request, inside the measured time.
+    pub at_end: bool,
+    /// fsync or fdatasync (engines that map files msync whatever this says).
+    pub call: FsyncMode,
+}
+
+impl Default for SyncPolicy {
+    /// sysbench's defaults: a round every 100 requests, and at the end.
+    fn default() -> Self {
+        SyncPolicy {
+            every_requests: 100,
+            each_write: false,
+            at_end: true,
+            call: FsyncMode::Fsync,
+        }
+    }
+}
+
+impl SyncPolicy {
+    /// No syncs at all.
+    pub const NONE: SyncPolicy = SyncPolicy {
+        every_requests: 0,
+        each_write: false,
+        at_end: false,
+        call: FsyncMode::Fsync,
+    };
+    /// A sync after each write, and no other.
+    pub const EACH_WRITE: SyncPolicy = SyncPolicy {
+        each_write: true,
+        ..SyncPolicy::NONE
+    };
 }
 
 /// What the data written looks like.
@@ -120,13 +130,15 @@ impl Fill {
     }
 }
 
-/// Everything a fileio command needs, as given (defaults are sysbench's).
+/// One file-I/O job (defaults are sysbench's, for tests and the sysbench front end).
 #[derive(Clone, Debug)]
 pub struct FileioSpec {
-    /// Directory holding the files (sysbench: the current directory).
+    /// Directory holding the files, named test_file.0 .. test_file.N-1.
     pub dir: PathBuf,
     pub num_files: u32,
+    /// Bytes per request (random orders) or per merged unit (sequential orders).
     pub block_size: u64,
+    /// Bytes of all files together; each file holds total / files.
     pub total_size: u64,
     /// What is read and written, in which order. Required for `run` only.
     pub access: Option<Access>,
@@ -134,14 +146,15 @@ pub struct FileioSpec {
     pub engine: &'static EngineDef,
     /// Requests in flight per thread, for engines that queue ([`crate::engine::Caps::queued`]).
     pub queue_depth: u32,
-    pub flags: ExtraFlags,
-    pub fsync_freq: u64,
-    pub fsync_all: bool,
-    pub fsync_end: bool,
-    pub fsync_mode: FsyncMode,
+    /// How the files are opened for a run.
+    pub flags: OpenFlags,
+    /// When written data is synced.
+    pub sync: SyncPolicy,
+    /// Sequential requests are this many blocks long (0 or 1: one block).
     pub merged_requests: u64,
+    /// Write checksummed blocks and check every block read.
     pub validate: bool,
-    /// Random unless `--file-fill=zero`; `--validate` implies the validate layout.
+    /// The data written (validation implies its own layout).
     pub fill: Fill,
     pub threads: usize,
 }
@@ -156,11 +169,8 @@ impl Default for FileioSpec {
             access: None,
             engine: &crate::engine::sync::DEF,
             queue_depth: 128,
-            flags: ExtraFlags::default(),
-            fsync_freq: 100,
-            fsync_all: false,
-            fsync_end: true,
-            fsync_mode: FsyncMode::Fsync,
+            flags: OpenFlags::default(),
+            sync: SyncPolicy::default(),
             merged_requests: 0,
             validate: false,
             fill: Fill::Random,
@@ -308,12 +318,13 @@ impl FileioSpec {
     /// Periodic fsync every N requests, when it applies (`None` otherwise).
     pub fn periodic_fsync(&self) -> Option<u64> {
         let writes = self.access.is_some_and(|a| a.writes());
-        (writes && !self.fsync_all && self.fsync_freq > 0).then_some(self.fsync_freq)
+        let every = self.sync.every_requests;
+        (writes && every > 0).then_some(every)
     }
 
     /// Whether each thread fsyncs every file at the end (write modes only, as sysbench).
     pub fn end_fsync(&self) -> bool {
-        self.fsync_end && !self.fsync_all && self.access.is_some_and(|a| a.writes())
+        self.sync.at_end && self.access.is_some_and(|a| a.writes())
     }
 
     /// The data layout files are written with.
@@ -407,30 +418,30 @@ mod tests {
         assert_eq!(s.num_files, 128);
         assert_eq!(s.block_size, 16384);
         assert_eq!(s.file_size(), 16 << 20);
-        assert_eq!(s.fsync_freq, 100);
-        assert!(s.fsync_end && !s.fsync_all);
+        assert_eq!(s.sync.every_requests, 100);
+        assert!(s.sync.at_end && !s.sync.each_write);
         assert_eq!(s.queue_depth, 128);
     }
 
     #[test]
-    fn fsync_policy_follows_mode_and_fsync_all() {
+    fn syncs_apply_to_patterns_that_write() {
         assert_eq!(spec(Access::rand_write()).periodic_fsync(), Some(100));
         assert_eq!(spec(Access::rand_read()).periodic_fsync(), None);
         assert!(!spec(Access::seq_read()).end_fsync());
         assert!(spec(Access::seq_write()).end_fsync());
-        let all = FileioSpec {
-            fsync_all: true,
+        let each = FileioSpec {
+            sync: SyncPolicy::EACH_WRITE,
             ..spec(Access::rand_write())
         };
-        assert_eq!(all.periodic_fsync(), None);
-        assert!(!all.end_fsync());
+        assert_eq!(each.periodic_fsync(), None);
+        assert!(!each.end_fsync());
     }
 
     #[test]
     fn refuses_impossible_combinations() {
         let s = FileioSpec {
             engine: &crate::engine::mmap::DEF,
-            flags: ExtraFlags {
+            flags: OpenFlags {
                 direct: true,
                 ..Default::default()
             },
@@ -502,11 +513,14 @@ mod tests {
     }
 
     #[test]
-    fn extra_flags_combine_and_print_like_sysbench() {
-        let f = ExtraFlags::parse_list(&["direct", "sync"]).unwrap();
-        assert_eq!(f.to_string(), "sync directio");
+    fn open_flags_combine() {
+        let f = OpenFlags {
+            sync: true,
+            direct: true,
+            ..Default::default()
+        };
         assert_eq!(f.open_flags(), libc::O_SYNC | libc::O_DIRECT);
-        assert_eq!(ExtraFlags::default().to_string(), "(none)");
-        assert_eq!(ExtraFlags::parse_list(&["bogus"]).unwrap_err(), "bogus");
+        assert_eq!(f.names(), ["sync", "direct"]);
+        assert!(!OpenFlags::default().any());
     }
 }

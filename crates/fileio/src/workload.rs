@@ -138,7 +138,7 @@ impl FileioWorkload {
             })
         });
         FileioWorkload {
-            kinds: if spec.fsync_all {
+            kinds: if spec.sync.each_write {
                 KINDS_FSYNC_ALL
             } else {
                 KINDS
@@ -226,7 +226,7 @@ impl Workload for FileioWorkload {
             names: self.table().cloned(),
             validate: self.spec.validate,
             block: self.spec.block_size,
-            fsync_all: self.spec.fsync_all,
+            fsync_all: self.spec.sync.each_write,
             end_fsync: self.spec.end_fsync(),
             num_files: self.spec.num_files,
             random: !self.spec.access.is_some_and(|a| a.is_sequential()),
@@ -237,7 +237,7 @@ impl Workload for FileioWorkload {
         (self.engine.worker)(Setup {
             files: self.table().cloned(),
             bufs: self.buffers()?,
-            fsync: self.spec.fsync_mode,
+            fsync: self.spec.sync.call,
             shared: self.engine_state.clone(),
             driver: Driver {
                 state,

@@ -12,7 +12,7 @@ use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::{prepare, Quiet};
-use plumb_fileio::spec::{ExtraFlags, FileioSpec};
+use plumb_fileio::spec::{FileioSpec, OpenFlags, SyncPolicy};
 use plumb_fileio::workload::{FileioWorkload, BYTES_READ, BYTES_WRITTEN, FSYNC, READ, WRITE};
 use plumb_fileio::FileioError;
 
@@ -22,7 +22,10 @@ fn base(dir: &Path) -> FileioSpec {
         num_files: 4,
         total_size: 4 << 20,
         block_size: 4096,
-        fsync_freq: 50,
+        sync: SyncPolicy {
+            every_requests: 50,
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -123,15 +126,15 @@ fn validation_catches_a_damaged_block() {
 fn open_flags_work_with_each_engine() {
     let (_d, s) = prepared(false);
     let flag_sets = [
-        ExtraFlags {
+        OpenFlags {
             direct: true,
             ..Default::default()
         },
-        ExtraFlags {
+        OpenFlags {
             dsync: true,
             ..Default::default()
         },
-        ExtraFlags {
+        OpenFlags {
             sync: true,
             direct: true,
             ..Default::default()
@@ -171,7 +174,7 @@ fn direct_io_checks_alignment() {
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
         access: Some(Access::rand_read()),
-        flags: ExtraFlags {
+        flags: OpenFlags {
             direct: true,
             ..Default::default()
         },
@@ -193,7 +196,7 @@ fn direct_on_tmpfs_works_or_says_why() {
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
         access: Some(Access::rand_read()),
-        flags: ExtraFlags {
+        flags: OpenFlags {
             direct: true,
             ..Default::default()
         },

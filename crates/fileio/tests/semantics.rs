@@ -10,7 +10,7 @@ use common::recording::{self, Rec};
 use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
 use plumb_fileio::access::Access;
 use plumb_fileio::engine::null;
-use plumb_fileio::spec::FileioSpec;
+use plumb_fileio::spec::{FileioSpec, SyncPolicy};
 use plumb_fileio::workload::{FileioWorkload, FSYNC, READ, WRITE};
 
 fn spec(access: Access, files: u32, total: u64, block: u64) -> FileioSpec {
@@ -72,7 +72,10 @@ fn letters(ops: &[Rec]) -> String {
 #[test]
 fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
     let s = FileioSpec {
-        fsync_freq: 10,
+        sync: SyncPolicy {
+            every_requests: 10,
+            ..Default::default()
+        },
         ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(100, 1));
@@ -89,7 +92,7 @@ fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
 #[test]
 fn fsync_all_syncs_each_write_inside_its_event() {
     let s = FileioSpec {
-        fsync_all: true,
+        sync: SyncPolicy::EACH_WRITE,
         ..spec(Access::rand_write(), 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(50, 1));
@@ -102,7 +105,7 @@ fn fsync_all_syncs_each_write_inside_its_event() {
     }
     assert_eq!(count(&out, WRITE), 50);
     assert_eq!(count(&out, FSYNC), 50, "fsyncs recorded on their own");
-    assert_eq!(counter(&out, 2), 0, "fsync-all turns off the end fsync");
+    assert_eq!(counter(&out, 2), 0, "no end fsync in this policy");
 }
 
 #[test]
@@ -123,7 +126,10 @@ fn read_modes_never_fsync() {
 #[test]
 fn rndrw_interleave_and_fsync_counts() {
     let s = FileioSpec {
-        fsync_freq: 100,
+        sync: SyncPolicy {
+            every_requests: 100,
+            ..Default::default()
+        },
         ..spec(Access::rand_mix(1.5), 8, 8 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(10_800, 1));
@@ -138,8 +144,7 @@ fn rndrw_interleave_and_fsync_counts() {
 #[test]
 fn threads_share_the_sequential_cursor() {
     let s = FileioSpec {
-        fsync_freq: 0,
-        fsync_end: false,
+        sync: SyncPolicy::NONE,
         ..spec(Access::seq_read(), 2, 2 * 64 * 4096, 4096)
     };
     // 128 blocks per pass, 3 threads, 1280 events: every block read exactly 10 times.
@@ -157,7 +162,10 @@ fn threads_share_the_sequential_cursor() {
 fn merged_requests_join_sequential_blocks() {
     let s = FileioSpec {
         merged_requests: 8,
-        fsync_freq: 0,
+        sync: SyncPolicy {
+            every_requests: 0,
+            ..Default::default()
+        },
         ..spec(Access::seq_write(), 1, 100 * 4096, 4096)
     };
     let (_, ops) = record(s, false, &events(4, 1));
@@ -177,7 +185,10 @@ fn merged_requests_join_sequential_blocks() {
 #[test]
 fn queued_engine_keeps_every_request_and_fsync() {
     let s = FileioSpec {
-        fsync_freq: 10,
+        sync: SyncPolicy {
+            every_requests: 10,
+            ..Default::default()
+        },
         queue_depth: 8,
         ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
@@ -228,7 +239,10 @@ fn time_limit_stops_the_null_engine() {
 #[test]
 fn queued_fsync_waits_for_writes_to_its_file() {
     let s = FileioSpec {
-        fsync_freq: 7,
+        sync: SyncPolicy {
+            every_requests: 7,
+            ..Default::default()
+        },
         queue_depth: 16,
         ..spec(Access::rand_write(), 3, 3 << 20, 4096)
     };

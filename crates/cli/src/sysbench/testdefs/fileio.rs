@@ -15,7 +15,7 @@ use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
 use plumb_fileio::setting::Setting;
-use plumb_fileio::spec::{ExtraFlags, FileioSpec, Fill, FsyncMode, SpecError};
+use plumb_fileio::spec::{FileioSpec, Fill, FsyncMode, OpenFlags, SpecError, SyncPolicy};
 use plumb_fileio::{FileioError, FileioWorkload};
 use serde_json::json;
 
@@ -317,6 +317,33 @@ struct Plan {
     seqwr_completed: Cell<Option<u64>>,
 }
 
+/// `--file-extra-flags`: any combination (sysbench 1.0 refuses some with "Unknown extra
+/// flags value"; plumb takes any). Err: the first word that is not a flag.
+fn parse_extra_flags<S: AsRef<str>>(items: &[S]) -> Result<OpenFlags, String> {
+    let mut f = OpenFlags::default();
+    for i in items {
+        match i.as_ref() {
+            "sync" => f.sync = true,
+            "dsync" => f.dsync = true,
+            "direct" => f.direct = true,
+            other => return Err(other.to_string()),
+        }
+    }
+    Ok(f)
+}
+
+/// The flags as sysbench prints them after "Extra file open flags:".
+fn extra_flags_words(f: OpenFlags) -> String {
+    if !f.any() {
+        return "(none)".into();
+    }
+    f.names()
+        .iter()
+        .map(|n| if *n == "direct" { "directio" } else { n })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Notes about options given that have no effect with this test mode and I/O mode
 /// (accepted so sysbench recipes run unchanged, but said out loud).
 fn notes(v: &Values, mode: TestMode, io_mode: IoMode, fsync_mode: FsyncMode) -> Vec<String> {
@@ -369,7 +396,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             ))
         })?)
     };
-    let flags = ExtraFlags::parse_list(v.list("file-extra-flags")).map_err(|b| {
+    let flags = parse_extra_flags(v.list("file-extra-flags")).map_err(|b| {
         UsageError(format!(
             "invalid value for --file-extra-flags: '{b}' (allowed: sync, dsync, direct)"
         ))
@@ -382,6 +409,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }
     let io_mode = IoMode::parse(v.word("file-io-mode")).expect("checked choice");
     let async_engine = AsyncEngine::parse(v.word("file-async-engine")).expect("checked choice");
+    let fsync_all = v.flag("file-fsync-all");
     let fsync_mode = if v.word("file-fsync-mode") == "fdatasync" {
         FsyncMode::Fdatasync
     } else {
@@ -401,10 +429,17 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         engine: engine_for(io_mode, async_engine),
         queue_depth: v.int("file-async-backlog") as u32,
         flags,
-        fsync_freq: v.int("file-fsync-freq"),
-        fsync_all: v.flag("file-fsync-all"),
-        fsync_end: v.flag("file-fsync-end"),
-        fsync_mode,
+        // --file-fsync-all replaces the periodic and the final fsync, as in sysbench.
+        sync: SyncPolicy {
+            every_requests: if fsync_all {
+                0
+            } else {
+                v.int("file-fsync-freq")
+            },
+            each_write: fsync_all,
+            at_end: v.flag("file-fsync-end") && !fsync_all,
+            call: fsync_mode,
+        },
         merged_requests: v.int("file-merged-requests"),
         validate: v.flag("validate"),
         fill: if v.word("file-fill") == "zero" {
@@ -559,7 +594,10 @@ impl TestPlan for Plan {
         if s.validate {
             line("Validation checks: on.\n".into());
         }
-        line(format!("Extra file open flags: {}", s.flags));
+        line(format!(
+            "Extra file open flags: {}",
+            extra_flags_words(s.flags)
+        ));
         line(format!(
             "{} files, {} each",
             s.num_files,
@@ -583,16 +621,16 @@ impl TestPlan for Plan {
                 self.rw_ratio
             ));
         }
-        let freq = if s.fsync_all { 0 } else { s.fsync_freq };
+        let freq = s.sync.every_requests;
         if freq > 0 {
             line(format!(
                 "Periodic FSYNC enabled, calling fsync() each {freq} requests."
             ));
         }
-        if s.fsync_end && !s.fsync_all {
+        if s.sync.at_end {
             line("Calling fsync() at the end of test, Enabled.".into());
         }
-        if s.fsync_all {
+        if s.sync.each_write {
             line("Calling fsync() after each write operation.".into());
         }
         let engine = self
@@ -680,10 +718,10 @@ impl TestPlan for Plan {
             "extra_flags": s.flags.names(),
             "direct_alignment_bytes": w.and_then(|w| w.direct_align()).map(|a| a.0),
             "direct_alignment_source": w.and_then(|w| w.direct_align()).map(|a| a.1.name()),
-            "fsync_freq": if s.fsync_all { 0 } else { s.fsync_freq },
-            "fsync_all": s.fsync_all,
+            "fsync_freq": s.sync.every_requests,
+            "fsync_all": s.sync.each_write,
             "fsync_end": s.end_fsync(),
-            "fsync_mode": s.fsync_mode.name(),
+            "fsync_mode": s.sync.call.name(),
             "merged_requests": s.merged_requests,
             "rw_ratio": self.rw_ratio,
             "validate": s.validate,
@@ -721,8 +759,8 @@ impl TestPlan for Plan {
             mode: self.mode.map(TestMode::name).unwrap_or_default().into(),
             direct: s.flags.direct,
             sync_writes: s.flags.sync || s.flags.dsync,
-            fsync_freq: if s.fsync_all { 0 } else { s.fsync_freq },
-            fsync_all: s.fsync_all,
+            fsync_freq: s.sync.every_requests,
+            fsync_all: s.sync.each_write,
             fsync_end: s.end_fsync(),
             file_num: s.num_files as u64,
             total_size_bytes: s.file_size() * s.num_files as u64,
@@ -798,6 +836,14 @@ mod tests {
             choose_async(AsyncEngine::Libaio, refused).unwrap().0,
             &libaio::DEF
         );
+    }
+
+    #[test]
+    fn extra_flags_combine_and_print_like_sysbench() {
+        let f = parse_extra_flags(&["direct", "sync"]).unwrap();
+        assert_eq!(extra_flags_words(f), "sync directio");
+        assert_eq!(extra_flags_words(OpenFlags::default()), "(none)");
+        assert_eq!(parse_extra_flags(&["bogus"]).unwrap_err(), "bogus");
     }
 
     #[test]
