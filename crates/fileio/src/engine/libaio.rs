@@ -101,7 +101,7 @@ impl LibaioEngine {
         if r != 0 {
             let e = std::io::Error::last_os_error();
             let hint = if e.raw_os_error() == Some(libc::EAGAIN) {
-                " (the system-wide limit /proc/sys/fs/aio-max-nr is too low for this --file-async-backlog × --threads)"
+                " (the system-wide limit /proc/sys/fs/aio-max-nr is too low for this many requests in flight per thread × threads)"
             } else {
                 ""
             };

@@ -250,3 +250,43 @@ pub(crate) fn retry<F: FnMut() -> isize>(call: &'static str, mut f: F) -> Result
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_finds_each_engine_by_its_one_name() {
+        for def in ENGINES {
+            assert!(std::ptr::eq(find(def.name).unwrap(), *def), "{}", def.name);
+            assert_eq!(
+                ENGINES.iter().filter(|d| d.name == def.name).count(),
+                1,
+                "{} listed twice",
+                def.name
+            );
+        }
+        assert!(
+            find("recording").is_none(),
+            "test engines stay out of the table"
+        );
+        assert!(find("nosuch").is_none());
+    }
+
+    #[test]
+    fn capabilities_agree_with_each_other() {
+        for def in ENGINES {
+            let c = def.caps;
+            // Engines that do I/O work on files; open flags need real read/write calls.
+            assert!(!c.does_io || c.needs_files, "{}", def.name);
+            assert!(
+                !c.open_flags || (c.does_io && !c.maps_files),
+                "{}",
+                def.name
+            );
+            // Only queueing engines have submissions that differ from completions.
+            assert!(!c.submits_on_queue || c.queued, "{}", def.name);
+            assert!(!c.registers || c.queued, "{}", def.name);
+        }
+    }
+}
