@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::access::{Access, Mix};
-use crate::engine::EngineDef;
+use crate::engine::{EngineDef, EngineOptions};
 use crate::setting::{plain, Setting, Spelling};
 
 /// Flags the files are opened with for a run: synchronous writes (O_SYNC, O_DSYNC) and
@@ -144,6 +144,8 @@ pub struct FileioSpec {
     pub access: Option<Access>,
     /// The engine, from the registry.
     pub engine: &'static EngineDef,
+    /// The engine's own options the job sets (the rest keep the engine's defaults).
+    pub engine_options: EngineOptions,
     /// Requests in flight per thread, for engines that queue ([`crate::engine::Caps::queued`]).
     pub queue_depth: u32,
     /// How the files are opened for a run.
@@ -168,6 +170,7 @@ impl Default for FileioSpec {
             total_size: 2 << 30,
             access: None,
             engine: &crate::engine::sync::DEF,
+            engine_options: EngineOptions::default(),
             queue_depth: 128,
             flags: OpenFlags::default(),
             sync: SyncPolicy::default(),
@@ -217,6 +220,12 @@ pub enum SpecError {
     /// Validation on an engine that moves no data.
     ValidateWithoutData {
         engine: &'static str,
+    },
+    /// An engine option the engine does not have.
+    UnknownEngineOption {
+        engine: &'static str,
+        option: &'static str,
+        known: Vec<&'static str>,
     },
 }
 
@@ -272,6 +281,19 @@ impl SpecError {
                     "memory-mapped I/O does not go through read/write, so open flags do not change it".to_string()
                 } else {
                     format!("the {engine} engine does no I/O")
+                }
+            ),
+            SpecError::UnknownEngineOption {
+                engine,
+                option,
+                known,
+            } => format!(
+                "{}={engine} has no option '{option}' ({})",
+                spell(S::Engine),
+                if known.is_empty() {
+                    "it takes none".to_string()
+                } else {
+                    format!("it takes: {}", known.join(", "))
                 }
             ),
             SpecError::ValidateWithoutData { engine } => format!(
@@ -392,6 +414,15 @@ impl FileioSpec {
                 mapped: caps.maps_files,
             });
         }
+        for &(option, _) in &self.engine_options.0 {
+            if self.engine.option(&self.engine_options, option).is_none() {
+                return Err(SpecError::UnknownEngineOption {
+                    engine: self.engine.name,
+                    option,
+                    known: self.engine.options.iter().map(|o| o.name).collect(),
+                });
+            }
+        }
         if self.validate && !caps.does_io {
             return Err(SpecError::ValidateWithoutData {
                 engine: self.engine.name,
@@ -473,6 +504,28 @@ mod tests {
         assert_eq!(
             FileioSpec::default().check_run().unwrap_err(),
             SpecError::NoAccess
+        );
+    }
+
+    #[test]
+    fn engine_options_must_be_the_engine_s() {
+        let mut opts = EngineOptions::default();
+        opts.set("fixedbufs", false);
+        let uring = FileioSpec {
+            engine: &crate::engine::uring::DEF,
+            engine_options: opts.clone(),
+            ..spec(Access::rand_read())
+        };
+        assert_eq!(uring.check_run(), Ok(()));
+        assert_eq!(uring.engine.option(&opts, "fixedbufs"), Some(false));
+        assert_eq!(uring.engine.option(&opts, "registerfiles"), Some(true));
+        let sync = FileioSpec {
+            engine_options: opts,
+            ..spec(Access::rand_read())
+        };
+        assert_eq!(
+            sync.check_run().unwrap_err().to_string(),
+            "engine=sync has no option 'fixedbufs' (it takes none)"
         );
     }
 

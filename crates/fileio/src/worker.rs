@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use plumb_core::clock::Stamp;
 use plumb_core::{Poll, Ticket, Worker, WorkerCtx, WorkloadError};
 
-use crate::engine::{Buffers, Dir, Engine, Errno, Request, Shared, Submitted};
+use crate::engine::{Buffers, Dir, Engine, EngineOptions, Errno, Request, Shared, Submitted};
 use crate::fileset::FileTable;
 use crate::fill::{check, Filler};
 use crate::pattern::{Io, Op, Pattern};
@@ -36,6 +36,8 @@ pub struct Setup {
     pub fsync: FsyncMode,
     /// What the engine's threads share ([`crate::engine::EngineDef::share`]).
     pub shared: Option<Shared>,
+    /// The engine options the job sets.
+    pub options: EngineOptions,
     /// Runs the engine once it is built.
     pub driver: Driver,
 }

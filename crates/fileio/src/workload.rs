@@ -239,6 +239,7 @@ impl Workload for FileioWorkload {
             bufs: self.buffers()?,
             fsync: self.spec.sync.call,
             shared: self.engine_state.clone(),
+            options: self.spec.engine_options.clone(),
             driver: Driver {
                 state,
                 submits_on_queue: self.engine.caps.submits_on_queue,

@@ -3,11 +3,12 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopFlag};
 use plumb_fileio::access::Access;
-use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef};
+use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef, EngineOptions};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
@@ -100,6 +101,40 @@ fn every_engine_reads_and_writes_validated_data() {
     };
     let (out, _) = go(spec, 256, 1).unwrap();
     assert_eq!(counter(&out, BYTES_READ), 4 << 20);
+}
+
+#[test]
+fn io_uring_registers_what_its_options_say() {
+    let (_d, s) = prepared(false);
+    let registered = |opts: EngineOptions| {
+        let spec = FileioSpec {
+            access: Some(Access::rand_read()),
+            engine: &uring::DEF,
+            engine_options: opts,
+            queue_depth: 4,
+            ..s.clone()
+        };
+        let w = Arc::new(FileioWorkload::open(spec).unwrap());
+        let cfg = RunConfig {
+            time_limit: None,
+            event_limit: 50,
+            ..Default::default()
+        };
+        run(w.clone(), &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+        let f = &w.figures;
+        (
+            f.registered_files.load(Relaxed),
+            f.registered_bufs.load(Relaxed),
+        )
+    };
+    assert_eq!(registered(EngineOptions::default()), (1, 1));
+    let mut off = EngineOptions::default();
+    off.set(uring::REGISTER_FILES, false);
+    off.set(uring::FIXED_BUFS, false);
+    assert_eq!(registered(off), (0, 0));
+    let mut files_only = EngineOptions::default();
+    files_only.set(uring::FIXED_BUFS, false);
+    assert_eq!(registered(files_only), (1, 0));
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub static DEF: EngineDef = EngineDef {
         open_flags: false,
         registers: false,
     },
+    options: &[],
     available: always,
     share,
     worker,

@@ -66,6 +66,27 @@ pub struct Caps {
     pub registers: bool,
 }
 
+/// A switch an engine takes (fio calls these engine options: io_uring's `fixedbufs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOption {
+    pub name: &'static str,
+    /// Its value when the job does not set it.
+    pub default: bool,
+    pub help: &'static str,
+}
+
+/// The engine options a job sets, by name; the rest keep their defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions(pub Vec<(&'static str, bool)>);
+
+impl EngineOptions {
+    /// Set `name` (the engine's own option name) to `value`.
+    pub fn set(&mut self, name: &'static str, value: bool) {
+        self.0.retain(|(n, _)| *n != name);
+        self.0.push((name, value));
+    }
+}
+
 /// What an engine's threads share, built once per run ([`EngineDef::share`]) or given by
 /// the caller ([`crate::FileioWorkload::with_engine`]); each engine knows its own type.
 pub type Shared = Arc<dyn Any + Send + Sync>;
@@ -75,6 +96,8 @@ pub struct EngineDef {
     /// What reports and options call it ("sync", "io_uring", ...).
     pub name: &'static str,
     pub caps: Caps,
+    /// Its own options.
+    pub options: &'static [EngineOption],
     /// Whether it can run on this machine (kernel support, not disabled); the error says
     /// why not.
     pub available: fn() -> std::io::Result<()>,
@@ -82,6 +105,20 @@ pub struct EngineDef {
     pub share: fn(Option<&RunFiles>, &FileioSpec) -> Result<Option<Shared>, FileioError>,
     /// One worker thread: build the engine and hand it to `setup.driver`.
     pub worker: fn(Setup) -> Result<Box<dyn Worker>, WorkloadError>,
+}
+
+impl EngineDef {
+    /// The value of its option `name` in `set` (its default when not set). `None`: the
+    /// engine has no such option.
+    pub fn option(&self, set: &EngineOptions, name: &str) -> Option<bool> {
+        let opt = self.options.iter().find(|o| o.name == name)?;
+        Some(
+            set.0
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(opt.default, |&(_, v)| v),
+        )
+    }
 }
 
 impl fmt::Debug for EngineDef {

@@ -17,6 +17,7 @@ pub static DEF: EngineDef = EngineDef {
         open_flags: false,
         registers: false,
     },
+    options: &[],
     available: always,
     share: nothing_shared,
     worker,

@@ -22,6 +22,7 @@ pub static DEF: EngineDef = EngineDef {
         open_flags: true,
         registers: false,
     },
+    options: &[],
     available: always,
     share: nothing_shared,
     worker,

@@ -15,7 +15,9 @@ use io_uring::{opcode, types, IoUring};
 
 use plumb_core::{Worker, WorkloadError};
 
-use super::{nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted};
+use super::{
+    nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, EngineOption, Errno, Request, Submitted,
+};
 use crate::fileset::FileTable;
 use crate::spec::FsyncMode;
 use crate::worker::Setup;
@@ -31,14 +33,43 @@ pub static DEF: EngineDef = EngineDef {
         open_flags: true,
         registers: true,
     },
+    options: &[
+        EngineOption {
+            name: REGISTER_FILES,
+            default: true,
+            help: "register the run's files with the ring (fixed files)",
+        },
+        EngineOption {
+            name: FIXED_BUFS,
+            default: true,
+            help: "register the thread's buffers with the ring (READ_FIXED / WRITE_FIXED)",
+        },
+    ],
     available: probe,
     share: nothing_shared,
     worker,
 };
 
+/// Option names (fio's).
+pub const REGISTER_FILES: &str = "registerfiles";
+pub const FIXED_BUFS: &str = "fixedbufs";
+
 fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
     let files = s.files()?;
-    Ok(s.driver.drive(UringEngine::new(files, s.bufs, s.fsync)))
+    let register = Register {
+        files: DEF.option(&s.options, REGISTER_FILES).unwrap_or(true),
+        bufs: DEF.option(&s.options, FIXED_BUFS).unwrap_or(true),
+    };
+    Ok(s.driver
+        .drive(UringEngine::new(files, s.bufs, s.fsync).registering(register)))
+}
+
+/// What the engine tries to register with its ring (registration that fails falls back to
+/// plain requests).
+#[derive(Clone, Copy, Debug)]
+pub struct Register {
+    pub files: bool,
+    pub bufs: bool,
 }
 
 /// Whether io_uring can be used here (kernel support, not blocked by seccomp or
@@ -58,6 +89,7 @@ pub struct UringEngine {
     bufs: Buffers,
     fsync: FsyncMode,
     ring: Option<Ring>,
+    register: Register,
     queued: usize,
     in_flight: usize,
 }
@@ -69,9 +101,19 @@ impl UringEngine {
             bufs,
             fsync,
             ring: None,
+            register: Register {
+                files: true,
+                bufs: true,
+            },
             queued: 0,
             in_flight: 0,
         }
+    }
+
+    /// The same engine, registering only what `register` says.
+    pub fn registering(mut self, register: Register) -> UringEngine {
+        self.register = register;
+        self
     }
 
     fn build(&mut self) -> Result<&mut Ring, Errno> {
@@ -103,7 +145,8 @@ impl UringEngine {
                 call: "io_uring_setup",
                 errno: last.and_then(|e| e.raw_os_error()).unwrap_or(libc::ENOSYS),
             })?;
-            let fixed_files = ring.submitter().register_files(self.files.fds()).is_ok();
+            let fixed_files =
+                self.register.files && ring.submitter().register_files(self.files.fds()).is_ok();
             let iovecs: Vec<libc::iovec> = self
                 .bufs
                 .iter_mut()
@@ -114,7 +157,8 @@ impl UringEngine {
                 .collect();
             // SAFETY: the buffers live as long as the engine, which owns the ring and drops
             // it first (field order), so they outlive the registration.
-            let fixed_bufs = iovecs.len() <= u16::MAX as usize
+            let fixed_bufs = self.register.bufs
+                && iovecs.len() <= u16::MAX as usize
                 && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
             self.ring = Some(Ring {
                 ring,

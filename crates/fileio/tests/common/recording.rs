@@ -45,6 +45,7 @@ const CAPS: Caps = Caps {
 pub static BLOCKING: EngineDef = EngineDef {
     name: "recording",
     caps: CAPS,
+    options: &[],
     available: always,
     share: nothing_shared,
     worker: worker::<false>,
@@ -57,6 +58,7 @@ pub static QUEUED: EngineDef = EngineDef {
         queued: true,
         ..CAPS
     },
+    options: &[],
     available: always,
     share: nothing_shared,
     worker: worker::<true>,

@@ -427,6 +427,8 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
                 .with_dist(c.run.rand_type.unwrap_or(RandType::Uniform))
         }),
         engine: engine_for(io_mode, async_engine),
+        // sysbench has no engine options: each engine keeps its defaults.
+        engine_options: Default::default(),
         queue_depth: v.int("file-async-backlog") as u32,
         flags,
         // --file-fsync-all replaces the periodic and the final fsync, as in sysbench.
