@@ -9,22 +9,26 @@ use plumb_advise::{Facts, IoFacts};
 use plumb_core::random::RandType;
 use plumb_core::result::RunResult;
 use plumb_core::Workload;
-use plumb_fileio::access::Access;
-use plumb_fileio::engine::{libaio, mmap, null, sync, uring, EngineDef};
+use plumb_fileio::engine::uring;
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
-use plumb_fileio::setting::Setting;
-use plumb_fileio::spec::{FileioSpec, Fill, FsyncMode, OpenFlags, SpecError, SyncPolicy};
-use plumb_fileio::{FileioError, FileioWorkload};
+use plumb_fileio::spec::{FileioSpec, Fill, FsyncMode, SyncPolicy};
+use plumb_fileio::FileioWorkload;
 use serde_json::json;
 
 use super::{RandUse, TestDef, TestPlan};
-use crate::exit::{Interrupted, UsageError};
+use crate::exit::UsageError;
 use crate::progress::Bar;
 use crate::signals;
 use crate::sysbench::common::{Common, Format};
 use crate::sysbench::options::{opt, Kind, Opt, Values};
+
+mod modes;
+mod words;
+
+use modes::{choose_async, engine_for, AsyncEngine, IoMode, TestMode, TEST_MODES};
+use words::{cli_error, extra_flags_words, notes, parse_extra_flags, sb_size, usage};
 
 const OPTIONS: &[Opt] = &[
     opt(
@@ -148,159 +152,6 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-/// sysbench's `--file-test-mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TestMode {
-    SeqWr,
-    SeqRewr,
-    SeqRd,
-    RndRd,
-    RndWr,
-    RndRw,
-}
-
-const TEST_MODES: &[&str] = &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"];
-
-impl TestMode {
-    fn parse(s: &str) -> Option<TestMode> {
-        Some(match s {
-            "seqwr" => TestMode::SeqWr,
-            "seqrewr" => TestMode::SeqRewr,
-            "seqrd" => TestMode::SeqRd,
-            "rndrd" => TestMode::RndRd,
-            "rndwr" => TestMode::RndWr,
-            "rndrw" => TestMode::RndRw,
-            _ => return None,
-        })
-    }
-    fn name(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "seqwr",
-            TestMode::SeqRewr => "seqrewr",
-            TestMode::SeqRd => "seqrd",
-            TestMode::RndRd => "rndrd",
-            TestMode::RndWr => "rndwr",
-            TestMode::RndRw => "rndrw",
-        }
-    }
-    /// The words sysbench prints after "Doing".
-    fn description(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "sequential write (creation)",
-            TestMode::SeqRewr => "sequential rewrite",
-            TestMode::SeqRd => "sequential read",
-            TestMode::RndRd => "random read",
-            TestMode::RndWr => "random write",
-            TestMode::RndRw => "random r/w",
-        }
-    }
-    /// The job model's access pattern: seqwr creates its files, rndrw interleaves by
-    /// `--file-rw-ratio`.
-    fn access(self, rw_ratio: f64) -> Access {
-        match self {
-            TestMode::SeqWr => Access::seq_create(),
-            TestMode::SeqRewr => Access::seq_write(),
-            TestMode::SeqRd => Access::seq_read(),
-            TestMode::RndRd => Access::rand_read(),
-            TestMode::RndWr => Access::rand_write(),
-            TestMode::RndRw => Access::rand_mix(rw_ratio),
-        }
-    }
-    fn is_sequential(self) -> bool {
-        self.access(1.0).is_sequential()
-    }
-    fn writes(self) -> bool {
-        self.access(1.0).writes()
-    }
-}
-
-/// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IoMode {
-    Sync,
-    Async,
-    Mmap,
-    Null,
-}
-
-impl IoMode {
-    fn parse(s: &str) -> Option<IoMode> {
-        Some(match s {
-            "sync" => IoMode::Sync,
-            "async" => IoMode::Async,
-            "mmap" => IoMode::Mmap,
-            "null" => IoMode::Null,
-            _ => return None,
-        })
-    }
-    fn name(self) -> &'static str {
-        match self {
-            IoMode::Sync => "sync",
-            IoMode::Async => "async",
-            IoMode::Mmap => "mmap",
-            IoMode::Null => "null",
-        }
-    }
-}
-
-/// Which kernel interface `--file-io-mode=async` uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AsyncEngine {
-    /// io_uring, or libaio when io_uring is unavailable.
-    Auto,
-    IoUring,
-    Libaio,
-}
-
-impl AsyncEngine {
-    fn parse(s: &str) -> Option<AsyncEngine> {
-        Some(match s {
-            "auto" => AsyncEngine::Auto,
-            "io_uring" => AsyncEngine::IoUring,
-            "libaio" => AsyncEngine::Libaio,
-            _ => return None,
-        })
-    }
-}
-
-/// The registry's engine for a `--file-io-mode` (async: the one asked for; `auto` is
-/// settled when the run starts, by [`choose_async`]).
-fn engine_for(io_mode: IoMode, pref: AsyncEngine) -> &'static EngineDef {
-    match (io_mode, pref) {
-        (IoMode::Sync, _) => &sync::DEF,
-        (IoMode::Mmap, _) => &mmap::DEF,
-        (IoMode::Null, _) => &null::DEF,
-        (IoMode::Async, AsyncEngine::Libaio) => &libaio::DEF,
-        (IoMode::Async, _) => &uring::DEF,
-    }
-}
-
-/// The engine for --file-io-mode=async: io_uring when it works here (`probe`), libaio when
-/// it does not and the user left the choice to plumb (with the reason, for the report).
-fn choose_async(
-    pref: AsyncEngine,
-    probe: impl FnOnce() -> std::io::Result<()>,
-) -> anyhow::Result<(&'static EngineDef, Option<String>)> {
-    Ok(match pref {
-        AsyncEngine::Libaio => (&libaio::DEF, None),
-        AsyncEngine::IoUring => match probe() {
-            Ok(()) => (&uring::DEF, None),
-            Err(e) => anyhow::bail!(
-                "io_uring is not available here ({e}); use --file-async-engine=libaio"
-            ),
-        },
-        AsyncEngine::Auto => match probe() {
-            Ok(()) => (&uring::DEF, None),
-            Err(e) => (
-                &libaio::DEF,
-                Some(format!(
-                    "io_uring is not available here ({e}); using libaio"
-                )),
-            ),
-        },
-    })
-}
-
 struct Plan {
     spec: FileioSpec,
     mode: Option<TestMode>,
@@ -315,73 +166,6 @@ struct Plan {
     text: bool,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
     seqwr_completed: Cell<Option<u64>>,
-}
-
-/// `--file-extra-flags`: any combination (sysbench 1.0 refuses some with "Unknown extra
-/// flags value"; plumb takes any). Err: the first word that is not a flag.
-fn parse_extra_flags<S: AsRef<str>>(items: &[S]) -> Result<OpenFlags, String> {
-    let mut f = OpenFlags::default();
-    for i in items {
-        match i.as_ref() {
-            "sync" => f.sync = true,
-            "dsync" => f.dsync = true,
-            "direct" => f.direct = true,
-            other => return Err(other.to_string()),
-        }
-    }
-    Ok(f)
-}
-
-/// The flags as sysbench prints them after "Extra file open flags:".
-fn extra_flags_words(f: OpenFlags) -> String {
-    if !f.any() {
-        return "(none)".into();
-    }
-    f.names()
-        .iter()
-        .map(|n| if *n == "direct" { "directio" } else { n })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Notes about options given that have no effect with this test mode and I/O mode
-/// (accepted so sysbench recipes run unchanged, but said out loud).
-fn notes(v: &Values, mode: TestMode, io_mode: IoMode, fsync_mode: FsyncMode) -> Vec<String> {
-    let mut notes = Vec::new();
-    if io_mode == IoMode::Mmap && fsync_mode == FsyncMode::Fdatasync {
-        notes.push(
-            "--file-fsync-mode=fdatasync has no effect with --file-io-mode=mmap: files are synced with msync()".into(),
-        );
-    }
-    if !mode.writes() {
-        for opt in ["file-fsync-freq", "file-fsync-all"] {
-            if v.given(opt) {
-                notes.push(format!(
-                    "--{opt} has no effect in {} mode: it writes nothing",
-                    mode.name()
-                ));
-            }
-        }
-    }
-    if mode != TestMode::RndRw && v.given("file-rw-ratio") {
-        notes.push(format!(
-            "--file-rw-ratio only applies to rndrw; it has no effect in {} mode",
-            mode.name()
-        ));
-    }
-    if !mode.is_sequential() && v.given("file-merged-requests") {
-        notes.push(format!(
-            "--file-merged-requests only applies to sequential modes; it has no effect in {} mode",
-            mode.name()
-        ));
-    }
-    if io_mode != IoMode::Async && v.given("file-async-backlog") {
-        notes.push(format!(
-            "--file-async-backlog only applies to --file-io-mode=async; it has no effect with {}",
-            io_mode.name()
-        ));
-    }
-    notes
 }
 
 fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
@@ -467,85 +251,6 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         workload: RefCell::new(None),
         seqwr_completed: Cell::new(None),
     }))
-}
-
-/// A setting as sysbench's fileio options name it.
-fn spell(s: Setting) -> String {
-    match s {
-        Setting::Dir => "--file-dir",
-        Setting::FileCount => "--file-num",
-        Setting::TotalSize => "--file-total-size",
-        Setting::BlockSize => "--file-block-size",
-        Setting::MergedRequests => "--file-merged-requests",
-        Setting::Access => "--file-test-mode",
-        Setting::Engine => "--file-io-mode",
-        Setting::QueueDepth => "--file-async-backlog",
-        Setting::Threads => "--threads",
-        Setting::OpenFlags => "--file-extra-flags",
-        Setting::Direct => "--file-extra-flags=direct",
-        Setting::ZeroFill => "--file-fill=zero",
-        Setting::Validate => "--validate",
-    }
-    .to_string()
-}
-
-/// A settings error in sysbench's terms.
-fn usage(e: &SpecError) -> UsageError {
-    UsageError(match e {
-        SpecError::NoAccess => format!(
-            "missing required option --file-test-mode for 'run' (allowed: {})",
-            TEST_MODES.join(", ")
-        ),
-        other => other.describe(&spell),
-    })
-}
-
-/// A fileio error as the CLI reports it, in sysbench's option names: usage errors exit 2,
-/// a signal 128+n, the rest 1.
-fn cli_error(spec: &FileioSpec, e: FileioError) -> anyhow::Error {
-    match e {
-        FileioError::Spec(s) => usage(&s).into(),
-        FileioError::Interrupted(sig) => Interrupted(sig).into(),
-        FileioError::NotPrepared(what) => anyhow::anyhow!(
-            "{}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
-            what.describe(&spell),
-            spec.num_files,
-            spec.total_size,
-            if spec.dir == std::path::Path::new(".") {
-                String::new()
-            } else {
-                format!(" --file-dir={}", spec.dir.display())
-            }
-        ),
-        e @ (FileioError::Direct(_) | FileioError::Settings(_) | FileioError::Foreign { .. }) => {
-            anyhow::anyhow!(e.describe(&spell))
-        }
-        other => anyhow::Error::new(other),
-    }
-}
-
-/// "16MiB", "1.5GiB", as sysbench's sb_print_value_size (%.5g and a binary unit) + "B".
-fn sb_size(bytes: u64) -> String {
-    let mut v = bytes as f64;
-    let mut unit = "";
-    for u in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"] {
-        if v < 1024.0 {
-            break;
-        }
-        v /= 1024.0;
-        unit = u;
-    }
-    let int_digits = if v >= 1.0 {
-        (v.log10().floor() as i32 + 1).max(1)
-    } else {
-        1
-    };
-    let decimals = (5 - int_digits).max(0) as usize;
-    let mut s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    format!("{s}{unit}B")
 }
 
 /// A directory as the report names it: absolute when it can be resolved.
@@ -814,47 +519,5 @@ impl TestPlan for Plan {
             .map_err(|e| cli_error(&self.spec, e))?;
         let _ = log.flush();
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn refused() -> std::io::Result<()> {
-        Err(std::io::Error::from_raw_os_error(libc::EPERM))
-    }
-
-    #[test]
-    fn async_falls_back_to_libaio_only_when_allowed() {
-        let (e, note) = choose_async(AsyncEngine::Auto, refused).unwrap();
-        assert_eq!(e, &libaio::DEF);
-        assert!(note.unwrap().contains("io_uring is not available"));
-        let (e, note) = choose_async(AsyncEngine::Auto, || Ok(())).unwrap();
-        assert_eq!((e, note), (&uring::DEF, None));
-        let err = choose_async(AsyncEngine::IoUring, refused).err().unwrap();
-        assert!(err.to_string().contains("--file-async-engine=libaio"));
-        assert_eq!(
-            choose_async(AsyncEngine::Libaio, refused).unwrap().0,
-            &libaio::DEF
-        );
-    }
-
-    #[test]
-    fn extra_flags_combine_and_print_like_sysbench() {
-        let f = parse_extra_flags(&["direct", "sync"]).unwrap();
-        assert_eq!(extra_flags_words(f), "sync directio");
-        assert_eq!(extra_flags_words(OpenFlags::default()), "(none)");
-        assert_eq!(parse_extra_flags(&["bogus"]).unwrap_err(), "bogus");
-    }
-
-    #[test]
-    fn sizes_print_like_sysbench() {
-        assert_eq!(sb_size(16 << 20), "16MiB");
-        assert_eq!(sb_size(64 << 20), "64MiB");
-        assert_eq!(sb_size(16384), "16KiB");
-        assert_eq!(sb_size(3 << 29), "1.5GiB");
-        assert_eq!(sb_size(1000000), "976.56KiB");
-        assert_eq!(sb_size(512), "512B");
     }
 }
