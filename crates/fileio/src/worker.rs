@@ -91,7 +91,7 @@ pub(crate) struct WorkerState {
     pub(crate) names: Option<Arc<FileTable>>,
     pub(crate) validate: bool,
     pub(crate) block: u64,
-    pub(crate) fsync_all: bool,
+    pub(crate) sync_each_write: bool,
     pub(crate) end_fsync: bool,
     pub(crate) num_files: u32,
     pub(crate) random: bool,
@@ -418,7 +418,7 @@ impl<E: Engine> IoWorker<E> {
         if f.dir == Dir::Read && self.s.validate {
             self.s.validate_read(self.engine.buffer(slot), &f.io)?;
         }
-        if f.dir == Dir::Write && self.s.fsync_all {
+        if f.dir == Dir::Write && self.s.sync_each_write {
             // The fsync belongs to its write's event: the write's latency covers both.
             let f0 = Stamp::now();
             self.engine

@@ -226,7 +226,7 @@ impl Workload for FileioWorkload {
             names: self.table().cloned(),
             validate: self.spec.validate,
             block: self.spec.block_size,
-            fsync_all: self.spec.sync.each_write,
+            sync_each_write: self.spec.sync.each_write,
             end_fsync: self.spec.end_fsync(),
             num_files: self.spec.num_files,
             random: !self.spec.access.is_some_and(|a| a.is_sequential()),

@@ -1,5 +1,6 @@
-//! `--file-io-mode=mmap`: every file mapped whole (MAP_SHARED) once per run; a read or write
-//! is a memcpy, a sync is msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
+//! Memory-mapped I/O (sysbench's `--file-io-mode=mmap`, fio's `mmap`): every file mapped
+//! whole (MAP_SHARED) once per run; a read or write is a memcpy, a sync is
+//! msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
 //!
 //! A file truncated by another process while mapped makes the copy fault with SIGBUS; plumb
 //! checks sizes before mapping, but cannot guard against that during the run.
