@@ -28,8 +28,10 @@ pub struct Facts {
 /// What a file I/O test asked for and did (from its settings and counters).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct IoFacts {
-    /// seqwr, seqrewr, seqrd, rndrd, rndwr, rndrw (or fio's rw= names).
+    /// The access in words ("random read/write"), for evidence.
     pub mode: String,
+    /// Requests follow one another through the files (not random offsets).
+    pub sequential: bool,
     /// O_DIRECT: the page cache is bypassed.
     pub direct: bool,
     /// O_SYNC or O_DSYNC: every write reaches stable storage before it returns.
@@ -52,8 +54,12 @@ pub struct IoFacts {
     pub final_fsync_ns: u64,
     /// Buffers were zero-filled (compressible, dedupable).
     pub zero_fill: bool,
-    /// The engine that ran (sync, io_uring, libaio, mmap, null).
+    /// The engine that ran (sync, io_uring, libaio, mmap, null), for evidence.
     pub engine: String,
+    /// The engine moves data (the null engine does not).
+    pub engine_does_io: bool,
+    /// The engine maps the files into memory: writes are stores, with no write call.
+    pub engine_maps_files: bool,
     /// Threads in one file's write path at once, the writer included (from the request
     /// stream: exact for sequential modes' shared cursor, the mean a write meets for random
     /// modes; 0 without writes). None when the front end cannot tell.

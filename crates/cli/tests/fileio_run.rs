@@ -145,8 +145,8 @@ fn every_engine_runs_from_the_command_line() {
         assert_eq!(v["events"], 400, "{want}");
         assert!(ops(&v, "read") > 0 && ops(&v, "write") > 0, "{want}");
         if want == "io_uring" {
-            assert_eq!(v["workload"]["io_uring_registered_files"], true);
-            assert_eq!(v["workload"]["io_uring_registered_buffers"], true);
+            assert_eq!(v["workload"]["registered_files"], true);
+            assert_eq!(v["workload"]["registered_buffers"], true);
         }
     }
 }

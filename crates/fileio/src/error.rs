@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::setting::{plain, Message, Setting, Spelling};
 use crate::spec::SpecError;
 
 #[derive(Debug, Error)]
@@ -13,7 +14,7 @@ pub enum FileioError {
     #[error(transparent)]
     Spec(#[from] SpecError),
     /// A file named like a test file that plumb did not create.
-    #[error("{path} exists but plumb did not create it ({why}); plumb will not overwrite or remove it. If it is left over from sysbench, run 'sysbench fileio cleanup' with the same --file-num in {dir} or delete the test_file.* files yourself; or use another directory with --file-dir")]
+    #[error("{}", self.describe(&plain))]
     Foreign {
         path: PathBuf,
         dir: PathBuf,
@@ -25,12 +26,16 @@ pub enum FileioError {
         available: String,
         dir: PathBuf,
     },
-    /// The run needs a prepared file set that is not there or not complete.
-    #[error("{0}")]
-    NotPrepared(String),
+    /// The run needs a prepared file set that is not there or not complete: what is wrong
+    /// (the caller says how to prepare it, in its own syntax).
+    #[error("{0}: prepare the file set first")]
+    NotPrepared(Message),
     /// O_DIRECT refused or impossible with these sizes.
     #[error("{0}")]
-    Direct(String),
+    Direct(Message),
+    /// Settings that do not fit this machine or this file set.
+    #[error("{0}")]
+    Settings(Message),
     /// Stopped by a signal (its number) before finishing.
     #[error("interrupted")]
     Interrupted(i32),
@@ -45,6 +50,26 @@ pub enum FileioError {
 }
 
 impl FileioError {
+    /// The error in one line, settings written by `spell`. A front end that can say how
+    /// to prepare a file set words [`FileioError::NotPrepared`] itself.
+    pub fn describe(&self, spell: Spelling<'_>) -> String {
+        match self {
+            FileioError::Spec(e) => e.describe(spell),
+            FileioError::NotPrepared(m) => {
+                format!("{}: prepare the file set first", m.describe(spell))
+            }
+            FileioError::Direct(m) | FileioError::Settings(m) => m.describe(spell),
+            FileioError::Foreign { path, dir, why } => format!(
+                "{} exists but plumb did not create it ({why}); plumb will not overwrite or remove it. If it is left over from sysbench, run 'sysbench fileio cleanup' with the same {} in {} or delete the test_file.* files yourself; or use another directory with {}",
+                path.display(),
+                spell(Setting::FileCount),
+                dir.display(),
+                spell(Setting::Dir)
+            ),
+            other => other.to_string(),
+        }
+    }
+
     pub fn io(what: impl Into<String>, source: io::Error) -> FileioError {
         FileioError::Io {
             what: what.into(),

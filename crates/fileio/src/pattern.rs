@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 use plumb_core::random::{Distribution, RandType, Rng};
 
-use crate::spec::{FileioSpec, TestMode};
+use crate::access::{Access, Mix, Order};
+use crate::spec::FileioSpec;
 
 /// Sizes that decide offsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +151,7 @@ impl SharedStream {
 
 /// One thread's view of the stream.
 pub struct Pattern {
-    mode: TestMode,
+    access: Access,
     geo: Geometry,
     shared: Arc<SharedStream>,
     /// (fsync-freq, period = freq + files) when periodic fsyncs apply.
@@ -169,33 +170,43 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    /// `rand`: the `--rand-type` given, if any (random offsets are uniform otherwise, as in
-    /// sysbench whatever --rand-type says).
-    pub fn new(spec: &FileioSpec, shared: Arc<SharedStream>, rand: Option<RandType>) -> Pattern {
-        let mode = spec.mode.unwrap_or(TestMode::RndRd);
+    pub fn new(spec: &FileioSpec, shared: Arc<SharedStream>) -> Pattern {
+        let access = spec.access.unwrap_or(Access::rand_read());
         let geo = Geometry::from_spec(spec);
         let period = spec
             .periodic_fsync()
             .map(|f| (f, f + spec.num_files as u64));
         let total_blocks = geo.blocks_per_file() * geo.num_files as u64;
+        let ratio = match access.mix {
+            Mix::Interleaved { reads_per_write } => reads_per_write,
+            _ => 0.0,
+        };
         Pattern {
-            mode,
+            access,
             geo,
-            counted: mode.is_sequential() || period.is_some(),
+            counted: access.is_sequential() || period.is_some(),
             shared,
             period,
             reads: 0,
             writes: 0,
             // sysbench 1.0 keeps the ratio in a float; compare against the same value.
-            ratio: spec.rw_ratio as f32 as f64,
+            ratio: ratio as f32 as f64,
             total_blocks,
-            dist: rand
-                .filter(|r| *r != RandType::Uniform)
-                .map(|r| Distribution::new(r, 0, total_blocks - 1)),
+            dist: match access.order {
+                Order::Random { dist } if dist != RandType::Uniform => {
+                    Some(Distribution::new(dist, 0, total_blocks - 1))
+                }
+                _ => None,
+            },
             bpf: Divisor::new(geo.blocks_per_file()),
             cpf: Divisor::new(geo.chunks_per_file()),
             pass: geo.seq_pass(),
         }
+    }
+
+    #[inline(always)]
+    fn interleaved(&self) -> bool {
+        matches!(self.access.mix, Mix::Interleaved { .. })
     }
 
     /// The next operation of this thread.
@@ -208,7 +219,7 @@ impl Pattern {
                     Some((f, p)) => {
                         let (per, r) = (s / p, s % p);
                         if r >= f {
-                            if self.mode == TestMode::RndRw
+                            if self.interleaved()
                                 && self.shared.last_write_period.0.load(Relaxed) <= per
                             {
                                 // Nothing written in this period: sysbench skips the round.
@@ -223,19 +234,21 @@ impl Pattern {
             } else {
                 (0, 0)
             };
-            let write = match self.mode {
-                TestMode::SeqWr | TestMode::SeqRewr | TestMode::RndWr => true,
-                TestMode::SeqRd | TestMode::RndRd => false,
-                TestMode::RndRw => (self.reads + 1) as f64 / (self.writes + 1) as f64 >= self.ratio,
+            let write = match self.access.mix {
+                Mix::Write => true,
+                Mix::Read => false,
+                Mix::Interleaved { .. } => {
+                    (self.reads + 1) as f64 / (self.writes + 1) as f64 >= self.ratio
+                }
             };
-            let io = if self.mode.is_sequential() {
+            let io = if self.access.is_sequential() {
                 self.seq_io(k)
             } else {
                 self.random_io(rng)
             };
             return if write {
                 self.writes += 1;
-                if self.mode == TestMode::RndRw && self.period.is_some() {
+                if self.interleaved() && self.period.is_some() {
                     self.shared
                         .last_write_period
                         .0
@@ -295,10 +308,11 @@ impl Pattern {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::SyncPolicy;
 
-    fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
+    fn spec(access: Access, files: u32, total: u64, block: u64) -> FileioSpec {
         FileioSpec {
-            mode: Some(mode),
+            access: Some(access),
             num_files: files,
             total_size: total,
             block_size: block,
@@ -314,10 +328,13 @@ mod tests {
     #[test]
     fn sequential_walks_files_in_order_and_wraps() {
         let s = FileioSpec {
-            fsync_freq: 0,
-            ..spec(TestMode::SeqRd, 2, 2 * 40960, 16384)
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
+            ..spec(Access::seq_read(), 2, 2 * 40960, 16384)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let ops = take(&mut p, 7);
         let r = |file, offset, len| Op::Read(Io { file, offset, len });
         assert_eq!(
@@ -338,10 +355,13 @@ mod tests {
     fn merged_requests_grow_sequential_chunks_only() {
         let s = FileioSpec {
             merged_requests: 4,
-            fsync_freq: 0,
-            ..spec(TestMode::SeqRewr, 1, 100_000, 4096)
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
+            ..spec(Access::seq_write(), 1, 100_000, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let ops = take(&mut p, 8);
         let lens: Vec<u32> = ops
             .iter()
@@ -357,9 +377,9 @@ mod tests {
         );
         let r = FileioSpec {
             merged_requests: 4,
-            ..spec(TestMode::RndRd, 1, 1 << 20, 4096)
+            ..spec(Access::rand_read(), 1, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&r, SharedStream::new(), None);
+        let mut p = Pattern::new(&r, SharedStream::new());
         assert!(take(&mut p, 100)
             .iter()
             .all(|o| matches!(o, Op::Read(io) if io.len == 4096)));
@@ -368,10 +388,13 @@ mod tests {
     #[test]
     fn fsync_round_is_one_per_file_every_freq_requests() {
         let s = FileioSpec {
-            fsync_freq: 3,
-            ..spec(TestMode::RndWr, 2, 1 << 20, 4096)
+            sync: SyncPolicy {
+                every_requests: 3,
+                ..Default::default()
+            },
+            ..spec(Access::rand_write(), 2, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 12)
             .iter()
             .map(|o| match o {
@@ -386,10 +409,13 @@ mod tests {
     #[test]
     fn rndrw_follows_sysbench_interleave() {
         let s = FileioSpec {
-            fsync_freq: 0,
-            ..spec(TestMode::RndRw, 4, 1 << 20, 4096)
+            sync: SyncPolicy {
+                every_requests: 0,
+                ..Default::default()
+            },
+            ..spec(Access::rand_mix(1.5), 4, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 12)
             .iter()
             .map(|o| if matches!(o, Op::Read(_)) { 'R' } else { 'W' })
@@ -404,11 +430,13 @@ mod tests {
     fn rndrw_skips_fsync_round_when_a_period_wrote_nothing() {
         // Ratio 100: reads dominate; with freq 2 some periods hold no write.
         let s = FileioSpec {
-            fsync_freq: 2,
-            rw_ratio: 100.0,
-            ..spec(TestMode::RndRw, 1, 1 << 20, 4096)
+            sync: SyncPolicy {
+                every_requests: 2,
+                ..Default::default()
+            },
+            ..spec(Access::rand_mix(100.0), 1, 1 << 20, 4096)
         };
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 102)
             .iter()
             .map(|o| match o {
@@ -424,8 +452,8 @@ mod tests {
 
     #[test]
     fn random_offsets_are_block_aligned_and_cover_every_file() {
-        let s = spec(TestMode::RndRd, 4, 4 << 20, 16384);
-        let mut p = Pattern::new(&s, SharedStream::new(), None);
+        let s = spec(Access::rand_read(), 4, 4 << 20, 16384);
+        let mut p = Pattern::new(&s, SharedStream::new());
         let mut files = [0u32; 4];
         for o in take(&mut p, 4000) {
             let Op::Read(io) = o else { panic!() };
@@ -439,15 +467,18 @@ mod tests {
     #[test]
     fn threads_share_one_sequential_cursor() {
         let s = FileioSpec {
-            fsync_freq: 5,
-            ..spec(TestMode::SeqWr, 3, 3 * 65536, 4096)
+            sync: SyncPolicy {
+                every_requests: 5,
+                ..Default::default()
+            },
+            ..spec(Access::seq_create(), 3, 3 * 65536, 4096)
         };
         let shared = SharedStream::new();
         let handles: Vec<_> = (0..4)
             .map(|t| {
                 let (s, shared) = (s.clone(), shared.clone());
                 std::thread::spawn(move || {
-                    let mut p = Pattern::new(&s, shared, None);
+                    let mut p = Pattern::new(&s, shared);
                     let mut rng = Rng::new(1, t);
                     (0..2000).map(|_| p.next(&mut rng)).collect::<Vec<_>>()
                 })
@@ -483,9 +514,9 @@ mod tests {
         ] {
             let s = FileioSpec {
                 merged_requests: merged,
-                ..spec(TestMode::SeqRd, files, total, block)
+                ..spec(Access::seq_read(), files, total, block)
             };
-            let p = Pattern::new(&s, SharedStream::new(), None);
+            let p = Pattern::new(&s, SharedStream::new());
             let g = p.geo;
             for k in 0..3 * g.seq_pass() {
                 assert_eq!(p.seq_io(k), g.seq_io(k));
@@ -501,8 +532,13 @@ mod tests {
 
     #[test]
     fn rand_type_skews_random_offsets() {
-        let s = spec(TestMode::RndRd, 1, 1 << 24, 4096);
-        let mut p = Pattern::new(&s, SharedStream::new(), Some(RandType::Pareto));
+        let s = spec(
+            Access::rand_read().with_dist(RandType::Pareto),
+            1,
+            1 << 24,
+            4096,
+        );
+        let mut p = Pattern::new(&s, SharedStream::new());
         let low = take(&mut p, 10_000)
             .iter()
             .filter(|o| matches!(o, Op::Read(io) if io.offset < (1 << 24) / 5))

@@ -16,29 +16,26 @@
 //! fsync events are left out: they are not writes, and the default round (one fsync per file
 //! every 100 requests) holds a thread only now and then.
 
+use crate::access::Access;
 use crate::pattern::Geometry;
-use crate::spec::{FileioSpec, TestMode};
+use crate::spec::FileioSpec;
 
 /// Threads writing one file at once, the writing thread included: 0 for read-only modes, 1
 /// when every writer has its file to itself; sequential modes give the exact count in the
 /// most crowded file, random modes the mean one write meets.
 pub fn writers_per_file(spec: &FileioSpec, threads: usize) -> f64 {
-    let Some(mode) = spec.mode.filter(|m| m.writes()) else {
+    let Some(access) = spec.access.filter(Access::writes) else {
         return 0.0;
     };
     let threads = threads.max(1) as u64;
-    if mode.is_sequential() {
+    if access.is_sequential() {
         let g = Geometry::from_spec(spec);
         let (per_file, pass) = (g.chunks_per_file(), g.seq_pass());
         // Whole passes put `per_file` requests in every file; the rest of the window is
         // consecutive requests, at most one file's worth in a single file.
         return ((threads / pass) * per_file + (threads % pass).min(per_file)) as f64;
     }
-    let write_share = match mode {
-        // rndrw writes one request in 1 + ratio (its fixed R W R W R R W … interleave).
-        TestMode::RndRw => 1.0 / (1.0 + spec.rw_ratio.max(0.0)),
-        _ => 1.0,
-    };
+    let write_share = 1.0 - access.read_share();
     1.0 + (threads - 1) as f64 * write_share / spec.num_files.max(1) as f64
 }
 
@@ -46,9 +43,9 @@ pub fn writers_per_file(spec: &FileioSpec, threads: usize) -> f64 {
 mod tests {
     use super::*;
 
-    fn spec(mode: TestMode, files: u32) -> FileioSpec {
+    fn spec(access: Access, files: u32) -> FileioSpec {
         FileioSpec {
-            mode: Some(mode),
+            access: Some(access),
             num_files: files,
             total_size: 16 << 20,
             block_size: 16384,
@@ -56,13 +53,13 @@ mod tests {
         }
     }
 
-    fn w(mode: TestMode, files: u32, threads: usize) -> f64 {
+    fn w(mode: Access, files: u32, threads: usize) -> f64 {
         writers_per_file(&spec(mode, files), threads)
     }
 
     #[test]
     fn sequential_threads_share_the_cursor_file_whatever_the_file_count() {
-        for mode in [TestMode::SeqWr, TestMode::SeqRewr] {
+        for mode in [Access::seq_create(), Access::seq_write()] {
             for files in [1, 16, 128] {
                 assert_eq!(w(mode, files, 1), 1.0, "{mode:?} {files}");
                 // 16 MiB in 128 files: 8 requests of 16 KiB per file, so 16 threads span
@@ -79,7 +76,7 @@ mod tests {
         // and 4 more requests, 2 of them in one file.
         let s = FileioSpec {
             total_size: 4 * 2 * 16384,
-            ..spec(TestMode::SeqRewr, 4)
+            ..spec(Access::seq_write(), 4)
         };
         assert_eq!(writers_per_file(&s, 20), 6.0);
         assert_eq!(writers_per_file(&s, 8), 2.0);
@@ -95,23 +92,23 @@ mod tests {
     #[test]
     fn random_writes_spread_over_the_files() {
         for files in [1u32, 16, 128] {
-            assert_eq!(w(TestMode::RndWr, files, 1), 1.0);
-            assert_eq!(w(TestMode::RndRw, files, 1), 1.0);
+            assert_eq!(w(Access::rand_write(), files, 1), 1.0);
+            assert_eq!(w(Access::rand_mix(1.5), files, 1), 1.0);
             assert_eq!(
-                w(TestMode::RndWr, files, 16),
+                w(Access::rand_write(), files, 16),
                 1.0 + 15.0 / files as f64,
                 "{files}"
             );
         }
-        assert_eq!(w(TestMode::RndWr, 1, 16), 16.0);
+        assert_eq!(w(Access::rand_write(), 1, 16), 16.0);
         // rndrw at the default ratio 1.5 writes 2 requests in 5.
-        assert!((w(TestMode::RndRw, 1, 16) - 7.0).abs() < 1e-9);
-        assert!((w(TestMode::RndRw, 16, 16) - (1.0 + 15.0 * 0.4 / 16.0)).abs() < 1e-9);
+        assert!((w(Access::rand_mix(1.5), 1, 16) - 7.0).abs() < 1e-9);
+        assert!((w(Access::rand_mix(1.5), 16, 16) - (1.0 + 15.0 * 0.4 / 16.0)).abs() < 1e-9);
     }
 
     #[test]
     fn read_modes_have_no_writers() {
-        for mode in [TestMode::SeqRd, TestMode::RndRd] {
+        for mode in [Access::seq_read(), Access::rand_read()] {
             for files in [1, 16, 128] {
                 for threads in [1, 16] {
                     assert_eq!(w(mode, files, threads), 0.0);

@@ -1,145 +1,25 @@
-//! What a fileio run or prepare is asked to do: every sysbench fileio option plus plumb's
-//! additions, checked once before anything touches a file.
+//! The file-I/O job model: what a run or prepare is asked to do, in no front end's terms,
+//! checked once before anything touches a file. Front ends (sysbench's fileio, fio) translate
+//! their options into a [`FileioSpec`]; docs/fileio.md ("The I/O job model") says how.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// sysbench's `--file-test-mode`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TestMode {
-    SeqWr,
-    SeqRewr,
-    SeqRd,
-    RndRd,
-    RndWr,
-    RndRw,
-}
+use crate::access::{Access, Mix};
+use crate::engine::{EngineDef, EngineOptions};
+use crate::setting::{plain, Setting, Spelling};
 
-pub const TEST_MODES: &[&str] = &["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"];
-
-impl TestMode {
-    pub fn parse(s: &str) -> Option<TestMode> {
-        Some(match s {
-            "seqwr" => TestMode::SeqWr,
-            "seqrewr" => TestMode::SeqRewr,
-            "seqrd" => TestMode::SeqRd,
-            "rndrd" => TestMode::RndRd,
-            "rndwr" => TestMode::RndWr,
-            "rndrw" => TestMode::RndRw,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "seqwr",
-            TestMode::SeqRewr => "seqrewr",
-            TestMode::SeqRd => "seqrd",
-            TestMode::RndRd => "rndrd",
-            TestMode::RndWr => "rndwr",
-            TestMode::RndRw => "rndrw",
-        }
-    }
-    /// The words sysbench prints after "Doing".
-    pub fn description(self) -> &'static str {
-        match self {
-            TestMode::SeqWr => "sequential write (creation)",
-            TestMode::SeqRewr => "sequential rewrite",
-            TestMode::SeqRd => "sequential read",
-            TestMode::RndRd => "random read",
-            TestMode::RndWr => "random write",
-            TestMode::RndRw => "random r/w",
-        }
-    }
-    pub fn is_sequential(self) -> bool {
-        matches!(self, TestMode::SeqWr | TestMode::SeqRewr | TestMode::SeqRd)
-    }
-    /// Whether the mode issues writes (and so fsyncs).
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            TestMode::SeqWr | TestMode::SeqRewr | TestMode::RndWr | TestMode::RndRw
-        )
-    }
-    pub fn reads(self) -> bool {
-        matches!(self, TestMode::SeqRd | TestMode::RndRd | TestMode::RndRw)
-    }
-}
-
-/// sysbench's `--file-io-mode`, plus `null` (no I/O at all: plumb's own overhead).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IoMode {
-    Sync,
-    Async,
-    Mmap,
-    Null,
-}
-
-impl IoMode {
-    pub fn parse(s: &str) -> Option<IoMode> {
-        Some(match s {
-            "sync" => IoMode::Sync,
-            "async" => IoMode::Async,
-            "mmap" => IoMode::Mmap,
-            "null" => IoMode::Null,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            IoMode::Sync => "sync",
-            IoMode::Async => "async",
-            IoMode::Mmap => "mmap",
-            IoMode::Null => "null",
-        }
-    }
-}
-
-/// Which kernel interface `--file-io-mode=async` uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AsyncEngine {
-    /// io_uring, or libaio when io_uring is unavailable.
-    Auto,
-    IoUring,
-    Libaio,
-}
-
-impl AsyncEngine {
-    pub fn parse(s: &str) -> Option<AsyncEngine> {
-        Some(match s {
-            "auto" => AsyncEngine::Auto,
-            "io_uring" => AsyncEngine::IoUring,
-            "libaio" => AsyncEngine::Libaio,
-            _ => return None,
-        })
-    }
-}
-
-/// `--file-extra-flags`: open(2) flags, combinable (sysbench 1.0 refuses some combinations
-/// with "Unknown extra flags value"; plumb takes any).
+/// Flags the files are opened with for a run: synchronous writes (O_SYNC, O_DSYNC) and
+/// direct I/O (O_DIRECT), combinable.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExtraFlags {
+pub struct OpenFlags {
     pub sync: bool,
     pub dsync: bool,
     pub direct: bool,
 }
 
-impl ExtraFlags {
-    pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<ExtraFlags, String> {
-        let mut f = ExtraFlags::default();
-        for i in items {
-            match i.as_ref() {
-                "sync" => f.sync = true,
-                "dsync" => f.dsync = true,
-                "direct" => f.direct = true,
-                other => return Err(other.to_string()),
-            }
-        }
-        Ok(f)
-    }
+impl OpenFlags {
     pub fn any(self) -> bool {
         self.sync || self.dsync || self.direct
     }
@@ -156,6 +36,7 @@ impl ExtraFlags {
         }
         fl
     }
+    /// The flags set, by name ("sync", "dsync", "direct").
     pub fn names(self) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self.sync {
@@ -168,26 +49,6 @@ impl ExtraFlags {
             v.push("direct");
         }
         v
-    }
-}
-
-impl fmt::Display for ExtraFlags {
-    /// As sysbench prints it after "Extra file open flags:".
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.any() {
-            return f.write_str("(none)");
-        }
-        let mut words = Vec::new();
-        if self.sync {
-            words.push("sync");
-        }
-        if self.dsync {
-            words.push("dsync");
-        }
-        if self.direct {
-            words.push("directio");
-        }
-        f.write_str(&words.join(" "))
     }
 }
 
@@ -205,6 +66,47 @@ impl FsyncMode {
             FsyncMode::Fdatasync => "fdatasync",
         }
     }
+}
+
+/// When written data is synced to stable storage. Each kind applies to patterns that write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyncPolicy {
+    /// A sync round after every N requests of the run's shared request stream: each file
+    /// synced once, each sync an event of its own (0: none).
+    pub every_requests: u64,
+    /// Sync the written file right after each write, inside the write's event.
+    pub each_write: bool,
+    /// Each thread syncs every file after its last request, inside the measured time.
+    pub at_end: bool,
+    /// fsync or fdatasync (engines that map files msync whatever this says).
+    pub call: FsyncMode,
+}
+
+impl Default for SyncPolicy {
+    /// sysbench's defaults: a round every 100 requests, and at the end.
+    fn default() -> Self {
+        SyncPolicy {
+            every_requests: 100,
+            each_write: false,
+            at_end: true,
+            call: FsyncMode::Fsync,
+        }
+    }
+}
+
+impl SyncPolicy {
+    /// No syncs at all.
+    pub const NONE: SyncPolicy = SyncPolicy {
+        every_requests: 0,
+        each_write: false,
+        at_end: false,
+        call: FsyncMode::Fsync,
+    };
+    /// A sync after each write, and no other.
+    pub const EACH_WRITE: SyncPolicy = SyncPolicy {
+        each_write: true,
+        ..SyncPolicy::NONE
+    };
 }
 
 /// What the data written looks like.
@@ -229,33 +131,35 @@ impl Fill {
     }
 }
 
-/// Everything a fileio command needs, as given (defaults are sysbench's).
+/// One file-I/O job (defaults are sysbench's, for tests and the sysbench front end).
 #[derive(Clone, Debug)]
 pub struct FileioSpec {
-    /// Directory holding the files (sysbench: the current directory).
+    /// Directory holding the files, named test_file.0 .. test_file.N-1.
     pub dir: PathBuf,
     pub num_files: u32,
+    /// Bytes per request (random orders) or per merged unit (sequential orders).
     pub block_size: u64,
+    /// Bytes of all files together; each file holds total / files.
     pub total_size: u64,
-    /// Required for `run` only.
-    pub mode: Option<TestMode>,
-    pub io_mode: IoMode,
-    pub async_engine: AsyncEngine,
-    pub async_backlog: u32,
-    pub flags: ExtraFlags,
-    pub fsync_freq: u64,
-    pub fsync_all: bool,
-    pub fsync_end: bool,
-    pub fsync_mode: FsyncMode,
+    /// What is read and written, in which order. Required for `run` only.
+    pub access: Option<Access>,
+    /// The engine, from the registry.
+    pub engine: &'static EngineDef,
+    /// The engine's own options the job sets (the rest keep the engine's defaults).
+    pub engine_options: EngineOptions,
+    /// Requests in flight per thread, for engines that queue ([`crate::engine::Caps::queued`]).
+    pub queue_depth: u32,
+    /// How the files are opened for a run.
+    pub flags: OpenFlags,
+    /// When written data is synced.
+    pub sync: SyncPolicy,
+    /// Sequential requests are this many blocks long (0 or 1: one block).
     pub merged_requests: u64,
-    pub rw_ratio: f64,
+    /// Write checksummed blocks and check every block read.
     pub validate: bool,
-    /// Random unless `--file-fill=zero`; `--validate` implies the validate layout.
+    /// The data written (validation implies its own layout).
     pub fill: Fill,
     pub threads: usize,
-    /// Options the user set explicitly (without the leading dashes), for notes about options
-    /// that have no effect in the chosen mode.
-    pub given: Vec<String>,
 }
 
 impl Default for FileioSpec {
@@ -265,38 +169,147 @@ impl Default for FileioSpec {
             num_files: 128,
             block_size: 16384,
             total_size: 2 << 30,
-            mode: None,
-            io_mode: IoMode::Sync,
-            async_engine: AsyncEngine::Auto,
-            async_backlog: 128,
-            flags: ExtraFlags::default(),
-            fsync_freq: 100,
-            fsync_all: false,
-            fsync_end: true,
-            fsync_mode: FsyncMode::Fsync,
+            access: None,
+            engine: &crate::engine::sync::DEF,
+            engine_options: EngineOptions::default(),
+            queue_depth: 128,
+            flags: OpenFlags::default(),
+            sync: SyncPolicy::default(),
             merged_requests: 0,
-            rw_ratio: 1.5,
             validate: false,
             fill: Fill::Random,
             threads: 1,
-            given: Vec::new(),
         }
     }
 }
 
-/// A combination of options that cannot work, in one line that names the options.
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("{0}")]
-pub struct SpecError(pub String);
+/// A combination of settings that cannot work. [`SpecError::describe`] says it in one line
+/// naming the settings the way the caller spells them.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{}", self.describe(&plain))]
+pub enum SpecError {
+    NoFiles,
+    /// Fewer bytes than files.
+    EmptyFiles {
+        total: u64,
+        files: u32,
+    },
+    BlockSizeZero,
+    ValidateZeroFill,
+    /// Validation needs room for a CRC32 and an offset in each block.
+    ValidateBlockTooSmall {
+        block: u64,
+    },
+    ValidatePartialBlock {
+        file_size: u64,
+        block: u64,
+    },
+    /// No access pattern: nothing to run.
+    NoAccess,
+    /// Files written from scratch by the run itself take sequential writes only.
+    CreateNeedsSequentialWrites,
+    RequestTooLarge {
+        bytes: u64,
+        max: u64,
+    },
+    /// Open flags on an engine they do not change.
+    OpenFlagsUnused {
+        flags: Vec<&'static str>,
+        engine: &'static str,
+        mapped: bool,
+    },
+    /// Validation on an engine that moves no data.
+    ValidateWithoutData {
+        engine: &'static str,
+    },
+    /// An engine option the engine does not have.
+    UnknownEngineOption {
+        engine: &'static str,
+        option: &'static str,
+        known: Vec<&'static str>,
+    },
+}
+
+impl SpecError {
+    /// The problem in one line, each setting written by `spell`.
+    pub fn describe(&self, spell: Spelling<'_>) -> String {
+        use Setting as S;
+        match self {
+            SpecError::NoFiles => format!("{} must be at least 1", spell(S::FileCount)),
+            SpecError::EmptyFiles { total, files } => format!(
+                "{} ({total}) is smaller than {} ({files}): every file would be empty",
+                spell(S::TotalSize),
+                spell(S::FileCount)
+            ),
+            SpecError::BlockSizeZero => format!("{} must be at least 1", spell(S::BlockSize)),
+            SpecError::ValidateZeroFill => format!(
+                "{} writes checksummed random blocks; it cannot be combined with {}",
+                spell(S::Validate),
+                spell(S::ZeroFill)
+            ),
+            SpecError::ValidateBlockTooSmall { block } => format!(
+                "{} needs {} larger than 12 bytes (a CRC32 and an offset end each block), got {block}",
+                spell(S::Validate),
+                spell(S::BlockSize)
+            ),
+            SpecError::ValidatePartialBlock { file_size, block } => format!(
+                "{} needs files made of whole blocks: file size {file_size} ({} / {}) is not a multiple of {} {block}",
+                spell(S::Validate),
+                spell(S::TotalSize),
+                spell(S::FileCount),
+                spell(S::BlockSize)
+            ),
+            SpecError::NoAccess => format!("no {} given: nothing to run", spell(S::Access)),
+            SpecError::CreateNeedsSequentialWrites => format!(
+                "{}: files the run creates itself can only be written sequentially",
+                spell(S::Access)
+            ),
+            SpecError::RequestTooLarge { bytes, max } => format!(
+                "{} times {} is {bytes} bytes; plumb allows at most {max} per request",
+                spell(S::BlockSize),
+                spell(S::MergedRequests)
+            ),
+            SpecError::OpenFlagsUnused {
+                flags,
+                engine,
+                mapped,
+            } => format!(
+                "{}={} cannot apply to {}={engine}: {}",
+                spell(S::OpenFlags),
+                flags.join(","),
+                spell(S::Engine),
+                if *mapped {
+                    "memory-mapped I/O does not go through read/write, so open flags do not change it".to_string()
+                } else {
+                    format!("the {engine} engine does no I/O")
+                }
+            ),
+            SpecError::UnknownEngineOption {
+                engine,
+                option,
+                known,
+            } => format!(
+                "{}={engine} has no option '{option}' ({})",
+                spell(S::Engine),
+                if known.is_empty() {
+                    "it takes none".to_string()
+                } else {
+                    format!("it takes: {}", known.join(", "))
+                }
+            ),
+            SpecError::ValidateWithoutData { engine } => format!(
+                "{} needs data: it cannot be combined with {}={engine}",
+                spell(S::Validate),
+                spell(S::Engine)
+            ),
+        }
+    }
+}
 
 /// Largest request buffer plumb allocates (per in-flight request).
 pub const MAX_REQUEST: u64 = 1 << 30;
 
 impl FileioSpec {
-    fn given(&self, name: &str) -> bool {
-        self.given.iter().any(|g| g == name)
-    }
-
     /// Bytes per file: total / num, as sysbench computes it.
     pub fn file_size(&self) -> u64 {
         self.total_size / self.num_files as u64
@@ -309,8 +322,8 @@ impl FileioSpec {
 
     /// The size of the largest single I/O.
     pub fn max_io(&self) -> u64 {
-        match self.mode {
-            Some(m) if m.is_sequential() => self.request_size(),
+        match self.access {
+            Some(a) if a.is_sequential() => self.request_size(),
             _ => self.block_size,
         }
         .min(self.file_size().max(1))
@@ -318,8 +331,8 @@ impl FileioSpec {
 
     /// Requests in flight per thread.
     pub fn depth(&self) -> usize {
-        if self.io_mode == IoMode::Async {
-            self.async_backlog as usize
+        if self.engine.caps.queued {
+            self.queue_depth as usize
         } else {
             1
         }
@@ -327,13 +340,14 @@ impl FileioSpec {
 
     /// Periodic fsync every N requests, when it applies (`None` otherwise).
     pub fn periodic_fsync(&self) -> Option<u64> {
-        let writes = self.mode.is_some_and(TestMode::writes);
-        (writes && !self.fsync_all && self.fsync_freq > 0).then_some(self.fsync_freq)
+        let writes = self.access.is_some_and(|a| a.writes());
+        let every = self.sync.every_requests;
+        (writes && every > 0).then_some(every)
     }
 
     /// Whether each thread fsyncs every file at the end (write modes only, as sysbench).
     pub fn end_fsync(&self) -> bool {
-        self.fsync_end && !self.fsync_all && self.mode.is_some_and(TestMode::writes)
+        self.sync.at_end && self.access.is_some_and(|a| a.writes())
     }
 
     /// The data layout files are written with.
@@ -348,122 +362,74 @@ impl FileioSpec {
     /// Check the options that matter for every command (prepare, run, cleanup).
     pub fn check_files(&self) -> Result<(), SpecError> {
         if self.num_files == 0 {
-            return Err(SpecError("--file-num must be at least 1".into()));
+            return Err(SpecError::NoFiles);
         }
         if self.file_size() == 0 {
-            return Err(SpecError(format!(
-                "--file-total-size ({}) is smaller than --file-num ({}): every file would be empty",
-                self.total_size, self.num_files
-            )));
+            return Err(SpecError::EmptyFiles {
+                total: self.total_size,
+                files: self.num_files,
+            });
         }
         if self.block_size == 0 {
-            return Err(SpecError("--file-block-size must be at least 1".into()));
+            return Err(SpecError::BlockSizeZero);
         }
         if self.validate {
             if self.fill == Fill::Zero {
-                return Err(SpecError(
-                    "--validate writes checksummed random blocks; it cannot be combined with --file-fill=zero".into(),
-                ));
+                return Err(SpecError::ValidateZeroFill);
             }
             if self.block_size <= 12 {
-                return Err(SpecError(format!(
-                    "--validate needs --file-block-size larger than 12 bytes (a CRC32 and an offset end each block), got {}",
-                    self.block_size
-                )));
+                return Err(SpecError::ValidateBlockTooSmall {
+                    block: self.block_size,
+                });
             }
             if !self.file_size().is_multiple_of(self.block_size) {
-                return Err(SpecError(format!(
-                    "--validate needs files made of whole blocks: file size {} (--file-total-size / --file-num) is not a multiple of --file-block-size {}",
-                    self.file_size(),
-                    self.block_size
-                )));
+                return Err(SpecError::ValidatePartialBlock {
+                    file_size: self.file_size(),
+                    block: self.block_size,
+                });
             }
         }
         Ok(())
     }
 
-    /// Check everything `run` needs. Returns notes about options that have no effect in this
-    /// combination (accepted so sysbench recipes run unchanged, but said out loud).
-    pub fn check_run(&self) -> Result<Vec<String>, SpecError> {
+    /// Check everything `run` needs.
+    pub fn check_run(&self) -> Result<(), SpecError> {
         self.check_files()?;
-        let Some(mode) = self.mode else {
-            return Err(SpecError(format!(
-                "missing required option --file-test-mode for 'run' (allowed: {})",
-                TEST_MODES.join(", ")
-            )));
+        let Some(access) = self.access else {
+            return Err(SpecError::NoAccess);
         };
+        if access.creates_files && (access.mix != Mix::Write || !access.is_sequential()) {
+            return Err(SpecError::CreateNeedsSequentialWrites);
+        }
         if self.request_size() > MAX_REQUEST {
-            return Err(SpecError(format!(
-                "--file-block-size times --file-merged-requests is {} bytes; plumb allows at most {} per request",
-                self.request_size(),
-                MAX_REQUEST
-            )));
+            return Err(SpecError::RequestTooLarge {
+                bytes: self.request_size(),
+                max: MAX_REQUEST,
+            });
         }
-        let mut notes = Vec::new();
-        match self.io_mode {
-            IoMode::Mmap | IoMode::Null if self.flags.any() => {
-                return Err(SpecError(format!(
-                    "--file-extra-flags={} cannot apply to --file-io-mode={}: {}",
-                    self.flags.names().join(","),
-                    self.io_mode.name(),
-                    if self.io_mode == IoMode::Mmap {
-                        "memory-mapped I/O does not go through read/write, so open flags do not change it"
-                    } else {
-                        "the null engine does no I/O"
-                    }
-                )));
-            }
-            IoMode::Null if self.validate => {
-                return Err(SpecError(
-                    "--validate needs data: it cannot be combined with --file-io-mode=null".into(),
-                ));
-            }
-            _ => {}
+        let caps = self.engine.caps;
+        if self.flags.any() && !caps.open_flags {
+            return Err(SpecError::OpenFlagsUnused {
+                flags: self.flags.names(),
+                engine: self.engine.name,
+                mapped: caps.maps_files,
+            });
         }
-        if self.io_mode == IoMode::Mmap && self.fsync_mode == FsyncMode::Fdatasync {
-            notes.push(
-                "--file-fsync-mode=fdatasync has no effect with --file-io-mode=mmap: files are synced with msync()".into(),
-            );
-        }
-        if !mode.writes() {
-            if self.given("file-fsync-freq") {
-                notes.push(format!(
-                    "--file-fsync-freq has no effect in {} mode: it writes nothing",
-                    mode.name()
-                ));
-            }
-            if self.given("file-fsync-all") {
-                notes.push(format!(
-                    "--file-fsync-all has no effect in {} mode: it writes nothing",
-                    mode.name()
-                ));
+        for &(option, _) in &self.engine_options.0 {
+            if self.engine.option(&self.engine_options, option).is_none() {
+                return Err(SpecError::UnknownEngineOption {
+                    engine: self.engine.name,
+                    option,
+                    known: self.engine.options.iter().map(|o| o.name).collect(),
+                });
             }
         }
-        if mode != TestMode::RndRw && self.given("file-rw-ratio") {
-            notes.push(format!(
-                "--file-rw-ratio only applies to rndrw; it has no effect in {} mode",
-                mode.name()
-            ));
+        if self.validate && !caps.does_io {
+            return Err(SpecError::ValidateWithoutData {
+                engine: self.engine.name,
+            });
         }
-        if !mode.is_sequential() && self.given("file-merged-requests") {
-            notes.push(format!(
-                "--file-merged-requests only applies to sequential modes; it has no effect in {} mode",
-                mode.name()
-            ));
-        }
-        if self.io_mode != IoMode::Async && self.given("file-async-backlog") {
-            notes.push(format!(
-                "--file-async-backlog only applies to --file-io-mode=async; it has no effect with {}",
-                self.io_mode.name()
-            ));
-        }
-        if self.io_mode != IoMode::Async && self.async_engine != AsyncEngine::Auto {
-            return Err(SpecError(format!(
-                "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
-                self.io_mode.name()
-            )));
-        }
-        Ok(notes)
+        Ok(())
     }
 }
 
@@ -471,9 +437,9 @@ impl FileioSpec {
 mod tests {
     use super::*;
 
-    fn spec(mode: TestMode) -> FileioSpec {
+    fn spec(access: Access) -> FileioSpec {
         FileioSpec {
-            mode: Some(mode),
+            access: Some(access),
             ..Default::default()
         }
     }
@@ -484,81 +450,131 @@ mod tests {
         assert_eq!(s.num_files, 128);
         assert_eq!(s.block_size, 16384);
         assert_eq!(s.file_size(), 16 << 20);
-        assert_eq!(s.fsync_freq, 100);
-        assert!(s.fsync_end && !s.fsync_all);
-        assert_eq!(s.rw_ratio, 1.5);
-        assert_eq!(s.async_backlog, 128);
+        assert_eq!(s.sync.every_requests, 100);
+        assert!(s.sync.at_end && !s.sync.each_write);
+        assert_eq!(s.queue_depth, 128);
     }
 
     #[test]
-    fn fsync_policy_follows_mode_and_fsync_all() {
-        assert_eq!(spec(TestMode::RndWr).periodic_fsync(), Some(100));
-        assert_eq!(spec(TestMode::RndRd).periodic_fsync(), None);
-        assert!(!spec(TestMode::SeqRd).end_fsync());
-        assert!(spec(TestMode::SeqRewr).end_fsync());
-        let all = FileioSpec {
-            fsync_all: true,
-            ..spec(TestMode::RndWr)
+    fn syncs_apply_to_patterns_that_write() {
+        assert_eq!(spec(Access::rand_write()).periodic_fsync(), Some(100));
+        assert_eq!(spec(Access::rand_read()).periodic_fsync(), None);
+        assert!(!spec(Access::seq_read()).end_fsync());
+        assert!(spec(Access::seq_write()).end_fsync());
+        let each = FileioSpec {
+            sync: SyncPolicy::EACH_WRITE,
+            ..spec(Access::rand_write())
         };
-        assert_eq!(all.periodic_fsync(), None);
-        assert!(!all.end_fsync());
+        assert_eq!(each.periodic_fsync(), None);
+        assert!(!each.end_fsync());
     }
 
     #[test]
     fn refuses_impossible_combinations() {
         let s = FileioSpec {
-            io_mode: IoMode::Mmap,
-            flags: ExtraFlags {
+            engine: &crate::engine::mmap::DEF,
+            flags: OpenFlags {
                 direct: true,
                 ..Default::default()
             },
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
-        assert!(s
-            .check_run()
-            .unwrap_err()
-            .0
-            .contains("--file-extra-flags=direct"));
+        assert_eq!(
+            s.check_run().unwrap_err(),
+            SpecError::OpenFlagsUnused {
+                flags: vec!["direct"],
+                engine: "mmap",
+                mapped: true
+            }
+        );
         let s = FileioSpec {
             validate: true,
             fill: Fill::Zero,
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
         assert!(s.check_files().is_err());
         let s = FileioSpec {
             total_size: 3,
             num_files: 4,
-            ..spec(TestMode::RndRd)
+            ..spec(Access::rand_read())
         };
-        assert!(s.check_files().unwrap_err().0.contains("--file-total-size"));
-        assert!(FileioSpec::default()
-            .check_run()
-            .unwrap_err()
-            .0
-            .contains("--file-test-mode"));
-    }
-
-    #[test]
-    fn notes_options_without_effect() {
-        let s = FileioSpec {
-            fsync_freq: 1,
-            given: vec!["file-fsync-freq".into()],
-            ..spec(TestMode::SeqRd)
-        };
-        let notes = s.check_run().unwrap();
-        assert!(
-            notes.iter().any(|n| n.contains("--file-fsync-freq")),
-            "{notes:?}"
+        assert_eq!(
+            s.check_files().unwrap_err(),
+            SpecError::EmptyFiles { total: 3, files: 4 }
         );
-        assert!(spec(TestMode::RndRw).check_run().unwrap().is_empty());
+        assert_eq!(
+            FileioSpec::default().check_run().unwrap_err(),
+            SpecError::NoAccess
+        );
     }
 
     #[test]
-    fn extra_flags_combine_and_print_like_sysbench() {
-        let f = ExtraFlags::parse_list(&["direct", "sync"]).unwrap();
-        assert_eq!(f.to_string(), "sync directio");
+    fn engine_options_must_be_the_engine_s() {
+        let mut opts = EngineOptions::default();
+        opts.set("fixedbufs", false);
+        let uring = FileioSpec {
+            engine: &crate::engine::uring::DEF,
+            engine_options: opts.clone(),
+            ..spec(Access::rand_read())
+        };
+        assert_eq!(uring.check_run(), Ok(()));
+        assert_eq!(uring.engine.option(&opts, "fixedbufs"), Some(false));
+        assert_eq!(uring.engine.option(&opts, "registerfiles"), Some(true));
+        let sync = FileioSpec {
+            engine_options: opts,
+            ..spec(Access::rand_read())
+        };
+        assert_eq!(
+            sync.check_run().unwrap_err().to_string(),
+            "engine=sync has no option 'fixedbufs' (it takes none)"
+        );
+    }
+
+    #[test]
+    fn only_sequential_writes_create_files() {
+        let reads = Access {
+            creates_files: true,
+            ..Access::seq_read()
+        };
+        assert_eq!(
+            spec(reads).check_run().unwrap_err(),
+            SpecError::CreateNeedsSequentialWrites
+        );
+        assert_eq!(spec(Access::seq_create()).check_run(), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_settings_as_the_caller_spells_them() {
+        let e = SpecError::ValidatePartialBlock {
+            file_size: 1000,
+            block: 300,
+        };
+        assert_eq!(
+            e.to_string(),
+            "validation needs files made of whole blocks: file size 1000 (total size / number of files) is not a multiple of block size 300"
+        );
+        let fio = |s: Setting| match s {
+            Setting::Validate => "verify".to_string(),
+            Setting::TotalSize => "size".into(),
+            Setting::FileCount => "nrfiles".into(),
+            Setting::BlockSize => "bs".into(),
+            other => other.plain().into(),
+        };
+        assert_eq!(
+            e.describe(&fio),
+            "verify needs files made of whole blocks: file size 1000 (size / nrfiles) is not a multiple of bs 300"
+        );
+    }
+
+    #[test]
+    fn open_flags_combine() {
+        let f = OpenFlags {
+            sync: true,
+            direct: true,
+            ..Default::default()
+        };
         assert_eq!(f.open_flags(), libc::O_SYNC | libc::O_DIRECT);
-        assert_eq!(ExtraFlags::default().to_string(), "(none)");
-        assert_eq!(ExtraFlags::parse_list(&["bogus"]).unwrap_err(), "bogus");
+        assert_eq!(f.names(), ["sync", "direct"]);
+        assert!(!OpenFlags::default().any());
     }
 }

@@ -3,14 +3,17 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopFlag};
+use plumb_fileio::access::Access;
+use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef, EngineOptions};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::{prepare, Quiet};
-use plumb_fileio::spec::{AsyncEngine, ExtraFlags, FileioSpec, IoMode, TestMode};
+use plumb_fileio::spec::{FileioSpec, OpenFlags, SyncPolicy};
 use plumb_fileio::workload::{FileioWorkload, BYTES_READ, BYTES_WRITTEN, FSYNC, READ, WRITE};
 use plumb_fileio::FileioError;
 
@@ -20,7 +23,10 @@ fn base(dir: &Path) -> FileioSpec {
         num_files: 4,
         total_size: 4 << 20,
         block_size: 4096,
-        fsync_freq: 50,
+        sync: SyncPolicy {
+            every_requests: 50,
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -32,7 +38,7 @@ fn tmp() -> tempfile::TempDir {
 
 fn go(s: FileioSpec, events: u64, threads: usize) -> Result<(RunOutcome, String), FileioError> {
     let s = FileioSpec { threads, ..s };
-    let w = Arc::new(FileioWorkload::open(s, None)?);
+    let w = Arc::new(FileioWorkload::open(s)?);
     let name = w.engine_name().to_string();
     let cfg = RunConfig {
         threads,
@@ -62,52 +68,73 @@ fn prepared(validate: bool) -> (tempfile::TempDir, FileioSpec) {
     (d, s)
 }
 
-fn engines() -> Vec<(IoMode, AsyncEngine)> {
-    vec![
-        (IoMode::Sync, AsyncEngine::Auto),
-        (IoMode::Mmap, AsyncEngine::Auto),
-        (IoMode::Async, AsyncEngine::IoUring),
-        (IoMode::Async, AsyncEngine::Libaio),
-    ]
+fn engines() -> Vec<&'static EngineDef> {
+    vec![&sync::DEF, &mmap::DEF, &uring::DEF, &libaio::DEF]
 }
 
 #[test]
 fn every_engine_reads_and_writes_validated_data() {
     let (_d, s) = prepared(true);
-    for (io_mode, ae) in engines() {
+    for engine in engines() {
         for threads in [1, 2] {
             let spec = FileioSpec {
-                mode: Some(TestMode::RndRw),
-                io_mode,
-                async_engine: ae,
-                async_backlog: 8,
+                access: Some(Access::rand_mix(1.5)),
+                engine,
+                queue_depth: 8,
                 ..s.clone()
             };
             let (out, name) =
-                go(spec, 600, threads).unwrap_or_else(|e| panic!("{io_mode:?}/{ae:?}: {e}"));
+                go(spec, 600, threads).unwrap_or_else(|e| panic!("{}: {e}", engine.name));
             let (r, w) = (sum(&out, READ), sum(&out, WRITE));
             assert!(r > 0 && w > 0, "{name}: {r} reads {w} writes");
             assert_eq!(counter(&out, BYTES_READ), r * 4096, "{name}");
             assert_eq!(counter(&out, BYTES_WRITTEN), w * 4096, "{name}");
             assert_eq!(r + w + sum(&out, FSYNC), 600, "{name}");
-            if io_mode == IoMode::Async {
-                let want = if ae == AsyncEngine::Libaio {
-                    "libaio"
-                } else {
-                    "io_uring"
-                };
-                assert_eq!(name, want);
-            }
+            assert_eq!(name, engine.name);
         }
     }
     // Everything written above is still valid when read back sequentially.
     let spec = FileioSpec {
-        mode: Some(TestMode::SeqRd),
+        access: Some(Access::seq_read()),
         merged_requests: 4,
         ..s.clone()
     };
     let (out, _) = go(spec, 256, 1).unwrap();
     assert_eq!(counter(&out, BYTES_READ), 4 << 20);
+}
+
+#[test]
+fn io_uring_registers_what_its_options_say() {
+    let (_d, s) = prepared(false);
+    let registered = |opts: EngineOptions| {
+        let spec = FileioSpec {
+            access: Some(Access::rand_read()),
+            engine: &uring::DEF,
+            engine_options: opts,
+            queue_depth: 4,
+            ..s.clone()
+        };
+        let w = Arc::new(FileioWorkload::open(spec).unwrap());
+        let cfg = RunConfig {
+            time_limit: None,
+            event_limit: 50,
+            ..Default::default()
+        };
+        run(w.clone(), &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+        let f = &w.figures;
+        (
+            f.registered_files.load(Relaxed),
+            f.registered_bufs.load(Relaxed),
+        )
+    };
+    assert_eq!(registered(EngineOptions::default()), (1, 1));
+    let mut off = EngineOptions::default();
+    off.set(uring::REGISTER_FILES, false);
+    off.set(uring::FIXED_BUFS, false);
+    assert_eq!(registered(off), (0, 0));
+    let mut files_only = EngineOptions::default();
+    files_only.set(uring::FIXED_BUFS, false);
+    assert_eq!(registered(files_only), (1, 0));
 }
 
 #[test]
@@ -118,7 +145,7 @@ fn validation_catches_a_damaged_block() {
     data[5000] ^= 0xff;
     fs::write(&p, &data).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::SeqRd),
+        access: Some(Access::seq_read()),
         ..s
     };
     // Rewriting by hand changed the inode's data, not the inode: still plumb's file.
@@ -134,35 +161,34 @@ fn validation_catches_a_damaged_block() {
 fn open_flags_work_with_each_engine() {
     let (_d, s) = prepared(false);
     let flag_sets = [
-        ExtraFlags {
+        OpenFlags {
             direct: true,
             ..Default::default()
         },
-        ExtraFlags {
+        OpenFlags {
             dsync: true,
             ..Default::default()
         },
-        ExtraFlags {
+        OpenFlags {
             sync: true,
             direct: true,
             ..Default::default()
         },
     ];
     for flags in flag_sets {
-        for (io_mode, ae) in engines() {
-            if io_mode == IoMode::Mmap {
+        for engine in engines() {
+            if !engine.caps.open_flags {
                 continue;
             }
             let spec = FileioSpec {
-                mode: Some(TestMode::RndRw),
-                io_mode,
-                async_engine: ae,
-                async_backlog: 4,
+                access: Some(Access::rand_mix(1.5)),
+                engine,
+                queue_depth: 4,
                 flags,
                 ..s.clone()
             };
             let (out, name) =
-                go(spec, 200, 1).unwrap_or_else(|e| panic!("{flags:?} {io_mode:?}: {e}"));
+                go(spec, 200, 1).unwrap_or_else(|e| panic!("{flags:?} {}: {e}", engine.name));
             assert_eq!(
                 sum(&out, READ) + sum(&out, WRITE) + sum(&out, FSYNC),
                 200,
@@ -182,8 +208,8 @@ fn direct_io_checks_alignment() {
     };
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
-        flags: ExtraFlags {
+        access: Some(Access::rand_read()),
+        flags: OpenFlags {
             direct: true,
             ..Default::default()
         },
@@ -191,7 +217,7 @@ fn direct_io_checks_alignment() {
     };
     let e = go(spec, 10, 1).unwrap_err().to_string();
     assert!(
-        e.contains("--file-block-size is 1000 bytes, not a multiple of"),
+        e.contains("block size is 1000 bytes, not a multiple of"),
         "{e}"
     );
 }
@@ -204,8 +230,8 @@ fn direct_on_tmpfs_works_or_says_why() {
     let s = base(d.path());
     prepare(&s, &StopFlag::default(), &mut Vec::new(), &mut Quiet).unwrap();
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
-        flags: ExtraFlags {
+        access: Some(Access::rand_read()),
+        flags: OpenFlags {
             direct: true,
             ..Default::default()
         },
@@ -237,11 +263,11 @@ use std::os::unix::fs::OpenOptionsExt;
 fn seqwr_leaves_a_complete_file_set() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::SeqWr),
+        access: Some(Access::seq_create()),
         ..base(d.path())
     };
     // No prepare: seqwr creates its files, as in sysbench.
-    let w = Arc::new(FileioWorkload::open(s.clone(), None).unwrap());
+    let w = Arc::new(FileioWorkload::open(s.clone()).unwrap());
     let cfg = RunConfig {
         time_limit: None,
         event_limit: 300,
@@ -266,7 +292,7 @@ fn seqwr_leaves_a_complete_file_set() {
     assert!(m.files.iter().all(|e| e.valid_bytes == 1 << 20));
     // The next read run works (sysbench's would fail: #385).
     let rd = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         ..s.clone()
     };
     go(rd, 100, 1).unwrap();
@@ -278,8 +304,8 @@ fn seqwr_leaves_a_complete_file_set() {
 fn seqwr_with_mmap_sizes_files_first() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::SeqWr),
-        io_mode: IoMode::Mmap,
+        access: Some(Access::seq_create()),
+        engine: &mmap::DEF,
         ..base(d.path())
     };
     let (out, _) = go(s, 100, 1).unwrap();
@@ -290,7 +316,7 @@ fn seqwr_with_mmap_sizes_files_first() {
 fn run_refuses_missing_or_changed_files() {
     let d = tmp();
     let s = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         ..base(d.path())
     };
     let e = go(s.clone(), 10, 1).unwrap_err().to_string();
@@ -321,13 +347,13 @@ fn run_refuses_missing_or_changed_files() {
 fn validate_needs_a_validated_set() {
     let (_d, s) = prepared(false);
     let spec = FileioSpec {
-        mode: Some(TestMode::RndRd),
+        access: Some(Access::rand_read()),
         validate: true,
         ..s
     };
     let e = go(spec, 10, 1).unwrap_err().to_string();
     assert!(
-        e.contains("--validate needs files prepared with --validate"),
+        e.contains("validation needs files prepared with validation"),
         "{e}"
     );
 }

@@ -4,14 +4,18 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
-use plumb_fileio::engine::recording::Rec;
-use plumb_fileio::spec::{FileioSpec, Fill, IoMode, TestMode};
-use plumb_fileio::workload::{recording_log, EngineChoice, FileioWorkload, FSYNC, READ, WRITE};
+mod common;
 
-fn spec(mode: TestMode, files: u32, total: u64, block: u64) -> FileioSpec {
+use common::recording::{self, Rec};
+use plumb_core::{run, RunConfig, RunOutcome, StopCause, StopFlag};
+use plumb_fileio::access::Access;
+use plumb_fileio::engine::null;
+use plumb_fileio::spec::{FileioSpec, Fill, SyncPolicy};
+use plumb_fileio::workload::{FileioWorkload, FSYNC, READ, WRITE};
+
+fn spec(access: Access, files: u32, total: u64, block: u64) -> FileioSpec {
     FileioSpec {
-        mode: Some(mode),
+        access: Some(access),
         num_files: files,
         total_size: total,
         block_size: block,
@@ -30,21 +34,16 @@ fn events(n: u64, threads: usize) -> RunConfig {
 
 /// Run with the recording engine; returns the outcome and the operations seen.
 fn record(s: FileioSpec, queued: bool, cfg: &RunConfig) -> (RunOutcome, Vec<Rec>) {
-    let log = recording_log();
     let s = FileioSpec {
         threads: cfg.threads,
-        io_mode: if queued { IoMode::Async } else { IoMode::Sync },
+        engine: if queued {
+            &recording::QUEUED
+        } else {
+            &recording::BLOCKING
+        },
         ..s
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: log.clone(),
-            queued,
-            fail_at: None,
-        },
-    );
+    let (w, log) = recording::workload(s, None);
     let out = run(Arc::new(w), cfg, &StopFlag::default(), &mut |_| {}).unwrap();
     let ops = log.lock().unwrap().clone();
     (out, ops)
@@ -73,8 +72,11 @@ fn letters(ops: &[Rec]) -> String {
 #[test]
 fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
     let s = FileioSpec {
-        fsync_freq: 10,
-        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+        sync: SyncPolicy {
+            every_requests: 10,
+            ..Default::default()
+        },
+        ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(100, 1));
     // Periods of 10 writes + 4 fsyncs: 7 periods (98 slots) + 2 writes; then the end fsync.
@@ -90,8 +92,8 @@ fn periodic_fsync_is_one_event_per_file_and_end_fsync_follows() {
 #[test]
 fn fsync_all_syncs_each_write_inside_its_event() {
     let s = FileioSpec {
-        fsync_all: true,
-        ..spec(TestMode::RndWr, 2, 2 << 20, 4096)
+        sync: SyncPolicy::EACH_WRITE,
+        ..spec(Access::rand_write(), 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(50, 1));
     assert_eq!(ops.len(), 100);
@@ -103,13 +105,13 @@ fn fsync_all_syncs_each_write_inside_its_event() {
     }
     assert_eq!(count(&out, WRITE), 50);
     assert_eq!(count(&out, FSYNC), 50, "fsyncs recorded on their own");
-    assert_eq!(counter(&out, 2), 0, "fsync-all turns off the end fsync");
+    assert_eq!(counter(&out, 2), 0, "no end fsync in this policy");
 }
 
 #[test]
 fn read_modes_never_fsync() {
     let (out, ops) = record(
-        spec(TestMode::RndRd, 3, 3 << 20, 16384),
+        spec(Access::rand_read(), 3, 3 << 20, 16384),
         false,
         &events(500, 1),
     );
@@ -124,8 +126,11 @@ fn read_modes_never_fsync() {
 #[test]
 fn rndrw_interleave_and_fsync_counts() {
     let s = FileioSpec {
-        fsync_freq: 100,
-        ..spec(TestMode::RndRw, 8, 8 << 20, 4096)
+        sync: SyncPolicy {
+            every_requests: 100,
+            ..Default::default()
+        },
+        ..spec(Access::rand_mix(1.5), 8, 8 << 20, 4096)
     };
     let (out, ops) = record(s, false, &events(10_800, 1));
     // 10800 slots in periods of 108: 100 periods, 10000 requests, 800 fsyncs.
@@ -145,8 +150,8 @@ fn rndrw_writes_carry_the_fill_not_what_reads_brought_in() {
         for queued in [false, true] {
             let s = FileioSpec {
                 fill,
-                async_backlog: 4,
-                ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
+                queue_depth: 4,
+                ..spec(Access::rand_mix(1.5), 4, 4 << 20, 4096)
             };
             let (out, _) = record(s, queued, &events(500, 2));
             assert!(count(&out, WRITE) > 100, "{fill:?} queued={queued}");
@@ -157,9 +162,8 @@ fn rndrw_writes_carry_the_fill_not_what_reads_brought_in() {
 #[test]
 fn threads_share_the_sequential_cursor() {
     let s = FileioSpec {
-        fsync_freq: 0,
-        fsync_end: false,
-        ..spec(TestMode::SeqRd, 2, 2 * 64 * 4096, 4096)
+        sync: SyncPolicy::NONE,
+        ..spec(Access::seq_read(), 2, 2 * 64 * 4096, 4096)
     };
     // 128 blocks per pass, 3 threads, 1280 events: every block read exactly 10 times.
     let (_, ops) = record(s, false, &events(1280, 3));
@@ -176,8 +180,11 @@ fn threads_share_the_sequential_cursor() {
 fn merged_requests_join_sequential_blocks() {
     let s = FileioSpec {
         merged_requests: 8,
-        fsync_freq: 0,
-        ..spec(TestMode::SeqRewr, 1, 100 * 4096, 4096)
+        sync: SyncPolicy {
+            every_requests: 0,
+            ..Default::default()
+        },
+        ..spec(Access::seq_write(), 1, 100 * 4096, 4096)
     };
     let (_, ops) = record(s, false, &events(4, 1));
     let got: Vec<(u64, u32)> = ops
@@ -196,9 +203,12 @@ fn merged_requests_join_sequential_blocks() {
 #[test]
 fn queued_engine_keeps_every_request_and_fsync() {
     let s = FileioSpec {
-        fsync_freq: 10,
-        async_backlog: 8,
-        ..spec(TestMode::RndWr, 4, 4 << 20, 4096)
+        sync: SyncPolicy {
+            every_requests: 10,
+            ..Default::default()
+        },
+        queue_depth: 8,
+        ..spec(Access::rand_write(), 4, 4 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(100, 1));
     assert_eq!(count(&out, WRITE), 72);
@@ -216,8 +226,8 @@ fn queued_engine_keeps_every_request_and_fsync() {
 #[test]
 fn queued_reads_complete_out_of_order_without_loss() {
     let s = FileioSpec {
-        async_backlog: 16,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        queue_depth: 16,
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
     let (out, ops) = record(s, true, &events(1000, 2));
     let queued = ops.iter().filter(|o| matches!(o, Rec::Read(_))).count();
@@ -230,10 +240,10 @@ fn queued_reads_complete_out_of_order_without_loss() {
 #[test]
 fn time_limit_stops_the_null_engine() {
     let s = FileioSpec {
-        io_mode: IoMode::Null,
-        ..spec(TestMode::RndRw, 4, 4 << 20, 4096)
+        engine: &null::DEF,
+        ..spec(Access::rand_mix(1.5), 4, 4 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(s, None, EngineChoice::Null);
+    let w = FileioWorkload::with_engine(s, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(200)),
         ..Default::default()
@@ -247,9 +257,12 @@ fn time_limit_stops_the_null_engine() {
 #[test]
 fn queued_fsync_waits_for_writes_to_its_file() {
     let s = FileioSpec {
-        fsync_freq: 7,
-        async_backlog: 16,
-        ..spec(TestMode::RndWr, 3, 3 << 20, 4096)
+        sync: SyncPolicy {
+            every_requests: 7,
+            ..Default::default()
+        },
+        queue_depth: 16,
+        ..spec(Access::rand_write(), 3, 3 << 20, 4096)
     };
     let (_, ops) = record(s, true, &events(500, 1));
     // Every write queued before a fsync of its file has completed when the fsync starts.
@@ -276,19 +289,11 @@ fn queued_fsync_waits_for_writes_to_its_file() {
 fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
     let s = FileioSpec {
         threads: 1,
-        io_mode: IoMode::Async,
-        async_backlog: 16,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        engine: &recording::QUEUED,
+        queue_depth: 16,
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: recording_log(),
-            queued: true,
-            fail_at: Some(40),
-        },
-    );
+    let (w, _) = recording::workload(s, Some(40));
     let e = run(
         Arc::new(w),
         &events(1000, 1),
@@ -307,19 +312,11 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
 fn open_loop_rate_paces_a_queueing_engine() {
     let s = FileioSpec {
         threads: 1,
-        io_mode: IoMode::Async,
-        async_backlog: 8,
-        ..spec(TestMode::RndRd, 2, 2 << 20, 4096)
+        engine: &recording::QUEUED,
+        queue_depth: 8,
+        ..spec(Access::rand_read(), 2, 2 << 20, 4096)
     };
-    let w = FileioWorkload::with_engine(
-        s,
-        None,
-        EngineChoice::Recording {
-            log: recording_log(),
-            queued: true,
-            fail_at: None,
-        },
-    );
+    let (w, _) = recording::workload(s, None);
     let cfg = RunConfig {
         time_limit: Some(Duration::from_millis(500)),
         rate: Some(2000.0),

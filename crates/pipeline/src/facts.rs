@@ -6,7 +6,6 @@ use plumb_advise::{
 };
 use plumb_fileio::settings::FileioSettings;
 use plumb_fileio::spec::Fill;
-use plumb_fileio::spec::TestMode;
 use plumb_observe::Observations;
 
 use crate::record::{JobRecord, Settings};
@@ -52,7 +51,8 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
     let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
     let flags = s.flags();
     IoFacts {
-        mode: s.test_mode.map(TestMode::name).unwrap_or_default().into(),
+        mode: s.access.map(|a| a.describe()).unwrap_or_default().into(),
+        sequential: s.access.is_some_and(|a| a.is_sequential()),
         direct: flags.direct,
         sync_writes: flags.sync || flags.dsync,
         fsync_freq: s.fsync_freq,
@@ -69,7 +69,9 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
         fsync_time_ns: r.operation("fsync").map(|o| o.latency.sum_ns).unwrap_or(0),
         final_fsync_ns: (s.end_fsync_wall_s * 1e9).round() as u64,
         zero_fill: s.fill == Fill::Zero,
-        engine: s.engine.clone().unwrap_or_default(),
+        engine: s.engine.clone(),
+        engine_does_io: s.engine_caps.does_io,
+        engine_maps_files: s.engine_caps.maps_files,
         writers_per_file: Some(s.writers_per_file),
     }
 }

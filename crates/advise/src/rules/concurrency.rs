@@ -48,14 +48,11 @@ pub fn shared_file_writers(f: &Facts) -> Option<Finding> {
     let io = f.io.as_ref()?;
     let writers = io.writers_per_file?;
     // mmap writes are memory stores (no write call, no inode lock); null does no I/O.
-    if writers < 2.0
-        || io.direct
-        || !io.writes_data()
-        || matches!(io.engine.as_str(), "mmap" | "null")
+    if writers < 2.0 || io.direct || !io.writes_data() || io.engine_maps_files || !io.engine_does_io
     {
         return None;
     }
-    let sequential = io.mode.starts_with("seq");
+    let sequential = io.sequential;
     let (what, advice) = if sequential {
         (
             "In sequential modes every thread takes the next request of one shared cursor, so the threads wrote the same file at the same time",
@@ -86,7 +83,7 @@ pub fn shared_file_writers(f: &Facts) -> Option<Finding> {
 pub fn plumb_bottleneck(f: &Facts) -> Option<Finding> {
     let io = f.io.as_ref()?;
     let cpu = f.process.as_ref()?.worker_max_cpu_pct?;
-    if cpu < 90.0 || io.engine == "null" {
+    if cpu < 90.0 || !io.engine_does_io {
         return None;
     }
     Some(
@@ -150,7 +147,7 @@ mod tests {
         d.io.as_mut().unwrap().direct = true;
         assert!(shared_file_writers(&d).is_none(), "direct I/O");
         let mut m = f.clone();
-        m.io.as_mut().unwrap().engine = "mmap".into();
+        m.io.as_mut().unwrap().engine_maps_files = true;
         assert!(
             shared_file_writers(&m).is_none(),
             "mmap stores take no lock"
@@ -184,7 +181,7 @@ mod tests {
         assert!(plumb_bottleneck(&f).is_none());
         f.process.as_mut().unwrap().worker_max_cpu_pct = Some(99.0);
         assert!(plumb_bottleneck(&f).is_some());
-        f.io.as_mut().unwrap().engine = "null".into();
+        f.io.as_mut().unwrap().engine_does_io = false;
         assert!(plumb_bottleneck(&f).is_none());
     }
 }

@@ -49,6 +49,7 @@ pub(crate) mod scenario {
             events: 600_000,
             io: Some(IoFacts {
                 mode: mode.into(),
+                sequential: mode.starts_with("seq"),
                 direct: true,
                 file_num: 1,
                 total_size_bytes: 8 << 30,
@@ -58,6 +59,7 @@ pub(crate) mod scenario {
                 bytes_read: if reads { 300_000 * 16384 } else { 0 },
                 bytes_written: if writes { 300_000 * 16384 } else { 0 },
                 engine: "sync".into(),
+                engine_does_io: true,
                 ..Default::default()
             }),
             device: Some(DeviceFacts {

@@ -8,10 +8,38 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{
+    always, nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
+};
 use crate::error::FileioError;
 use crate::fileset::FileTable;
 use crate::spec::FsyncMode;
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "libaio",
+    caps: Caps {
+        queued: true,
+        submits_on_queue: true,
+        does_io: true,
+        needs_files: true,
+        maps_files: false,
+        open_flags: true,
+        registers: false,
+    },
+    options: &[],
+    available: always,
+    share: nothing_shared,
+    worker,
+};
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let files = s.files()?;
+    let engine = LibaioEngine::new(files, s.bufs, s.fsync).map_err(WorkloadError::new)?;
+    Ok(s.driver.drive(engine))
+}
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
@@ -74,7 +102,7 @@ impl LibaioEngine {
         if r != 0 {
             let e = std::io::Error::last_os_error();
             let hint = if e.raw_os_error() == Some(libc::EAGAIN) {
-                " (the system-wide limit /proc/sys/fs/aio-max-nr is too low for this --file-async-backlog × --threads)"
+                " (the system-wide limit /proc/sys/fs/aio-max-nr is too low for this many requests in flight per thread × threads)"
             } else {
                 ""
             };
@@ -184,29 +212,20 @@ impl Drop for LibaioEngine {
 }
 
 impl Engine for LibaioEngine {
-    fn name(&self) -> &'static str {
-        "libaio"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
         self.bufs.get(slot)
     }
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
-        super::execute_queued(self, slot, req, "libaio request")
+    fn request_call(&self) -> &'static str {
+        "libaio request"
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         super::sync::sync_fd(self.files.fd(file), self.fsync)
     }
-}
-
-impl QueueEngine for LibaioEngine {
-    fn submits_on_queue(&self) -> bool {
-        true
-    }
     #[inline]
-    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
         let buf = self.bufs.get(slot).as_mut_ptr() as u64;
         let cb = &mut self.iocbs[slot];
         *cb = Iocb {
@@ -224,7 +243,7 @@ impl QueueEngine for LibaioEngine {
         self.pending.push(cb as *mut Iocb);
         // One request per io_submit, as sysbench and fio submit: several at once are
         // plugged and dispatched together, which raised device latency on the disks tried.
-        self.submit_pending()
+        self.submit_pending().map(|()| Submitted::Queued)
     }
 
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {

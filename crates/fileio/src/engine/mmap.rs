@@ -1,14 +1,54 @@
-//! `--file-io-mode=mmap`: every file mapped whole (MAP_SHARED) once per run; a read or write
-//! is a memcpy, a sync is msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
+//! Memory-mapped I/O (sysbench's `--file-io-mode=mmap`, fio's `mmap`): every file mapped
+//! whole (MAP_SHARED) once per run; a read or write is a memcpy, a sync is
+//! msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
 //!
 //! A file truncated by another process while mapped makes the copy fault with SIGBUS; plumb
 //! checks sizes before mapping, but cannot guard against that during the run.
 
 use std::sync::Arc;
 
-use super::{Buffers, Dir, Engine, Errno, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{always, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Shared, Submitted};
 use crate::error::FileioError;
+use crate::fileset::open::RunFiles;
 use crate::fileset::FileTable;
+use crate::spec::FileioSpec;
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "mmap",
+    caps: Caps {
+        queued: false,
+        submits_on_queue: false,
+        does_io: true,
+        needs_files: true,
+        maps_files: true,
+        open_flags: false,
+        registers: false,
+    },
+    options: &[],
+    available: always,
+    share,
+    worker,
+};
+
+/// Every file is mapped once per run, for all threads.
+fn share(files: Option<&RunFiles>, spec: &FileioSpec) -> Result<Option<Shared>, FileioError> {
+    let files = files.ok_or_else(|| FileioError::Other("mmap needs the file set".into()))?;
+    Ok(Some(Arc::new(Mappings::map(
+        &files.table,
+        spec.file_size(),
+    )?)))
+}
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let maps = s
+        .shared
+        .and_then(|a| a.downcast::<Mappings>().ok())
+        .ok_or_else(|| WorkloadError::new("mmap: the files are not mapped"))?;
+    Ok(s.driver.drive(MmapEngine::new(maps, s.bufs)))
+}
 
 /// The run's mappings, shared by all threads.
 pub struct Mappings {
@@ -68,9 +108,6 @@ impl MmapEngine {
 }
 
 impl Engine for MmapEngine {
-    fn name(&self) -> &'static str {
-        "mmap"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
@@ -78,14 +115,14 @@ impl Engine for MmapEngine {
         self.bufs.get(slot)
     }
     #[inline]
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
         let (base, maplen) = self.maps.maps[req.io.file as usize];
         let (off, len) = (req.io.offset as usize, req.io.len as usize);
         if off + len > maplen {
-            return Err(Errno {
+            return Ok(Submitted::Done(Err(Errno {
                 call: "mmap copy",
                 errno: libc::EINVAL,
-            });
+            })));
         }
         let buf = self.bufs.get(slot).as_mut_ptr();
         // SAFETY: both ranges are in bounds (checked above; buffers hold the largest request)
@@ -96,7 +133,7 @@ impl Engine for MmapEngine {
                 Dir::Write => std::ptr::copy_nonoverlapping(buf, base.add(off), len),
             }
         }
-        Ok(len)
+        Ok(Submitted::Done(Ok(len)))
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         let (base, len) = self.maps.maps[file as usize];

@@ -1,24 +1,150 @@
-//! I/O engines: how one request reaches the kernel. Each engine owns its request buffers
-//! (one per slot, aligned for O_DIRECT) and shares the run's open files.
+//! I/O engines: how one request reaches the kernel.
 //!
-//! [`Engine`] is the blocking interface every engine has: do one request, return when done.
-//! [`QueueEngine`] adds what async engines do: queue requests on slots, hand them to the
-//! kernel in batches, and report completions by slot, so the worker can time each request
-//! from submission to completion.
+//! An engine is one file here. It declares itself with an [`EngineDef`] (its name, its
+//! [`Caps`], how to check it can run, what its threads share, how to build one thread's
+//! engine) and is listed once in [`ENGINES`]. Nothing outside this table compares engine
+//! names: callers ask the capabilities.
+//!
+//! Each engine owns its request buffers (one per slot, aligned for O_DIRECT) and shares the
+//! run's open files. Every engine implements [`Engine`]; one generic worker loop
+//! ([`crate::worker`]) drives them all, compiled once per engine, so a request costs no
+//! dynamic dispatch.
 
 pub mod libaio;
 pub mod mmap;
 pub mod null;
-pub mod recording;
 pub mod sync;
 pub mod uring;
 
+use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
+
+use plumb_core::{Worker, WorkloadError};
 
 use crate::buf::AlignedBuf;
 use crate::error::{errno_text, FileioError};
+use crate::fileset::open::RunFiles;
 use crate::pattern::Io;
+use crate::spec::FileioSpec;
+use crate::worker::Setup;
+
+/// Every engine plumb has, each registered once.
+pub static ENGINES: &[&EngineDef] = &[
+    &sync::DEF,
+    &uring::DEF,
+    &libaio::DEF,
+    &mmap::DEF,
+    &null::DEF,
+];
+
+/// The registered engine called `name`.
+pub fn find(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().copied().find(|d| d.name == name)
+}
+
+/// What an engine can do, for callers that must not know engines by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Caps {
+    /// Requests stay in flight until reaped, so a queue depth applies (io_uring, libaio).
+    /// Otherwise every request completes inside its submission (pread, a memory copy).
+    pub queued: bool,
+    /// A queued request reaches the kernel as it is queued (so it is timed from there),
+    /// rather than at the next reap.
+    pub submits_on_queue: bool,
+    /// It reads and writes data (the null engine does not).
+    pub does_io: bool,
+    /// It needs the file set opened for the run.
+    pub needs_files: bool,
+    /// It maps the files into memory: open(2) flags do not change it, syncs are msync(),
+    /// and files written from scratch are sized first.
+    pub maps_files: bool,
+    /// open(2) flags (O_DIRECT, O_SYNC, O_DSYNC) apply to its requests.
+    pub open_flags: bool,
+    /// It registers files and buffers with the kernel when it can (reported per run).
+    pub registers: bool,
+}
+
+/// A switch an engine takes (fio calls these engine options: io_uring's `fixedbufs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOption {
+    pub name: &'static str,
+    /// Its value when the job does not set it.
+    pub default: bool,
+    pub help: &'static str,
+}
+
+/// The engine options a job sets, by name; the rest keep their defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions(pub Vec<(&'static str, bool)>);
+
+impl EngineOptions {
+    /// Set `name` (the engine's own option name) to `value`.
+    pub fn set(&mut self, name: &'static str, value: bool) {
+        self.0.retain(|(n, _)| *n != name);
+        self.0.push((name, value));
+    }
+}
+
+/// What an engine's threads share, built once per run ([`EngineDef::share`]) or given by
+/// the caller ([`crate::FileioWorkload::with_engine`]); each engine knows its own type.
+pub type Shared = Arc<dyn Any + Send + Sync>;
+
+/// One engine, as the registry lists it.
+pub struct EngineDef {
+    /// What reports and options call it ("sync", "io_uring", ...).
+    pub name: &'static str,
+    pub caps: Caps,
+    /// Its own options.
+    pub options: &'static [EngineOption],
+    /// Whether it can run on this machine (kernel support, not disabled); the error says
+    /// why not.
+    pub available: fn() -> std::io::Result<()>,
+    /// Once per run, after the files are open: what all its threads share.
+    pub share: fn(Option<&RunFiles>, &FileioSpec) -> Result<Option<Shared>, FileioError>,
+    /// One worker thread: build the engine and hand it to `setup.driver`.
+    pub worker: fn(Setup) -> Result<Box<dyn Worker>, WorkloadError>,
+}
+
+impl EngineDef {
+    /// The value of its option `name` in `set` (its default when not set). `None`: the
+    /// engine has no such option.
+    pub fn option(&self, set: &EngineOptions, name: &str) -> Option<bool> {
+        let opt = self.options.iter().find(|o| o.name == name)?;
+        Some(
+            set.0
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(opt.default, |&(_, v)| v),
+        )
+    }
+}
+
+impl fmt::Debug for EngineDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EngineDef")
+            .field("name", &self.name)
+            .field("caps", &self.caps)
+            .finish()
+    }
+}
+
+impl PartialEq for EngineDef {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+/// For engines that run everywhere.
+pub fn always() -> std::io::Result<()> {
+    Ok(())
+}
+
+/// For engines whose threads share nothing beyond the files.
+pub fn nothing_shared(_: Option<&RunFiles>, _: &FileioSpec) -> Result<Option<Shared>, FileioError> {
+    Ok(None)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {
@@ -55,61 +181,40 @@ impl fmt::Display for Errno {
     }
 }
 
-pub trait Engine: Send {
-    /// What the report calls it ("sync", "io_uring", ...).
-    fn name(&self) -> &'static str;
+/// What became of a submitted request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// Done already (blocking engines): bytes transferred, or the failure.
+    Done(Result<usize, Errno>),
+    /// In flight: its completion comes from [`Engine::reap`].
+    Queued,
+}
+
+/// One thread's engine. Blocking engines implement `submit` (returning
+/// [`Submitted::Done`]) and `sync`; queueing engines also `reap`.
+pub trait Engine: Send + 'static {
     /// Number of request slots (requests that can be in flight).
     fn slots(&self) -> usize;
     /// The buffer of `slot`, at least as long as the largest request.
     fn buffer(&mut self, slot: usize) -> &mut [u8];
-    /// Do `req` with `slot`'s buffer and return the bytes transferred, blocking until done.
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno>;
-    /// fsync (or fdatasync / msync) one file, blocking.
-    fn sync(&mut self, file: u32) -> Result<(), Errno>;
-}
-
-/// Engines that keep many requests in flight.
-/// One request start to finish on a queueing engine: queue it, wait for its completion.
-/// `call` names the engine's request in an error ("io_uring request").
-pub(crate) fn execute_queued<E: QueueEngine>(
-    engine: &mut E,
-    slot: usize,
-    req: Request,
-    call: &'static str,
-) -> Result<usize, Errno> {
-    engine.queue(slot, req)?;
-    let mut res = 0i64;
-    while engine.reap(1, |_, r| res = r)? == 0 {}
-    if res < 0 {
-        return Err(Errno {
-            call,
-            errno: -res as i32,
-        });
-    }
-    Ok(res as usize)
-}
-
-pub trait QueueEngine: Engine {
-    /// Set up what must be built on the submitting thread (called there, before any queue).
+    /// Set up what must be built on the submitting thread (called there, before any
+    /// request).
     fn start(&mut self) -> Result<(), Errno> {
         Ok(())
-    }
-    /// Whether `queue` hands each request to the kernel at once (then its start time is the
-    /// moment it was queued) rather than at the next `reap`.
-    fn submits_on_queue(&self) -> bool {
-        false
     }
     /// Whether files and buffers are registered with the kernel, if the engine can.
     fn registered(&self) -> Option<(bool, bool)> {
         None
     }
-    /// Queue `req` on `slot`; it reaches the kernel at the next [`QueueEngine::reap`].
-    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno>;
+    /// Do or queue `req` with `slot`'s buffer. `Err` means it could not even be queued.
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno>;
     /// Submit what is queued, wait until at least `min` requests have completed, and call
     /// `done(slot, result)` for each completion (result: bytes, or -errno). Returns how many
-    /// completed.
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno>;
-    /// Like [`QueueEngine::reap`], but stop waiting at `deadline` (open-loop runs wait for the
+    /// completed. Blocking engines never have anything in flight.
+    fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, _done: F) -> Result<usize, Errno> {
+        Ok(0)
+    }
+    /// Like [`Engine::reap`], but stop waiting at `deadline` (open-loop runs wait for the
     /// next intended start this way). Engines whose requests complete at once keep `reap`.
     fn reap_until<F: FnMut(usize, i64)>(
         &mut self,
@@ -119,6 +224,12 @@ pub trait QueueEngine: Engine {
     ) -> Result<usize, Errno> {
         self.reap(min, done)
     }
+    /// What a failed completion is called in an error ("io_uring request").
+    fn request_call(&self) -> &'static str {
+        "request"
+    }
+    /// fsync (or fdatasync / msync) one file, blocking.
+    fn sync(&mut self, file: u32) -> Result<(), Errno>;
 }
 
 /// Time left until `deadline`, as a timespec (zero if it passed).
@@ -173,6 +284,46 @@ pub(crate) fn retry<F: FnMut() -> isize>(call: &'static str, mut f: F) -> Result
         let e = Errno::last(call);
         if e.errno != libc::EINTR {
             return Err(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_finds_each_engine_by_its_one_name() {
+        for def in ENGINES {
+            assert!(std::ptr::eq(find(def.name).unwrap(), *def), "{}", def.name);
+            assert_eq!(
+                ENGINES.iter().filter(|d| d.name == def.name).count(),
+                1,
+                "{} listed twice",
+                def.name
+            );
+        }
+        assert!(
+            find("recording").is_none(),
+            "test engines stay out of the table"
+        );
+        assert!(find("nosuch").is_none());
+    }
+
+    #[test]
+    fn capabilities_agree_with_each_other() {
+        for def in ENGINES {
+            let c = def.caps;
+            // Engines that do I/O work on files; open flags need real read/write calls.
+            assert!(!c.does_io || c.needs_files, "{}", def.name);
+            assert!(
+                !c.open_flags || (c.does_io && !c.maps_files),
+                "{}",
+                def.name
+            );
+            // Only queueing engines have submissions that differ from completions.
+            assert!(!c.submits_on_queue || c.queued, "{}", def.name);
+            assert!(!c.registers || c.queued, "{}", def.name);
         }
     }
 }

@@ -1,28 +1,37 @@
 //! The null engine: every request completes at once without touching a file, so a run
 //! measures plumb's own cost per operation (pattern, timing, recording).
 
-use super::{Buffers, Engine, Errno, QueueEngine, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{always, nothing_shared, Buffers, Caps, Engine, EngineDef, Errno, Request, Submitted};
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "null",
+    caps: Caps {
+        queued: false,
+        submits_on_queue: false,
+        does_io: false,
+        needs_files: false,
+        maps_files: false,
+        open_flags: false,
+        registers: false,
+    },
+    options: &[],
+    available: always,
+    share: nothing_shared,
+    worker,
+};
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    Ok(s.driver.drive(NullEngine { bufs: s.bufs }))
+}
 
 pub struct NullEngine {
     bufs: Buffers,
-    /// Queued slots and their lengths, completed at the next reap.
-    queued: Vec<(usize, u32)>,
-}
-
-impl NullEngine {
-    pub fn new(bufs: Buffers) -> NullEngine {
-        let n = bufs.len();
-        NullEngine {
-            bufs,
-            queued: Vec::with_capacity(n),
-        }
-    }
 }
 
 impl Engine for NullEngine {
-    fn name(&self) -> &'static str {
-        "null"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
@@ -30,24 +39,10 @@ impl Engine for NullEngine {
         self.bufs.get(slot)
     }
     #[inline(always)]
-    fn execute(&mut self, _slot: usize, req: Request) -> Result<usize, Errno> {
-        Ok(req.io.len as usize)
+    fn submit(&mut self, _slot: usize, req: Request) -> Result<Submitted, Errno> {
+        Ok(Submitted::Done(Ok(req.io.len as usize)))
     }
     fn sync(&mut self, _file: u32) -> Result<(), Errno> {
         Ok(())
-    }
-}
-
-impl QueueEngine for NullEngine {
-    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
-        self.queued.push((slot, req.io.len));
-        Ok(())
-    }
-    fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, mut done: F) -> Result<usize, Errno> {
-        let n = self.queued.len();
-        for (slot, len) in self.queued.drain(..) {
-            done(slot, len as i64);
-        }
-        Ok(n)
     }
 }

@@ -1,10 +1,37 @@
-//! pread/pwrite: sysbench's default `--file-io-mode=sync`.
+//! pread/pwrite, blocking: sysbench's default `--file-io-mode=sync`, fio's `psync`.
 
 use std::sync::Arc;
 
-use super::{retry, Buffers, Dir, Engine, Errno, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{
+    always, nothing_shared, retry, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
+};
 use crate::fileset::FileTable;
 use crate::spec::FsyncMode;
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "sync",
+    caps: Caps {
+        queued: false,
+        submits_on_queue: false,
+        does_io: true,
+        needs_files: true,
+        maps_files: false,
+        open_flags: true,
+        registers: false,
+    },
+    options: &[],
+    available: always,
+    share: nothing_shared,
+    worker,
+};
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let files = s.files()?;
+    Ok(s.driver.drive(SyncEngine::new(files, s.bufs, s.fsync)))
+}
 
 pub struct SyncEngine {
     files: Arc<FileTable>,
@@ -29,9 +56,6 @@ pub(crate) fn sync_fd(fd: i32, mode: FsyncMode) -> Result<(), Errno> {
 }
 
 impl Engine for SyncEngine {
-    fn name(&self) -> &'static str {
-        "sync"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
@@ -39,18 +63,18 @@ impl Engine for SyncEngine {
         self.bufs.get(slot)
     }
     #[inline]
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
         let fd = self.files.fd(req.io.file);
         let buf = self.bufs.get(slot).as_mut_ptr();
         let (len, off) = (req.io.len as usize, req.io.offset as libc::off_t);
         // SAFETY: buf holds at least len bytes (buffers are sized for the largest request)
         // and fd is open for the life of the file table.
-        match req.dir {
+        Ok(Submitted::Done(match req.dir {
             Dir::Read => retry("pread", || unsafe { libc::pread(fd, buf.cast(), len, off) }),
             Dir::Write => retry("pwrite", || unsafe {
                 libc::pwrite(fd, buf.cast_const().cast(), len, off)
             }),
-        }
+        }))
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         sync_fd(self.files.fd(file), self.fsync)

@@ -13,9 +13,64 @@ use std::time::Instant;
 
 use io_uring::{opcode, types, IoUring};
 
-use super::{Buffers, Dir, Engine, Errno, QueueEngine, Request};
+use plumb_core::{Worker, WorkloadError};
+
+use super::{
+    nothing_shared, Buffers, Caps, Dir, Engine, EngineDef, EngineOption, Errno, Request, Submitted,
+};
 use crate::fileset::FileTable;
 use crate::spec::FsyncMode;
+use crate::worker::Setup;
+
+pub static DEF: EngineDef = EngineDef {
+    name: "io_uring",
+    caps: Caps {
+        queued: true,
+        submits_on_queue: true,
+        does_io: true,
+        needs_files: true,
+        maps_files: false,
+        open_flags: true,
+        registers: true,
+    },
+    options: &[
+        EngineOption {
+            name: REGISTER_FILES,
+            default: true,
+            help: "register the run's files with the ring (fixed files)",
+        },
+        EngineOption {
+            name: FIXED_BUFS,
+            default: true,
+            help: "register the thread's buffers with the ring (READ_FIXED / WRITE_FIXED)",
+        },
+    ],
+    available: probe,
+    share: nothing_shared,
+    worker,
+};
+
+/// Option names (fio's).
+pub const REGISTER_FILES: &str = "registerfiles";
+pub const FIXED_BUFS: &str = "fixedbufs";
+
+fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let files = s.files()?;
+    let register = Register {
+        files: DEF.option(&s.options, REGISTER_FILES).unwrap_or(true),
+        bufs: DEF.option(&s.options, FIXED_BUFS).unwrap_or(true),
+    };
+    Ok(s.driver
+        .drive(UringEngine::new(files, s.bufs, s.fsync).registering(register)))
+}
+
+/// What the engine tries to register with its ring (registration that fails falls back to
+/// plain requests).
+#[derive(Clone, Copy, Debug)]
+pub struct Register {
+    pub files: bool,
+    pub bufs: bool,
+}
 
 /// Whether io_uring can be used here (kernel support, not blocked by seccomp or
 /// kernel.io_uring_disabled). The error says why not.
@@ -34,6 +89,7 @@ pub struct UringEngine {
     bufs: Buffers,
     fsync: FsyncMode,
     ring: Option<Ring>,
+    register: Register,
     queued: usize,
     in_flight: usize,
 }
@@ -45,9 +101,19 @@ impl UringEngine {
             bufs,
             fsync,
             ring: None,
+            register: Register {
+                files: true,
+                bufs: true,
+            },
             queued: 0,
             in_flight: 0,
         }
+    }
+
+    /// The same engine, registering only what `register` says.
+    pub fn registering(mut self, register: Register) -> UringEngine {
+        self.register = register;
+        self
     }
 
     fn build(&mut self) -> Result<&mut Ring, Errno> {
@@ -79,7 +145,8 @@ impl UringEngine {
                 call: "io_uring_setup",
                 errno: last.and_then(|e| e.raw_os_error()).unwrap_or(libc::ENOSYS),
             })?;
-            let fixed_files = ring.submitter().register_files(self.files.fds()).is_ok();
+            let fixed_files =
+                self.register.files && ring.submitter().register_files(self.files.fds()).is_ok();
             let iovecs: Vec<libc::iovec> = self
                 .bufs
                 .iter_mut()
@@ -90,7 +157,8 @@ impl UringEngine {
                 .collect();
             // SAFETY: the buffers live as long as the engine, which owns the ring and drops
             // it first (field order), so they outlive the registration.
-            let fixed_bufs = iovecs.len() <= u16::MAX as usize
+            let fixed_bufs = self.register.bufs
+                && iovecs.len() <= u16::MAX as usize
                 && unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
             self.ring = Some(Ring {
                 ring,
@@ -200,26 +268,17 @@ impl Drop for UringEngine {
 }
 
 impl Engine for UringEngine {
-    fn name(&self) -> &'static str {
-        "io_uring"
-    }
     fn slots(&self) -> usize {
         self.bufs.len()
     }
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
         self.bufs.get(slot)
     }
-    fn execute(&mut self, slot: usize, req: Request) -> Result<usize, Errno> {
-        super::execute_queued(self, slot, req, "io_uring request")
+    fn request_call(&self) -> &'static str {
+        "io_uring request"
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
         super::sync::sync_fd(self.files.fd(file), self.fsync)
-    }
-}
-
-impl QueueEngine for UringEngine {
-    fn submits_on_queue(&self) -> bool {
-        true
     }
     fn start(&mut self) -> Result<(), Errno> {
         self.build().map(|_| ())
@@ -228,7 +287,7 @@ impl QueueEngine for UringEngine {
         self.ring.as_ref().map(|r| (r.fixed_files, r.fixed_bufs))
     }
     #[inline]
-    fn queue(&mut self, slot: usize, req: Request) -> Result<(), Errno> {
+    fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
         // Hand the previous request to the kernel before queueing this one: every
         // io_uring_enter then carries one request, and the last of a refill goes in with
         // the wait for completions (one system call for both). Submitting many at once
@@ -285,7 +344,7 @@ impl QueueEngine for UringEngine {
             });
         }
         self.queued += 1;
-        Ok(())
+        Ok(Submitted::Queued)
     }
 
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {

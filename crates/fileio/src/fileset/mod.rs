@@ -20,6 +20,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::FileioError;
+use crate::message;
+use crate::setting::Setting;
 
 pub use manifest::{Manifest, Ownership, MANIFEST};
 
@@ -103,18 +105,23 @@ pub fn open_raw(path: &Path, flags: libc::c_int) -> std::io::Result<RawFd> {
 /// The directory must exist, be a directory and accept new files.
 pub fn check_dir(dir: &Path) -> Result<(), FileioError> {
     match fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileioError::Other(format!(
-            "directory {} does not exist (create it, or pick another with --file-dir)",
-            dir.display()
-        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(FileioError::Settings(message![
+            format!(
+                "directory {} does not exist (create it, or pick another with ",
+                dir.display()
+            ),
+            Setting::Dir,
+            ")"
+        ])),
         Err(e) => Err(FileioError::io(
             format!("cannot use directory {}", dir.display()),
             e,
         )),
-        Ok(m) if !m.is_dir() => Err(FileioError::Other(format!(
-            "{} is not a directory (--file-dir names the directory that holds the test files)",
-            dir.display()
-        ))),
+        Ok(m) if !m.is_dir() => Err(FileioError::Settings(message![
+            format!("{} is not a directory (", dir.display()),
+            Setting::Dir,
+            " names the directory that holds the test files)"
+        ])),
         Ok(_) => Ok(()),
     }
 }

@@ -9,7 +9,6 @@
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 use std::sync::Arc;
 
 use plumb_core::size::format_compact;
@@ -22,8 +21,10 @@ use super::{check_dir, file_name, open_raw, FileTable};
 use crate::buf::page_size;
 use crate::direct::{support, AlignSource, DirectSupport};
 use crate::error::{errno_text, FileioError};
+use crate::message;
 use crate::pattern::Geometry;
-use crate::spec::{FileioSpec, IoMode, TestMode};
+use crate::setting::{Message, Setting};
+use crate::spec::FileioSpec;
 
 /// The run's files, opened.
 pub struct RunFiles {
@@ -56,38 +57,34 @@ fn ensure_fd_limit(needed: u64) -> Result<(), FileioError> {
             return Ok(());
         }
     }
-    Err(FileioError::Other(format!(
-        "too many open files: --file-num={needed} needs about {want} descriptors, but the limit is {} (raise it with 'ulimit -n', or use fewer files)",
-        rl.rlim_max
-    )))
+    Err(FileioError::Settings(message![
+        "too many open files: ",
+        Setting::FileCount,
+        format!(
+            "={needed} needs about {want} descriptors, but the limit is {} (raise it with 'ulimit -n', or use fewer files)",
+            rl.rlim_max
+        )
+    ]))
 }
 
-fn not_prepared(spec: &FileioSpec, what: String) -> FileioError {
-    FileioError::NotPrepared(format!(
-        "{what}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
-        spec.num_files,
-        spec.total_size,
-        if spec.dir == Path::new(".") {
-            String::new()
-        } else {
-            format!(" --file-dir={}", spec.dir.display())
-        }
-    ))
+fn not_prepared(what: String) -> FileioError {
+    FileioError::NotPrepared(message![what])
 }
 
-/// Open the file set for a run of `spec` (mode must be set; not for the null engine).
+/// Open the file set for a run of `spec` (its access must be set; not for engines without
+/// files).
 pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
-    let mode = spec.mode.expect("run needs a test mode");
+    let access = spec.access.expect("run needs an access pattern");
     let dir = spec.dir.as_path();
     check_dir(dir)?;
     let existing = Manifest::load(dir)?;
     let owners = check_names(dir, existing.as_ref(), spec.num_files)?;
-    let seqwr = mode == TestMode::SeqWr;
+    let seqwr = access.creates_files;
     let Some(mut manifest) = existing.or_else(|| seqwr.then(Manifest::default)) else {
-        return Err(not_prepared(
-            spec,
-            format!("no prepared file set in {}", dir.display()),
-        ));
+        return Err(not_prepared(format!(
+            "no prepared file set in {}",
+            dir.display()
+        )));
     };
     let size = spec.file_size();
     let fill = spec.effective_fill();
@@ -100,21 +97,28 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 (Ownership::Owned, Some(e)) if e.valid_bytes >= size => {
                     if spec.validate && (e.fill != "validate" || e.block_size != spec.block_size)
                     {
-                        return Err(FileioError::NotPrepared(format!(
-                            "--validate needs files prepared with --validate and --file-block-size={}, but {name} holds '{}' data{}: run prepare again with --validate",
-                            spec.block_size,
-                            e.fill,
-                            if e.fill == "validate" {
-                                format!(" in {}-byte blocks", e.block_size)
-                            } else {
-                                String::new()
-                            }
-                        )));
+                        return Err(FileioError::Settings(message![
+                            Setting::Validate,
+                            " needs files prepared with ",
+                            Setting::Validate,
+                            " and ",
+                            Setting::BlockSize,
+                            format!(
+                                "={}, but {name} holds '{}' data{}: run prepare again with ",
+                                spec.block_size,
+                                e.fill,
+                                if e.fill == "validate" {
+                                    format!(" in {}-byte blocks", e.block_size)
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                            Setting::Validate
+                        ]));
                     }
                 }
                 (Ownership::Owned, Some(e)) => {
                     return Err(not_prepared(
-                        spec,
                         format!(
                             "{name} holds {} of data but this run needs {} per file (prepared with other sizes, or a prepare or seqwr run was interrupted)",
                             format_compact(e.valid_bytes),
@@ -124,7 +128,6 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 }
                 _ => {
                     return Err(not_prepared(
-                        spec,
                         format!("{} is missing", dir.join(&name).display()),
                     ))
                 }
@@ -162,14 +165,18 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             };
         }
         let fd = open_raw(&path, f).map_err(|e| match e.raw_os_error() {
-            Some(libc::EINVAL) if spec.flags.direct => FileioError::Direct(format!(
-                "the filesystem holding {} refuses O_DIRECT (--file-extra-flags=direct): it cannot do direct I/O (tmpfs before Linux 6.6, some network and FUSE filesystems); test a directory on a disk filesystem",
-                dir.display()
-            )),
-            Some(libc::EMFILE) | Some(libc::ENFILE) => FileioError::Other(format!(
-                "too many open files while opening {name} of {}: raise the limit with 'ulimit -n' or use fewer --file-num",
-                spec.num_files
-            )),
+            Some(libc::EINVAL) if spec.flags.direct => FileioError::Direct(message![
+                format!("the filesystem holding {} refuses O_DIRECT (", dir.display()),
+                Setting::Direct,
+                "): it cannot do direct I/O (tmpfs before Linux 6.6, some network and FUSE filesystems); test a directory on a disk filesystem"
+            ]),
+            Some(libc::EMFILE) | Some(libc::ENFILE) => FileioError::Settings(message![
+                format!(
+                    "too many open files while opening {name} of {}: raise the limit with 'ulimit -n' or use fewer ",
+                    spec.num_files
+                ),
+                Setting::FileCount
+            ]),
             _ => FileioError::io(format!("cannot open {}", path.display()), e),
         })?;
         table.push(fd, name.clone());
@@ -180,17 +187,14 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             e.dev = meta.dev();
             e.ino = meta.ino();
         } else if meta.len() < size {
-            return Err(not_prepared(
-                spec,
-                format!(
-                    "{} is {} but this run needs {}: it was truncated or replaced after prepare",
-                    path.display(),
-                    format_compact(meta.len()),
-                    format_compact(size)
-                ),
-            ));
+            return Err(not_prepared(format!(
+                "{} is {} but this run needs {}: it was truncated or replaced after prepare",
+                path.display(),
+                format_compact(meta.len()),
+                format_compact(size)
+            )));
         }
-        if seqwr && spec.io_mode == IoMode::Mmap {
+        if seqwr && spec.engine.caps.maps_files {
             // A mapping needs the file's full length (sysbench does the same).
             // SAFETY: fd is open for writing.
             if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
@@ -201,7 +205,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             }
         }
     }
-    if mode.writes() && !seqwr {
+    if access.writes() && !seqwr {
         for i in 0..spec.num_files {
             let e = manifest.upsert(&file_name(i));
             if e.fill != fill.name() {
@@ -209,7 +213,7 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             }
         }
     }
-    if mode.writes() {
+    if access.writes() {
         manifest.save(dir)?;
     }
 
@@ -218,10 +222,14 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
     if spec.flags.direct && !table.is_empty() {
         match support(table.fd(0)) {
             DirectSupport::Unsupported => {
-                return Err(FileioError::Direct(format!(
-                    "the filesystem holding {} cannot do direct I/O (--file-extra-flags=direct)",
-                    dir.display()
-                )))
+                return Err(FileioError::Direct(message![
+                    format!(
+                        "the filesystem holding {} cannot do direct I/O (",
+                        dir.display()
+                    ),
+                    Setting::Direct,
+                    ")"
+                ]))
             }
             DirectSupport::Aligned {
                 mem,
@@ -230,18 +238,34 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             } => {
                 let a = offset as u64;
                 let geo = Geometry::from_spec(spec);
-                let mut checks = vec![("--file-block-size", spec.block_size)];
-                if mode.is_sequential() && spec.merged_requests > 1 {
-                    checks.push(("--file-block-size × --file-merged-requests", geo.request));
+                use Setting as S;
+                let mut checks = vec![(message![S::BlockSize], spec.block_size)];
+                if access.is_sequential() && spec.merged_requests > 1 {
+                    checks.push((
+                        message![S::BlockSize, " × ", S::MergedRequests],
+                        geo.request,
+                    ));
                 }
-                checks.push(("the file size (--file-total-size / --file-num)", size));
+                checks.push((
+                    message!["the file size (", S::TotalSize, " / ", S::FileCount, ")"],
+                    size,
+                ));
                 for (what, v) in checks {
                     if v % a != 0 {
-                        return Err(FileioError::Direct(format!(
-                            "{what} is {v} bytes, not a multiple of {a}, the direct I/O alignment of {} ({}): with --file-extra-flags=direct every request size and offset must be a multiple of it",
-                            dir.display(),
-                            source.name()
-                        )));
+                        let mut m = what.0;
+                        m.extend(
+                            message![
+                                format!(
+                                    " is {v} bytes, not a multiple of {a}, the direct I/O alignment of {} ({}): with ",
+                                    dir.display(),
+                                    source.name()
+                                ),
+                                S::Direct,
+                                " every request size and offset must be a multiple of it"
+                            ]
+                            .0,
+                        );
+                        return Err(FileioError::Direct(Message(m)));
                     }
                 }
                 buf_align = buf_align.max(mem as usize);

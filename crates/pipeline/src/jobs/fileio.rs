@@ -1,18 +1,20 @@
-//! File I/O: lays out and removes its file set, opens the engine, completes seqwr's files
-//! after the measurement.
+//! File I/O: lays out and removes its file set, opens the engine, completes the files of a
+//! run that writes them from scratch after the measurement.
+//!
+//! Errors come back as [`JobError::Failed`] holding the [`FileioError`] (a signal as
+//! [`JobError::Interrupted`]): a front end downcasts it and words it in its own syntax.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use plumb_core::random::RandType;
 use plumb_core::result::Status;
 use plumb_core::{StopFlag, Workload};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
 use plumb_fileio::settings::FileioSettings;
-use plumb_fileio::spec::{FileioSpec, IoMode, TestMode};
+use plumb_fileio::spec::FileioSpec;
 use plumb_fileio::{FileioError, FileioWorkload};
 
 use crate::plan::{Job, JobError, StepContext, Targets};
@@ -20,32 +22,41 @@ use crate::record::{JobRecord, Settings};
 
 pub struct FileioJob {
     spec: FileioSpec,
-    rand: Option<RandType>,
-    /// Set on SIGINT/SIGTERM: prepare, cleanup and seqwr's completion stop at the next file.
+    /// Why the engine differs from the one asked for (said before the run, kept in the
+    /// settings).
+    engine_note: Option<String>,
+    /// Set on SIGINT/SIGTERM: prepare, cleanup and the completion of new files stop at the
+    /// next file.
     stop: StopFlag,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
 }
 
 impl FileioJob {
-    pub fn new(spec: FileioSpec, rand: Option<RandType>, stop: StopFlag) -> Self {
+    pub fn new(spec: FileioSpec, engine_note: Option<String>, stop: StopFlag) -> Self {
         FileioJob {
             spec,
-            rand,
+            engine_note,
             stop,
             workload: RefCell::new(None),
         }
     }
 
-    /// The directory holding the files (none for the null engine, which opens none).
+    pub fn spec(&self) -> &FileioSpec {
+        &self.spec
+    }
+
+    /// The directory holding the files (none for an engine that opens none).
     fn target_dir(&self) -> Option<PathBuf> {
-        (self.spec.io_mode != IoMode::Null).then(|| self.spec.dir.clone())
+        self.spec
+            .engine
+            .caps
+            .needs_files
+            .then(|| self.spec.dir.clone())
     }
 }
 
-/// A fileio error classified for the exit status.
 fn job_error(e: FileioError) -> JobError {
     match e {
-        FileioError::Spec(s) => JobError::Usage(s.0),
         FileioError::Interrupted(sig) => JobError::Interrupted(sig),
         other => JobError::failed(other),
     }
@@ -65,9 +76,8 @@ impl Job for FileioJob {
     }
 
     fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        notes.extend(self.spec.check_run().map_err(|e| JobError::Usage(e.0))?);
-        let w = Arc::new(FileioWorkload::open(self.spec.clone(), self.rand).map_err(job_error)?);
-        notes.extend(w.fallback.clone());
+        let w = Arc::new(FileioWorkload::open(self.spec.clone()).map_err(job_error)?);
+        notes.extend(self.engine_note.clone());
         *self.workload.borrow_mut() = Some(w.clone());
         Ok(w)
     }
@@ -77,6 +87,7 @@ impl Job for FileioJob {
         Settings::Fileio(FileioSettings::new(
             &self.spec,
             Some(display(&self.spec.dir)),
+            self.engine_note.clone(),
             w.as_deref(),
         ))
     }
@@ -85,7 +96,8 @@ impl Job for FileioJob {
         let Some(w) = self.workload.borrow().clone() else {
             return Ok(());
         };
-        if self.spec.mode != Some(TestMode::SeqWr) || w.engine_name() == "null" {
+        let creates = self.spec.access.is_some_and(|a| a.creates_files);
+        if !creates || !self.spec.engine.caps.does_io {
             return Ok(());
         }
         if job.status != Status::Completed {

@@ -5,8 +5,9 @@ use std::fmt::Write;
 
 use plumb_core::result::{IntervalResult, RunResult};
 use plumb_core::size::{format_compact, format_sysbench, MIB};
+use plumb_fileio::access::{Access, Mix, Order};
 use plumb_fileio::settings::FileioSettings;
-use plumb_fileio::spec::{Fill, IoMode, TestMode};
+use plumb_fileio::spec::Fill;
 
 use crate::sysbench::{col34, interval_percentiles};
 
@@ -75,16 +76,16 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
 
 pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
     let _ = writeln!(out, "File I/O (plumb):");
-    if let Some(engine) = &w.engine {
-        let mut e = engine.clone();
-        match (w.io_uring_registered_files, w.io_uring_registered_buffers) {
+    {
+        let mut e = w.engine.clone();
+        match (w.registered_files, w.registered_buffers) {
             (Some(true), Some(true)) => e.push_str(" (registered files and buffers)"),
             (Some(true), _) => e.push_str(" (registered files)"),
             (_, Some(true)) => e.push_str(" (registered buffers)"),
             _ => {}
         }
-        if let Some(b) = w.async_backlog {
-            let _ = write!(e, ", {b} in flight per thread");
+        if w.engine_caps.queued {
+            let _ = write!(e, ", {} in flight per thread", w.queue_depth);
         }
         col34(out, "engine:", &e);
         if let Some(note) = &w.engine_note {
@@ -143,11 +144,38 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
     let _ = writeln!(out);
 }
 
+/// What sysbench prints after "Doing" for the mode that has this access.
+fn sysbench_words(a: &Access) -> &'static str {
+    match (a.order, a.mix) {
+        (Order::Sequential, Mix::Write) if a.creates_files => "sequential write (creation)",
+        (Order::Sequential, Mix::Write) => "sequential rewrite",
+        (Order::Sequential, _) => "sequential read",
+        (Order::Random { .. }, Mix::Read) => "random read",
+        (Order::Random { .. }, Mix::Write) => "random write",
+        (Order::Random { .. }, Mix::Interleaved { .. }) => "random r/w",
+    }
+}
+
+/// The open flags as sysbench prints them after "Extra file open flags:".
+fn open_flag_words(s: &FileioSettings) -> String {
+    let f = s.flags();
+    let words: Vec<&str> = [(f.sync, "sync"), (f.dsync, "dsync"), (f.direct, "directio")]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect();
+    if words.is_empty() {
+        "(none)".into()
+    } else {
+        words.join(" ")
+    }
+}
+
 /// The lines sysbench prints before fileio's workers start. `events` is the run's event
 /// limit (sysbench's "Number of IO requests"); `plumb_lines`: with the engine that ran and
 /// where the files are.
 pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> String {
-    let mode = s.test_mode.unwrap_or(TestMode::RndRd);
+    // Without an access (prepare's settings), sysbench describes its default mode.
+    let access = s.access.unwrap_or(Access::rand_read());
     let mut h = String::new();
     let mut line = |l: String| {
         h.push_str(&l);
@@ -156,7 +184,7 @@ pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> Stri
     if s.validate {
         line("Validation checks: on.\n".into());
     }
-    line(format!("Extra file open flags: {}", s.flags()));
+    line(format!("Extra file open flags: {}", open_flag_words(s)));
     line(format!(
         "{} files, {} each",
         s.num_files,
@@ -176,11 +204,15 @@ pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> Stri
             format_sysbench(s.block_size_bytes * s.merged_requests)
         ));
     }
-    if !mode.is_sequential() {
+    if !access.is_sequential() {
         line(format!("Number of IO requests: {events}"));
+        // Only rndrw carries a ratio; sysbench prints its option's default for the others.
+        let ratio = match access.mix {
+            Mix::Interleaved { reads_per_write } => reads_per_write,
+            Mix::Read | Mix::Write => 1.5,
+        };
         line(format!(
-            "Read/Write ratio for combined random IO test: {:.2}",
-            s.rw_ratio
+            "Read/Write ratio for combined random IO test: {ratio:.2}"
         ));
     }
     if s.fsync_freq > 0 {
@@ -195,21 +227,25 @@ pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> Stri
     if s.fsync_all {
         line("Calling fsync() after each write operation.".into());
     }
-    let engine = s.engine.as_deref().unwrap_or("sync");
-    line(match s.io_mode {
-        IoMode::Sync => "Using synchronous I/O mode".into(),
-        IoMode::Async if !plumb_lines => "Using asynchronous I/O mode".into(),
-        IoMode::Async => format!(
-            "Using asynchronous I/O mode ({engine}, {} in flight per thread)",
-            s.async_backlog.unwrap_or(0)
-        ),
-        IoMode::Mmap => "Using fast mmaped I/O mode".into(),
-        IoMode::Null => "Using the null engine: no I/O, plumb's own cost only".into(),
+    let caps = s.engine_caps;
+    line(if !caps.does_io {
+        "Using the null engine: no I/O, plumb's own cost only".into()
+    } else if caps.maps_files {
+        "Using fast mmaped I/O mode".into()
+    } else if !caps.queued {
+        "Using synchronous I/O mode".into()
+    } else if !plumb_lines {
+        "Using asynchronous I/O mode".into()
+    } else {
+        format!(
+            "Using asynchronous I/O mode ({}, {} in flight per thread)",
+            s.engine, s.queue_depth
+        )
     });
     if s.validate {
         line("Using checksums validation.".into());
     }
-    line(format!("Doing {} test", mode.description()));
+    line(format!("Doing {} test", sysbench_words(&access)));
     if let Some(dir) = s.dir.as_ref().filter(|_| plumb_lines) {
         line(format!("Files in {dir}"));
     }

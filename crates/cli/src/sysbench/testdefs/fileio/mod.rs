@@ -1,17 +1,27 @@
 //! `plumb fileio`: sysbench's fileio options and commands, on plumb-fileio.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use plumb_fileio::spec::{
-    AsyncEngine, ExtraFlags, FileioSpec, Fill, FsyncMode, IoMode, TestMode, TEST_MODES,
-};
+use plumb_core::random::RandType;
+use plumb_core::Workload;
+use plumb_fileio::engine::uring;
+use plumb_fileio::spec::{FileioSpec, Fill, FsyncMode, SyncPolicy};
 use plumb_pipeline::jobs::fileio::FileioJob;
+use plumb_pipeline::{Job, JobError, JobRecord, Settings, StepContext, Targets};
 
 use super::{RandUse, TestDef, TestPlan};
 use crate::exit::UsageError;
 use crate::signals;
 use crate::sysbench::common::Common;
 use crate::sysbench::options::{opt, Kind, Opt, Values};
+
+mod modes;
+mod words;
+
+pub(crate) use modes::TEST_MODES;
+use modes::{choose_async, engine_for, AsyncEngine, IoMode, TestMode};
+use words::{job_error, notes, parse_extra_flags, usage};
 
 const OPTIONS: &[Opt] = &[
     opt(
@@ -136,25 +146,15 @@ pub static DEF: TestDef = TestDef {
     plan,
 };
 
-const FILEIO_OPTION_NAMES: &[&str] = &[
-    "file-num",
-    "file-block-size",
-    "file-total-size",
-    "file-test-mode",
-    "file-io-mode",
-    "file-async-backlog",
-    "file-async-engine",
-    "file-extra-flags",
-    "file-fsync-freq",
-    "file-fsync-all",
-    "file-fsync-end",
-    "file-fsync-mode",
-    "file-merged-requests",
-    "file-rw-ratio",
-    "file-fill",
-    "file-dir",
-    "validate",
-];
+/// The fileio job, with what sysbench's front end adds around it: the checks and notes of
+/// `run` (said only when a run starts, as sysbench does), and errors in sysbench's terms.
+struct SysbenchFileio {
+    job: FileioJob,
+    /// `run` only: a combination sysbench's options cannot mean.
+    run_refusal: Option<String>,
+    /// `run` only: options given that have no effect in this combination.
+    notes: Vec<String>,
+}
 
 fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     let mode_word = v.word("file-test-mode");
@@ -168,7 +168,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             ))
         })?)
     };
-    let flags = ExtraFlags::parse_list(v.list("file-extra-flags")).map_err(|b| {
+    let flags = parse_extra_flags(v.list("file-extra-flags")).map_err(|b| {
         UsageError(format!(
             "invalid value for --file-extra-flags: '{b}' (allowed: sync, dsync, direct)"
         ))
@@ -179,26 +179,42 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             "--file-dir needs a directory name (default: the current directory)".into(),
         ));
     }
+    let io_mode = IoMode::parse(v.word("file-io-mode")).expect("checked choice");
+    let async_engine = AsyncEngine::parse(v.word("file-async-engine")).expect("checked choice");
+    let fsync_all = v.flag("file-fsync-all");
+    let fsync_mode = if v.word("file-fsync-mode") == "fdatasync" {
+        FsyncMode::Fdatasync
+    } else {
+        FsyncMode::Fsync
+    };
+    let rw_ratio = v.float("file-rw-ratio");
     let spec = FileioSpec {
         dir: PathBuf::from(dir),
         num_files: v.int("file-num") as u32,
         block_size: v.size("file-block-size"),
         total_size: v.size("file-total-size"),
-        mode,
-        io_mode: IoMode::parse(v.word("file-io-mode")).expect("checked choice"),
-        async_engine: AsyncEngine::parse(v.word("file-async-engine")).expect("checked choice"),
-        async_backlog: v.int("file-async-backlog") as u32,
+        // Random offsets are uniform unless --rand-type is given (sysbench ignores it).
+        access: mode.map(|m| {
+            m.access(rw_ratio)
+                .with_dist(c.run.rand_type.unwrap_or(RandType::Uniform))
+        }),
+        engine: engine_for(io_mode, async_engine),
+        // sysbench has no engine options: each engine keeps its defaults.
+        engine_options: Default::default(),
+        queue_depth: v.int("file-async-backlog") as u32,
         flags,
-        fsync_freq: v.int("file-fsync-freq"),
-        fsync_all: v.flag("file-fsync-all"),
-        fsync_end: v.flag("file-fsync-end"),
-        fsync_mode: if v.word("file-fsync-mode") == "fdatasync" {
-            FsyncMode::Fdatasync
-        } else {
-            FsyncMode::Fsync
+        // --file-fsync-all replaces the periodic and the final fsync, as in sysbench.
+        sync: SyncPolicy {
+            every_requests: if fsync_all {
+                0
+            } else {
+                v.int("file-fsync-freq")
+            },
+            each_write: fsync_all,
+            at_end: v.flag("file-fsync-end") && !fsync_all,
+            call: fsync_mode,
         },
         merged_requests: v.int("file-merged-requests"),
-        rw_ratio: v.float("file-rw-ratio"),
         validate: v.flag("validate"),
         fill: if v.word("file-fill") == "zero" {
             Fill::Zero
@@ -206,18 +222,71 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             Fill::Random
         },
         threads: c.run.threads,
-        given: FILEIO_OPTION_NAMES
-            .iter()
-            .filter(|n| v.given(n))
-            .map(|n| n.to_string())
-            .collect(),
     };
-    spec.check_files().map_err(|e| UsageError(e.0))?;
-    Ok(Box::new(FileioJob::new(
-        spec,
-        c.run.rand_type,
-        signals::install(),
-    )))
+    spec.check_files().map_err(|e| usage(&e))?;
+    // --file-async-engine means something with --file-io-mode=async only; said at `run`,
+    // so prepare and cleanup of the same command line go ahead.
+    let run_refusal = (io_mode != IoMode::Async && async_engine != AsyncEngine::Auto).then(|| {
+        format!(
+            "--file-async-engine only applies to --file-io-mode=async (got --file-io-mode={})",
+            io_mode.name()
+        )
+    });
+    let mut spec = spec;
+    let mut fallback = None;
+    if io_mode == IoMode::Async {
+        let (engine, note) = choose_async(async_engine, uring::DEF.available)
+            .map_err(|e| UsageError(e.to_string()))?;
+        spec.engine = engine;
+        fallback = note;
+    }
+    Ok(Box::new(SysbenchFileio {
+        job: FileioJob::new(spec, fallback, signals::install()),
+        run_refusal,
+        notes: mode
+            .map(|m| notes(v, m, io_mode, fsync_mode))
+            .unwrap_or_default(),
+    }))
 }
 
-impl TestPlan for FileioJob {}
+impl TestPlan for SysbenchFileio {}
+
+impl Job for SysbenchFileio {
+    fn kind(&self) -> &'static str {
+        self.job.kind()
+    }
+    fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        self.job
+            .prepare(ctx)
+            .map_err(|e| job_error(self.job.spec(), e))
+    }
+    fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        self.job
+            .cleanup(ctx)
+            .map_err(|e| job_error(self.job.spec(), e))
+    }
+    fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
+        self.job
+            .spec()
+            .check_run()
+            .map_err(|e| JobError::Usage(usage(&e).0))?;
+        if let Some(r) = &self.run_refusal {
+            return Err(JobError::Usage(r.clone()));
+        }
+        notes.extend(self.notes.iter().cloned());
+        self.job
+            .workload(notes)
+            .map_err(|e| job_error(self.job.spec(), e))
+    }
+    fn settings(&self) -> Settings {
+        self.job.settings()
+    }
+    fn targets(&self) -> Targets {
+        self.job.targets()
+    }
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        self.job
+            .after_run(job)
+            .map_err(|e| job_error(self.job.spec(), e))
+    }
+}

@@ -1,0 +1,137 @@
+//! What a job reads and writes, and in which order.
+//!
+//! The orders are exact, whichever front end asked for them:
+//! - sequential: files in order, each from its start in requests of block × merged
+//!   requests (the last one cut at the end of the file), wrapping after the last file; all
+//!   threads of the run share this one cursor, so together they make a single pass.
+//! - random: blocks drawn over all files, uniformly or with the distribution given.
+//!
+//! An interleaved mix is deterministic: read while (reads + 1) / (writes + 1) is below
+//! `reads_per_write`, counted per thread.
+
+use plumb_core::random::RandType;
+
+/// Reads, writes, or both.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mix {
+    Read,
+    Write,
+    /// Both, interleaved by a fixed rule so that reads per write follows the ratio; periods
+    /// without writes get no periodic fsync (nothing is dirty).
+    Interleaved {
+        reads_per_write: f64,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// One cursor shared by all threads (see the module comment).
+    Sequential,
+    /// Blocks drawn with this distribution over all blocks of all files.
+    Random { dist: RandType },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Access {
+    pub mix: Mix,
+    pub order: Order,
+    /// The run writes the files from scratch (creating or truncating them) instead of using
+    /// a prepared set. Sequential writes only.
+    pub creates_files: bool,
+}
+
+const UNIFORM: Order = Order::Random {
+    dist: RandType::Uniform,
+};
+
+impl Access {
+    pub const fn new(mix: Mix, order: Order) -> Access {
+        Access {
+            mix,
+            order,
+            creates_files: false,
+        }
+    }
+    /// Sequential writes into files the run creates.
+    pub const fn seq_create() -> Access {
+        Access {
+            creates_files: true,
+            ..Access::new(Mix::Write, Order::Sequential)
+        }
+    }
+    pub const fn seq_write() -> Access {
+        Access::new(Mix::Write, Order::Sequential)
+    }
+    pub const fn seq_read() -> Access {
+        Access::new(Mix::Read, Order::Sequential)
+    }
+    /// Uniformly random reads.
+    pub const fn rand_read() -> Access {
+        Access::new(Mix::Read, UNIFORM)
+    }
+    pub const fn rand_write() -> Access {
+        Access::new(Mix::Write, UNIFORM)
+    }
+    pub const fn rand_mix(reads_per_write: f64) -> Access {
+        Access::new(Mix::Interleaved { reads_per_write }, UNIFORM)
+    }
+    /// The same, with random offsets drawn from `dist` (sequential orders keep theirs).
+    pub const fn with_dist(self, dist: RandType) -> Access {
+        match self.order {
+            Order::Random { .. } => Access {
+                order: Order::Random { dist },
+                ..self
+            },
+            Order::Sequential => self,
+        }
+    }
+
+    pub fn is_sequential(&self) -> bool {
+        self.order == Order::Sequential
+    }
+    /// Whether it issues writes (and so fsyncs).
+    pub fn writes(&self) -> bool {
+        self.mix != Mix::Read
+    }
+    pub fn reads(&self) -> bool {
+        self.mix != Mix::Write
+    }
+    /// The access in words ("random read/write"), for evidence and plain reports.
+    pub fn describe(&self) -> &'static str {
+        match (self.order, self.mix) {
+            (Order::Sequential, Mix::Write) if self.creates_files => {
+                "sequential write to new files"
+            }
+            (Order::Sequential, Mix::Write) => "sequential rewrite",
+            (Order::Sequential, Mix::Read) => "sequential read",
+            (Order::Sequential, Mix::Interleaved { .. }) => "sequential read/write",
+            (Order::Random { .. }, Mix::Read) => "random read",
+            (Order::Random { .. }, Mix::Write) => "random write",
+            (Order::Random { .. }, Mix::Interleaved { .. }) => "random read/write",
+        }
+    }
+    /// The share of requests that are reads, in [0, 1].
+    pub fn read_share(&self) -> f64 {
+        match self.mix {
+            Mix::Read => 1.0,
+            Mix::Write => 0.0,
+            Mix::Interleaved { reads_per_write } => reads_per_write / (1.0 + reads_per_write),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_share_follows_the_mix() {
+        assert_eq!(Access::seq_read().read_share(), 1.0);
+        assert_eq!(Access::rand_write().read_share(), 0.0);
+        assert_eq!(Access::rand_mix(1.5).read_share(), 0.6);
+        assert!(Access::rand_mix(1.5).reads() && Access::rand_mix(1.5).writes());
+        assert!(Access::seq_create().creates_files && Access::seq_create().is_sequential());
+    }
+}

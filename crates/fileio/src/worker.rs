@@ -1,0 +1,489 @@
+//! The one worker loop, for every engine.
+//!
+//! Each thread takes a ticket, asks the pattern for the next operation and hands it to its
+//! engine. A request that completes inside its submission (blocking engines) is timed
+//! around that call and recorded at once. A queued request holds its own ticket and slot
+//! and is timed from just before the system call that submits it to just after the one
+//! that collects its completion (sysbench times only the submit); the loop keeps queueing
+//! while slots are free, then collects. A periodic fsync first waits for this thread's
+//! writes to that file still in flight, so it covers every write issued before it. With an
+//! open-loop rate, the loop collects completions while it waits for the next intended start
+//! (latency then runs from the intended start, as for every open-loop event).
+//!
+//! The loop is generic over the engine, so each engine gets its own compiled copy and a
+//! request costs no dynamic dispatch.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use plumb_core::clock::Stamp;
+use plumb_core::{Poll, Ticket, Worker, WorkerCtx, WorkloadError};
+
+use crate::engine::{Buffers, Dir, Engine, EngineOptions, Errno, Request, Shared, Submitted};
+use crate::fileset::FileTable;
+use crate::fill::{check, Filler};
+use crate::pattern::{Io, Op, Pattern};
+use crate::spec::FsyncMode;
+use crate::workload::{Figures, BYTES_READ, BYTES_WRITTEN, END_FSYNCS, FSYNC, READ, WRITE};
+
+/// What an engine's `worker` function gets to build one thread's engine.
+pub struct Setup {
+    /// The run's open files (engines that need files only).
+    pub files: Option<Arc<FileTable>>,
+    /// This thread's request buffers, one per slot.
+    pub bufs: Buffers,
+    pub fsync: FsyncMode,
+    /// What the engine's threads share ([`crate::engine::EngineDef::share`]).
+    pub shared: Option<Shared>,
+    /// The engine options the job sets.
+    pub options: EngineOptions,
+    /// Runs the engine once it is built.
+    pub driver: Driver,
+}
+
+impl Setup {
+    /// The open files, for engines that need them.
+    pub fn files(&self) -> Result<Arc<FileTable>, WorkloadError> {
+        self.files
+            .clone()
+            .ok_or_else(|| WorkloadError::new("this engine needs the file set, none is open"))
+    }
+}
+
+/// The worker loop, waiting for its engine.
+pub struct Driver {
+    pub(crate) state: WorkerState,
+    pub(crate) submits_on_queue: bool,
+    /// The last buffer is kept for reads (a blocking engine in a mode that both reads and
+    /// writes): a write never carries what a read left in its buffer, at no cost per request.
+    pub(crate) read_buffer: bool,
+}
+
+impl Driver {
+    /// The thread's worker: `engine` driven by the common loop.
+    pub fn drive<E: Engine>(self, engine: E) -> Box<dyn Worker> {
+        Box::new(IoWorker::new(engine, self))
+    }
+}
+
+/// Blocks in use by requests, for validation: a request never overlaps one in flight.
+pub(crate) struct Busy {
+    pub(crate) slots: Vec<AtomicU64>,
+}
+
+impl Busy {
+    fn key(io: &Io) -> u64 {
+        ((io.file as u64) << 44 | io.offset) + 1
+    }
+    fn taken(&self, me: usize, key: u64) -> bool {
+        self.slots
+            .iter()
+            .enumerate()
+            .any(|(i, s)| i != me && s.load(Relaxed) == key)
+    }
+    fn set(&self, me: usize, key: u64) {
+        self.slots[me].store(key, Relaxed);
+    }
+}
+
+/// Everything a thread's loop needs besides its engine.
+pub(crate) struct WorkerState {
+    pub(crate) pattern: Pattern,
+    pub(crate) filler: Filler,
+    pub(crate) names: Option<Arc<FileTable>>,
+    pub(crate) validate: bool,
+    pub(crate) block: u64,
+    pub(crate) sync_each_write: bool,
+    pub(crate) end_fsync: bool,
+    pub(crate) num_files: u32,
+    pub(crate) random: bool,
+    pub(crate) busy: Option<Arc<Busy>>,
+    pub(crate) busy_base: usize,
+    pub(crate) figures: Arc<Figures>,
+}
+
+impl WorkerState {
+    fn name(&self, file: u32) -> String {
+        match &self.names {
+            Some(t) => t.dir().join(t.name(file)).display().to_string(),
+            None => crate::fileset::file_name(file),
+        }
+    }
+
+    fn fail(&self, what: &str, io: &Io, e: Errno) -> WorkloadError {
+        WorkloadError::new(format!(
+            "{what} {} at offset {} ({} bytes): {e}",
+            self.name(io.file),
+            io.offset,
+            io.len
+        ))
+    }
+
+    fn short(&self, dir: Dir, io: &Io, got: u64) -> WorkloadError {
+        WorkloadError::new(match dir {
+            Dir::Read => format!(
+                "short read from {} at offset {}: {got} of {} bytes (was the file truncated while the test ran?)",
+                self.name(io.file),
+                io.offset,
+                io.len
+            ),
+            Dir::Write => format!(
+                "short write to {} at offset {}: {got} of {} bytes (disk full?)",
+                self.name(io.file),
+                io.offset,
+                io.len
+            ),
+        })
+    }
+
+    fn sync_failed(&self, file: u32, e: Errno) -> WorkloadError {
+        WorkloadError::new(format!("sync of {}: {e}", self.name(file)))
+    }
+
+    /// For validation: move a random request off blocks other requests hold.
+    fn claim(&mut self, slot: usize, io: &mut Io, rng: &mut plumb_core::random::Rng) {
+        let Some(b) = self.busy.as_ref() else { return };
+        let me = self.busy_base + slot;
+        if self.random {
+            while b.taken(me, Busy::key(io)) {
+                *io = self.pattern.random_io(rng);
+            }
+        }
+        b.set(me, Busy::key(io));
+    }
+
+    fn validate_read(&self, buf: &[u8], io: &Io) -> Result<(), WorkloadError> {
+        check(&buf[..io.len as usize], io.offset, self.block).map_err(|e| {
+            WorkloadError::new(format!("validation failed in {}: {e}", self.name(io.file)))
+        })
+    }
+
+    fn end_fsync<E: Engine>(
+        &self,
+        engine: &mut E,
+        ctx: &mut WorkerCtx<'_>,
+    ) -> Result<(), WorkloadError> {
+        if !self.end_fsync {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        for f in 0..self.num_files {
+            engine.sync(f).map_err(|e| self.sync_failed(f, e))?;
+        }
+        let ns = t0.elapsed().as_nanos() as u64;
+        ctx.add(END_FSYNCS, self.num_files as u64);
+        self.figures.end_fsync_wall_ns.fetch_max(ns, Relaxed);
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+struct InFlight {
+    ticket: Ticket,
+    start: Stamp,
+    dir: Dir,
+    io: Io,
+}
+
+struct IoWorker<E: Engine> {
+    engine: E,
+    s: WorkerState,
+    submits_on_queue: bool,
+    slots: Vec<Option<InFlight>>,
+    free: Vec<usize>,
+    /// Queued since the last submission; their start is stamped at submission.
+    fresh: Vec<usize>,
+    done: Vec<(usize, i64)>,
+    /// This thread's writes in flight, per file (a fsync waits for them).
+    writes_in_flight: Vec<u32>,
+    /// The buffer reads use when they have their own (see [`Driver::read_buffer`]).
+    read_slot: Option<usize>,
+    /// Slots whose buffer holds what a read brought in: refilled before they carry a write
+    /// (engines that keep requests in flight share their buffers between reads and writes).
+    read_into: Vec<bool>,
+    in_flight: usize,
+    started: bool,
+}
+
+impl<E: Engine> IoWorker<E> {
+    fn new(engine: E, d: Driver) -> Self {
+        let n = engine.slots();
+        let read_slot = (d.read_buffer && n > 1).then(|| n - 1);
+        IoWorker {
+            slots: vec![None; n],
+            free: (0..read_slot.unwrap_or(n)).rev().collect(),
+            read_slot,
+            read_into: vec![false; n],
+            fresh: Vec::with_capacity(n),
+            done: Vec::with_capacity(n),
+            writes_in_flight: vec![0; d.state.num_files as usize],
+            in_flight: 0,
+            started: false,
+            submits_on_queue: d.submits_on_queue,
+            engine,
+            s: d.state,
+        }
+    }
+
+    fn start(&mut self) -> Result<(), WorkloadError> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        // io_uring rings are built on the thread that submits to them.
+        self.engine
+            .start()
+            .map_err(|e| WorkloadError::new(e.to_string()))?;
+        if let Some((files, bufs)) = self.engine.registered() {
+            self.s.figures.registered_files.store(files as u64, Relaxed);
+            self.s.figures.registered_bufs.store(bufs as u64, Relaxed);
+        }
+        Ok(())
+    }
+
+    fn run_loop(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        let mut stop = false;
+        loop {
+            // Open loop: when the next event is not due yet, wait for completions until it is.
+            let mut due = None;
+            while !stop && !self.free.is_empty() {
+                let t = if self.in_flight == 0 {
+                    // Nothing to collect: wait for the schedule itself.
+                    match ctx.next_event() {
+                        Some(t) => t,
+                        None => {
+                            stop = true;
+                            break;
+                        }
+                    }
+                } else {
+                    match ctx.poll_event() {
+                        Poll::Ready(t) => t,
+                        Poll::NotBefore(at) => {
+                            // Wake a little early and poll the rest: a timed kernel wait
+                            // overshoots by the timer slack (~50 µs), as the core's pacing
+                            // knows.
+                            due = Some(
+                                Instant::now()
+                                    + at.until().saturating_sub(Duration::from_micros(60)),
+                            );
+                            break;
+                        }
+                        Poll::Stop => {
+                            stop = true;
+                            break;
+                        }
+                    }
+                };
+                match self.s.pattern.next(&mut ctx.rng) {
+                    Op::Fsync(file) => {
+                        while self.writes_in_flight[file as usize] > 0 {
+                            self.complete(ctx, 1, None)?;
+                        }
+                        let start = Stamp::now();
+                        let r = self.engine.sync(file);
+                        let end = Stamp::now();
+                        r.map_err(|e| self.s.sync_failed(file, e))?;
+                        ctx.record(FSYNC, t, start, end);
+                    }
+                    Op::Read(io) => self.issue(ctx, t, Dir::Read, io)?,
+                    Op::Write(io) => self.issue(ctx, t, Dir::Write, io)?,
+                }
+            }
+            if self.in_flight == 0 {
+                if stop {
+                    return Ok(());
+                }
+                continue;
+            }
+            self.complete(ctx, 1, due)?;
+        }
+    }
+
+    #[inline]
+    fn issue(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        ticket: Ticket,
+        dir: Dir,
+        mut io: Io,
+    ) -> Result<(), WorkloadError> {
+        // The slot is taken only if the request stays in flight.
+        let slot = match (dir, self.read_slot) {
+            (Dir::Read, Some(r)) => r,
+            _ => *self.free.last().expect("a free slot"),
+        };
+        // Validation's busy table has one entry per request in flight; the read buffer of a
+        // blocking engine shares the thread's only entry.
+        let busy = if Some(slot) == self.read_slot { 0 } else { slot };
+        self.s.claim(busy, &mut io, &mut ctx.rng);
+        if dir == Dir::Write {
+            let buf = self.engine.buffer(slot);
+            if self.read_into[slot] {
+                self.s.filler.reset(buf, &mut ctx.rng);
+            }
+            self.s
+                .filler
+                .prepare(&mut buf[..io.len as usize], io.offset);
+        }
+        self.read_into[slot] = dir == Dir::Read;
+        let start = Stamp::now();
+        let submitted = self.engine.submit(slot, Request { dir, io });
+        let f = InFlight {
+            ticket,
+            start,
+            dir,
+            io,
+        };
+        match submitted {
+            Ok(Submitted::Done(r)) => {
+                let end = Stamp::now();
+                self.finish_request(ctx, slot, r, &f, end)
+            }
+            Ok(Submitted::Queued) => {
+                self.free.pop();
+                if dir == Dir::Write {
+                    self.writes_in_flight[io.file as usize] += 1;
+                }
+                self.slots[slot] = Some(f);
+                self.in_flight += 1;
+                if !self.submits_on_queue {
+                    self.fresh.push(slot);
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.s.fail("queueing a request for", &io, e)),
+        }
+    }
+
+    /// Submit what is queued and handle at least `min` completions, or what completed by
+    /// `until` when it is given.
+    fn complete(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        min: usize,
+        until: Option<Instant>,
+    ) -> Result<(), WorkloadError> {
+        let now = Stamp::now();
+        for &slot in &self.fresh {
+            if let Some(f) = self.slots[slot].as_mut() {
+                f.start = now;
+            }
+        }
+        self.fresh.clear();
+        let done = &mut self.done;
+        match until {
+            None => self.engine.reap(min, |slot, res| done.push((slot, res))),
+            Some(d) => self
+                .engine
+                .reap_until(min, d, |slot, res| done.push((slot, res))),
+        }
+        .map_err(|e| WorkloadError::new(e.to_string()))?;
+        let end = Stamp::now();
+        // Every completion is accounted for (slot freed, in-flight counts lowered) even after
+        // an error, so draining afterwards waits only for requests really in flight.
+        let mut first_error = None;
+        for i in 0..self.done.len() {
+            let (slot, res) = self.done[i];
+            let Some(f) = self.slots[slot].take() else {
+                first_error
+                    .get_or_insert(WorkloadError::new("completion for an idle request slot"));
+                continue;
+            };
+            self.free.push(slot);
+            self.in_flight -= 1;
+            if f.dir == Dir::Write {
+                self.writes_in_flight[f.io.file as usize] -= 1;
+            }
+            if first_error.is_some() {
+                continue;
+            }
+            let r = if res < 0 {
+                Err(Errno {
+                    call: self.engine.request_call(),
+                    errno: -res as i32,
+                })
+            } else {
+                Ok(res as usize)
+            };
+            if let Err(e) = self.finish_request(ctx, slot, r, &f, end) {
+                first_error = Some(e);
+            }
+        }
+        self.done.clear();
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Check and record one completed request.
+    #[inline]
+    fn finish_request(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        slot: usize,
+        res: Result<usize, Errno>,
+        f: &InFlight,
+        end: Stamp,
+    ) -> Result<(), WorkloadError> {
+        let (kind, counter, what) = match f.dir {
+            Dir::Read => (READ, BYTES_READ, "read from"),
+            Dir::Write => (WRITE, BYTES_WRITTEN, "write to"),
+        };
+        let n = res.map_err(|e| self.s.fail(what, &f.io, e))?;
+        if n as u64 != f.io.len as u64 {
+            return Err(self.s.short(f.dir, &f.io, n as u64));
+        }
+        if f.dir == Dir::Read && self.s.validate {
+            self.s.validate_read(self.engine.buffer(slot), &f.io)?;
+        }
+        if f.dir == Dir::Write && self.s.sync_each_write {
+            // The fsync belongs to its write's event: the write's latency covers both.
+            let f0 = Stamp::now();
+            self.engine
+                .sync(f.io.file)
+                .map_err(|e| self.s.sync_failed(f.io.file, e))?;
+            let f1 = Stamp::now();
+            ctx.record(FSYNC, Ticket::inner(), f0, f1);
+            ctx.record(kind, f.ticket, f.start, f1);
+        } else {
+            ctx.record(kind, f.ticket, f.start, end);
+        }
+        ctx.add(counter, n as u64);
+        Ok(())
+    }
+
+    fn drain(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        while self.in_flight > 0 {
+            let before = self.in_flight;
+            self.complete(ctx, 1, None)?;
+            if self.in_flight == before {
+                return Err(WorkloadError::new(format!(
+                    "{} requests never completed",
+                    self.in_flight
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<E: Engine> Worker for IoWorker<E> {
+    fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        self.start()?;
+        for slot in 0..self.engine.slots() {
+            self.s.filler.init(self.engine.buffer(slot), &mut ctx.rng);
+        }
+        let res = self.run_loop(ctx);
+        // Whatever happened, nothing may stay in flight once the worker returns.
+        let drained = self.drain(ctx);
+        res.and(drained)
+    }
+
+    fn finish(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        self.drain(ctx)?;
+        self.s.end_fsync(&mut self.engine, ctx)
+    }
+}
