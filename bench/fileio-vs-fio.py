@@ -66,7 +66,7 @@ def plumb(exe, case, t, d):
     else:
         args = ["--file-io-mode=sync"]
     out, cpu = timed(base + args + ["run"])
-    v = json.loads(out)
+    v = json.loads(out)["groups"][0]["jobs"][0]  # plumb.result/2: one group, one job
     assert v["workload"]["engine"] in ("null", "io_uring", "libaio", "sync"), v["workload"]
     return v["events_per_s"], cpu / max(v["events"], 1)
 

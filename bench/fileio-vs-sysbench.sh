@@ -46,7 +46,7 @@ plumb_ops() { # dir, options...
   local d=$1; shift
   flock "$LOCK" "$PLUMB" "$@" --file-dir="$d" --format=json run 2>/dev/null | python3 -c '
 import sys, json
-v = json.load(sys.stdin)
+v = json.load(sys.stdin)["groups"][0]["jobs"][0]
 n = sum(o["count"] for o in v["operations"]) + v["counters"].get("end_fsyncs", 0)
 print("%.2f" % (n / v["total_time_s"]))'
 }

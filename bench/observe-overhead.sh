@@ -24,7 +24,7 @@ cd "$DIR"
 ops() { # observe-interval
   flock /tmp/plumb-bench.lock "$PLUMB" "${OPTS[@]}" --time="$T" --observe-interval="$1" \
     --format=json run 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.1f" % d["events_per_s"])'
+    python3 -c 'import json,sys; d=json.load(sys.stdin)["groups"][0]["jobs"][0]; print("%.1f" % d["events_per_s"])'
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

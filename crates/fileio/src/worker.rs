@@ -301,7 +301,9 @@ impl<E: Engine> IoWorker<E> {
         }
     }
 
-    #[inline]
+    // Inlined into the loop: for engines that complete at submission this is the whole
+    // per-request path, and a call here and in finish_request cost ~20% of the null engine.
+    #[inline(always)]
     fn issue(
         &mut self,
         ctx: &mut WorkerCtx<'_>,
@@ -316,7 +318,11 @@ impl<E: Engine> IoWorker<E> {
         };
         // Validation's busy table has one entry per request in flight; the read buffer of a
         // blocking engine shares the thread's only entry.
-        let busy = if Some(slot) == self.read_slot { 0 } else { slot };
+        let busy = if Some(slot) == self.read_slot {
+            0
+        } else {
+            slot
+        };
         self.s.claim(busy, &mut io, &mut ctx.rng);
         if dir == Dir::Write {
             let buf = self.engine.buffer(slot);
@@ -419,7 +425,7 @@ impl<E: Engine> IoWorker<E> {
     }
 
     /// Check and record one completed request.
-    #[inline]
+    #[inline(always)]
     fn finish_request(
         &mut self,
         ctx: &mut WorkerCtx<'_>,
