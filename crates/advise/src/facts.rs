@@ -23,6 +23,19 @@ pub struct Facts {
     pub host: Option<HostFacts>,
     pub process: Option<ProcessFacts>,
     pub memory_test: Option<MemoryTestFacts>,
+    /// How the user's front end writes the settings advice names (plain words if none).
+    #[serde(skip)]
+    pub spelling: Option<crate::Spelling>,
+}
+
+impl Facts {
+    /// `k` as the user's front end writes it.
+    pub fn knob(&self, k: crate::Knob) -> String {
+        match self.spelling {
+            Some(spell) => spell(k),
+            None => k.plain().to_string(),
+        }
+    }
 }
 
 /// What a file I/O test asked for and did (from its settings and counters).

@@ -9,10 +9,12 @@
 
 mod facts;
 mod finding;
+pub mod knob;
 pub mod rules;
 
 pub use facts::*;
 pub use finding::{Finding, Severity};
+pub use knob::{Knob, Spelling};
 
 /// Every rule, in report order.
 pub fn evaluate(f: &Facts) -> Vec<Finding> {

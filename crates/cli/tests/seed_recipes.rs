@@ -42,6 +42,24 @@ fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
     assert!(ids.contains(&"many-files".to_string()), "{ids:?}");
     // 32 MiB of buffered reads on a machine with gigabytes of memory.
     assert!(ids.contains(&"page-cache-reads".to_string()), "{ids:?}");
+    // The advice names the settings in the syntax the user typed.
+    let advice = |id: &str| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .map(|f| f["advice"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert!(
+        advice("fsync-dominated")
+            .contains("--file-num multiplies the fsyncs: use --file-fsync-freq=0"),
+        "{}",
+        advice("fsync-dominated")
+    );
+    assert!(advice("many-files").contains("--file-num=1 (same --file-total-size)"));
+    assert!(advice("page-cache-reads").starts_with("Use --file-extra-flags=direct,"));
 }
 
 #[test]

@@ -297,7 +297,11 @@ fn run_group(
         // Settings again: opening and running taught the job things (fsync time, fallback).
         job.workload = o.spec.job.settings();
         o.spec.job.after_run(&mut job)?;
-        job.findings = plumb_advise::evaluate(&facts::from_job(&job, Some(&observations)));
+        job.findings = plumb_advise::evaluate(&facts::from_job(
+            &job,
+            Some(&observations),
+            layout.spelling(),
+        ));
         jobs.push(job);
     }
     Ok(GroupRecord {

@@ -10,8 +10,12 @@ use plumb_observe::Observations;
 
 use crate::record::{JobRecord, Settings};
 
-/// Everything the rules can know about `job`.
-pub fn from_job(job: &JobRecord, observations: Option<&Observations>) -> Facts {
+/// Everything the rules can know about `job`; advice spelled with `spelling` (the layout's).
+pub fn from_job(
+    job: &JobRecord,
+    observations: Option<&Observations>,
+    spelling: Option<plumb_advise::Spelling>,
+) -> Facts {
     let r = &job.result;
     let mut f = Facts {
         test: job.workload.test().to_string(),
@@ -29,6 +33,7 @@ pub fn from_job(job: &JobRecord, observations: Option<&Observations>) -> Facts {
             .nonzero()
             .map(|(l, h, c)| [l, h, c])
             .collect(),
+        spelling,
         ..Default::default()
     };
     match &job.workload {

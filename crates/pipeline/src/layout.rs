@@ -17,6 +17,12 @@ pub trait Layout: Sync {
     /// After a group ran: its jobs' reports, then plumb's sections.
     fn report(&self, record: &Record, group: &GroupRecord) -> String;
 
+    /// How the front end writes the settings that findings' advice names (plain words when
+    /// it has no spelling).
+    fn spelling(&self) -> Option<plumb_advise::Spelling> {
+        None
+    }
+
     /// Everything a run printed on stdout, again: for a saved record.
     fn replay(&self, record: &Record) -> String {
         let mut out = self.banner();

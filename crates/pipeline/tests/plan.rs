@@ -144,6 +144,11 @@ fn jobs_of_a_group_run_together_and_groups_one_after_another() {
             );
         }
     }
+    // A layout without a spelling gets advice in plain words (the machine is rarely quiet
+    // enough for no finding at all; any finding's advice names no option).
+    for f in record.jobs().flat_map(|j| j.findings.iter()) {
+        assert!(!f.advice.contains("--"), "{}", f.advice);
+    }
     // The record survives JSON exactly, and renders the same from it.
     let back = Record::from_json(&record.to_json()).unwrap();
     assert_eq!(back, record);

@@ -3,6 +3,7 @@
 use plumb_core::size::format_coarse;
 
 use super::pct;
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 
 /// Buffered reads served from memory: the device read far less than the test asked for, or the
@@ -57,9 +58,10 @@ pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
             .evidence("data set", format_coarse(io.total_size_bytes))
             .evidence("memory", format_coarse(m));
     }
-    Some(x.advice(
-        "Use --file-extra-flags=direct (O_DIRECT), or a data set several times larger than memory, and drop caches before the run (sync; echo 3 > /proc/sys/vm/drop_caches).",
-    ))
+    Some(x.advice(format!(
+        "Use {}, or a data set several times larger than memory, and drop caches before the run (sync; echo 3 > /proc/sys/vm/drop_caches).",
+        f.knob(Knob::Direct)
+    )))
 }
 
 /// Buffered writes that the page cache absorbed: nothing forced them out and the device wrote
@@ -110,9 +112,12 @@ pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
         "fsync during run",
         if io.syncs_during_run() { "yes" } else { "no" },
     );
-    Some(x.advice(
-        "Use --file-extra-flags=direct, or make durability part of the test (--file-fsync-freq, --file-extra-flags=dsync), and run long enough for writeback to show.",
-    ))
+    Some(x.advice(format!(
+        "Use {}, or make durability part of the test ({}, {}), and run long enough for writeback to show.",
+        f.knob(Knob::Direct),
+        f.knob(Knob::FsyncEvery),
+        f.knob(Knob::DataSync)
+    )))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Threads and files getting in each other's way, and plumb getting in the way.
 
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 
 fn ctx_per_op(f: &Facts) -> Option<f64> {
@@ -37,7 +38,11 @@ pub fn many_files(f: &Facts) -> Option<Finding> {
     if per_file_fsyncs {
         x = x.evidence("fsyncs", io.fsyncs);
     }
-    Some(x.advice("Compare with --file-num=1 (same --file-total-size): if it is much faster, the file count, not the disk, limited this result."))
+    Some(x.advice(format!(
+        "Compare with {} ({}): if it is much faster, the file count, not the disk, limited this result.",
+        f.knob(Knob::OneFile),
+        f.knob(Knob::TotalSize)
+    )))
 }
 
 /// Several threads writing one file through the page cache serialise on the file's inode
@@ -56,12 +61,21 @@ pub fn shared_file_writers(f: &Facts) -> Option<Finding> {
     let (what, advice) = if sequential {
         (
             "In sequential modes every thread takes the next request of one shared cursor, so the threads wrote the same file at the same time",
-            "Measure sequential writes with --threads=1 (more threads only queue on the cursor's file), or use --file-extra-flags=direct, which does not hold the lock for the whole write.",
+            format!(
+                "Measure sequential writes with {} (more threads only queue on the cursor's file), or use {}, which does not hold the lock for the whole write.",
+                f.knob(Knob::OneThread),
+                f.knob(Knob::Direct)
+            ),
         )
     } else {
         (
             "Random writes of several threads landed in the same file at the same time",
-            "Use more files than threads (--file-num >= --threads) or --file-extra-flags=direct, which does not hold the lock for the whole write.",
+            format!(
+                "Use more files than threads ({} at least {}) or {}, which does not hold the lock for the whole write.",
+                f.knob(Knob::FileCount),
+                f.knob(Knob::Threads),
+                f.knob(Knob::Direct)
+            ),
         )
     };
     Some(
@@ -94,7 +108,11 @@ pub fn plumb_bottleneck(f: &Facts) -> Option<Finding> {
         )
         .evidence("busiest worker CPU", format!("{cpu:.0}% of one CPU"))
         .evidence("engine", &io.engine)
-        .advice("Add threads or in-flight I/Os (--file-io-mode=async), or use direct I/O so the device, not memory copies, is measured."),
+        .advice(format!(
+            "Add threads or in-flight I/Os ({}), or use {} so the device, not memory copies, is measured.",
+            f.knob(Knob::AsyncIo),
+            f.knob(Knob::Direct)
+        )),
     )
 }
 
@@ -111,7 +129,7 @@ mod tests {
         io.fsync_freq = 100;
         io.fsyncs = 100_000;
         let x = many_files(&f).unwrap();
-        assert!(x.advice.contains("--file-num=1"));
+        assert!(x.advice.contains("a single file"));
     }
 
     #[test]
@@ -142,7 +160,7 @@ mod tests {
         let f = writers("seqrewr", 16, 16, 16.0);
         let x = shared_file_writers(&f).unwrap();
         assert!(x.message.contains("shared cursor"), "{}", x.message);
-        assert!(x.advice.contains("--threads=1"));
+        assert!(x.advice.contains("one thread"));
         let mut d = f.clone();
         d.io.as_mut().unwrap().direct = true;
         assert!(shared_file_writers(&d).is_none(), "direct I/O");
@@ -157,7 +175,9 @@ mod tests {
     #[test]
     fn random_writers_crowding_a_file_trigger() {
         let x = shared_file_writers(&writers("rndwr", 8, 1, 8.0)).unwrap();
-        assert!(x.advice.contains("--file-num >= --threads"));
+        assert!(x
+            .advice
+            .contains("the number of files at least the number of threads"));
     }
 
     #[test]

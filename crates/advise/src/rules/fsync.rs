@@ -1,6 +1,7 @@
 //! fsync shaping the result.
 
 use super::pct;
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 
 /// Periodic fsyncs make up much of the events or of the time: the result measures fsync.
@@ -36,9 +37,17 @@ pub fn fsync_dominated(f: &Facts) -> Option<Finding> {
             .evidence("files", io.file_num);
     }
     Some(x.advice(if io.file_num > 1 && io.fsync_freq > 0 {
-        "sysbench issues one fsync per file every --file-fsync-freq requests, so --file-num multiplies them: set --file-fsync-freq=0 to measure I/O alone, or fewer files, or make the fsync pattern match your application."
+        format!(
+            "Each periodic round fsyncs every file ({}), so {} multiplies the fsyncs: use {} to measure I/O alone, or fewer files, or make the fsync pattern match your application.",
+            f.knob(Knob::FsyncEvery),
+            f.knob(Knob::FileCount),
+            f.knob(Knob::NoPeriodicFsync)
+        )
     } else {
-        "Measure fsync on purpose (its own latency is reported separately) or set --file-fsync-freq=0 to measure reads and writes alone."
+        format!(
+            "Measure fsync on purpose (its own latency is reported separately) or use {} to measure reads and writes alone.",
+            f.knob(Knob::NoPeriodicFsync)
+        )
     }))
 }
 
@@ -61,7 +70,11 @@ pub fn final_fsync_skew(f: &Facts) -> Option<Finding> {
         )
         .evidence("end-of-run fsync", format!("{:.3} s", io.final_fsync_ns as f64 / 1e9))
         .evidence("share of total time", pct(share))
-        .advice("Compare with --file-fsync-end=off and with direct I/O; run longer so writeback is part of the steady state."),
+        .advice(format!(
+            "Compare with {} and with {}; run longer so writeback is part of the steady state.",
+            f.knob(Knob::NoEndFsync),
+            f.knob(Knob::Direct)
+        )),
     )
 }
 
@@ -80,7 +93,7 @@ mod tests {
         io.fsync_time_ns = 40_000_000_000;
         f.events = 600_000;
         let x = fsync_dominated(&f).unwrap();
-        assert!(x.advice.contains("--file-num multiplies"));
+        assert!(x.advice.contains("the number of files multiplies"));
     }
 
     #[test]

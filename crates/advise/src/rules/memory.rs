@@ -1,5 +1,6 @@
 //! The memory test measuring a CPU cache.
 
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 use plumb_core::size::format_coarse;
 
@@ -31,7 +32,10 @@ pub fn block_in_cache(f: &Facts) -> Option<Finding> {
     if let Some(l3) = l3 {
         x = x.evidence("L3 cache", format_coarse(l3));
     }
-    Some(x.advice("For RAM bandwidth use a block several times larger than the last-level cache, e.g. --memory-block-size=1G."))
+    Some(x.advice(format!(
+        "For RAM bandwidth use a block several times larger than the last-level cache, e.g. {}.",
+        f.knob(Knob::LargeMemoryBlock)
+    )))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! How the run was made: long enough, on a quiet machine, with one steady behaviour.
 
 use super::pct;
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 
 /// Throughput still moving across the run's intervals, or SSD writes without preconditioning.
@@ -21,7 +22,11 @@ pub fn too_short(f: &Facts) -> Option<Finding> {
                 .evidence("events/s, first third of the run", format!("{first:.1}"))
                 .evidence("events/s, last third of the run", format!("{last:.1}"))
                 .evidence("change", pct((last - first) / first.max(1e-9)))
-                .advice("Run longer (--time), use --warmup-time, and report the steady part."),
+                .advice(format!(
+                    "Run longer ({}), use {}, and report the steady part.",
+                    f.knob(Knob::Time),
+                    f.knob(Knob::Warmup)
+                )),
             );
         }
         return None;

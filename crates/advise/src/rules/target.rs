@@ -1,5 +1,6 @@
 //! Where the data lived and who was watching.
 
+use crate::Knob;
 use crate::{Facts, Finding, Severity};
 
 /// A debugger or tracer (strace, gdb, perf trace) was attached: every system call was slowed.
@@ -78,7 +79,10 @@ pub fn zero_fill_compressing(f: &Facts) -> Option<Finding> {
         )
         .evidence("filesystem", &t.fs_type)
         .evidence("fill", "zero")
-        .advice("Use --file-fill=random (plumb's default) so the data cannot be compressed away."),
+        .advice(format!(
+            "Use {} (plumb's default) so the data cannot be compressed away.",
+            f.knob(Knob::RandomFill)
+        )),
     )
 }
 

@@ -32,9 +32,12 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
     let mut record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;
     // A document written by hand or by an older plumb may carry a credential.
     record.command_line = plumb_core::redact::args(record.command_line.iter().map(String::as_str));
+    let layout = plumb_report::layout(&record.front_end);
+    let spelling = layout.and_then(|l| l.spelling());
     for g in &mut record.groups {
         for j in &mut g.jobs {
-            let now = plumb_advise::evaluate(&facts::from_job(j, g.observations.as_ref()));
+            let now =
+                plumb_advise::evaluate(&facts::from_job(j, g.observations.as_ref(), spelling));
             if now != j.findings {
                 eprintln!(
                     "plumb: note: the findings of job '{}' differ from the ones saved with it (evaluated again by plumb {})",
@@ -48,7 +51,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
     let out = match a.format {
         Format::Json => record.to_json(),
         Format::Text => {
-            let layout = plumb_report::layout(&record.front_end).ok_or_else(|| {
+            let layout = layout.ok_or_else(|| {
                 anyhow::anyhow!(
                     "{}: no layout for front end '{}'",
                     a.file.display(),

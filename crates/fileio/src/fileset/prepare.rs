@@ -152,9 +152,9 @@ pub fn prepare(
         log,
         "Data: {}; {} writes, O_DIRECT where the filesystem takes it, fsync after each file",
         match fill {
-            Fill::Random => "random, incompressible (--file-fill=zero for sysbench's zeros)",
-            Fill::Zero => "zeros (--file-fill=zero)",
-            Fill::Validate => "checksummed blocks for --validate",
+            Fill::Random => "random, incompressible (sysbench writes zeros)",
+            Fill::Zero => "zeros, as sysbench writes them",
+            Fill::Validate => "checksummed blocks, for validation",
         },
         format_compact(super::write::CHUNK)
     );

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use plumb_advise::{Knob, Spelling};
 use plumb_core::result::{IntervalResult, RunResult, Status};
 use plumb_core::stats::LatencySummary;
 use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record};
@@ -148,6 +149,10 @@ impl Layout for Sysbench {
         interval_line(job, i)
     }
 
+    fn spelling(&self) -> Option<Spelling> {
+        Some(spell)
+    }
+
     fn report(&self, _record: &Record, group: &GroupRecord) -> String {
         let mut out = String::new();
         for job in &group.jobs {
@@ -163,6 +168,28 @@ impl Layout for Sysbench {
         }
         out
     }
+}
+
+/// A setting that advice names, as sysbench's options write it.
+fn spell(k: Knob) -> String {
+    match k {
+        Knob::Direct => "--file-extra-flags=direct",
+        Knob::DataSync => "--file-extra-flags=dsync",
+        Knob::FsyncEvery => "--file-fsync-freq",
+        Knob::NoPeriodicFsync => "--file-fsync-freq=0",
+        Knob::NoEndFsync => "--file-fsync-end=off",
+        Knob::FileCount => "--file-num",
+        Knob::OneFile => "--file-num=1",
+        Knob::TotalSize => "same --file-total-size",
+        Knob::Threads => "--threads",
+        Knob::OneThread => "--threads=1",
+        Knob::Time => "--time",
+        Knob::Warmup => "--warmup-time",
+        Knob::LargeMemoryBlock => "--memory-block-size=1G",
+        Knob::RandomFill => "--file-fill=random",
+        Knob::AsyncIo => "--file-io-mode=async",
+    }
+    .to_string()
 }
 
 /// The report printed before the workers start.
