@@ -9,8 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use plumb_core::harness::{self, HarnessError, IntervalSample, RunOutcome};
 use plumb_core::progress::Progress;
-use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings, Status};
-use plumb_core::{OpKind, StopCause, StopFlag, Workload};
+use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings};
+use plumb_core::{OpKind, RunConfig, StopCause, StopFlag, Workload};
 use plumb_observe::{ObserveSpec, Observer};
 
 use crate::facts;
@@ -111,7 +111,7 @@ fn run_groups(
     stop: &StopFlag,
     out: &mut Output<'_>,
     record: &mut Record,
-    finished: &mut Ending,
+    ending: &mut Ending,
 ) -> Result<(), PipelineError> {
     for group in &plan.groups {
         for step in &group.steps {
@@ -134,28 +134,19 @@ fn run_groups(
                     let _ = ctx.log().flush();
                 }
                 Step::Run => {
-                    let g = run_group(plan, group, layout, stop, out)?;
-                    finished.invalid |= g
+                    let (g, cut_short) = run_group(plan, group, layout, stop, out)?;
+                    ending.invalid |= g
                         .jobs
                         .iter()
                         .any(|j| plumb_advise::any_invalid(&j.findings));
-                    let cause = g.jobs.iter().find_map(|j| match j.status {
-                        Status::Interrupted | Status::ForcedShutdown => Some(j.status),
-                        Status::Completed => None,
-                    });
                     if plan.options.text {
                         let _ = write!(out.report, "{}", layout.report(record, &g));
                         let _ = out.report.flush();
                     }
                     record.groups.push(g);
-                    if let Some(status) = cause {
-                        finished.stopped_by = Some(match status {
-                            Status::ForcedShutdown => StopCause::Forced,
-                            _ => StopCause::Signal(
-                                stop.load(std::sync::atomic::Ordering::Relaxed) as i32
-                            ),
-                        });
+                    if cut_short.is_some() {
                         // An interrupted or abandoned run ends the plan here.
+                        ending.stopped_by = cut_short;
                         return Ok(());
                     }
                 }
@@ -177,17 +168,17 @@ struct Opened<'a> {
 struct Shape {
     kinds: Vec<OpKind>,
     counters: Vec<&'static str>,
-    interval_percentiles: Vec<f64>,
     head: JobRecord,
 }
 
+/// Run one group's jobs together; also says which signal or forced shutdown cut it short.
 fn run_group(
     plan: &Plan,
     group: &Group,
     layout: &dyn Layout,
     stop: &StopFlag,
     out: &mut Output<'_>,
-) -> Result<GroupRecord, PipelineError> {
+) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
     let mut opened = Vec::with_capacity(group.jobs.len());
     for spec in &group.jobs {
@@ -209,7 +200,6 @@ fn run_group(
             shape: Shape {
                 kinds: workload.kinds().to_vec(),
                 counters: workload.counters().to_vec(),
-                interval_percentiles: spec.config.interval_percentiles.clone(),
                 head,
             },
             workload,
@@ -234,8 +224,8 @@ fn run_group(
 
     let sink: Mutex<&mut Output<'_>> = Mutex::new(out);
     let text = opts.text;
-    let print_interval = |o: &Shape, s: &IntervalSample| {
-        let i = IntervalResult::from_sample(s, &o.kinds, &o.counters, &o.interval_percentiles);
+    let print_interval = |o: &Shape, cfg: &RunConfig, s: &IntervalSample| {
+        let i = IntervalResult::from_sample(s, &o.kinds, &o.counters, &cfg.interval_percentiles);
         let line = layout.interval(&o.head, &i);
         let mut out = sink.lock().unwrap_or_else(|p| p.into_inner());
         let w: &mut dyn Write = if text { out.report } else { out.diagnostics };
@@ -248,7 +238,7 @@ fn run_group(
             o.workload.clone(),
             &o.spec.config,
             stop,
-            &mut |s| print_interval(&o.shape, s),
+            &mut |s| print_interval(&o.shape, &o.spec.config, s),
         )]
     } else {
         std::thread::scope(|scope| {
@@ -258,7 +248,7 @@ fn run_group(
                     let print = &print_interval;
                     let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
                     scope.spawn(move || {
-                        harness::run(workload, config, stop, &mut |s| print(shape, s))
+                        harness::run(workload, config, stop, &mut |s| print(shape, config, s))
                     })
                 })
                 .collect();
@@ -281,8 +271,12 @@ fn run_group(
     let observations = observer.finish(operations);
 
     let mut jobs = Vec::with_capacity(opened.len());
+    let mut cut_short = None;
     for (o, outcome) in opened.into_iter().zip(outcomes) {
         let outcome = outcome?;
+        if matches!(outcome.cause, StopCause::Signal(_) | StopCause::Forced) {
+            cut_short.get_or_insert(outcome.cause);
+        }
         let mut job = o.shape.head;
         job.result = RunResult::build(
             BuildInput {
@@ -304,8 +298,11 @@ fn run_group(
         ));
         jobs.push(job);
     }
-    Ok(GroupRecord {
-        jobs,
-        observations: Some(observations),
-    })
+    Ok((
+        GroupRecord {
+            jobs,
+            observations: Some(observations),
+        },
+        cut_short,
+    ))
 }

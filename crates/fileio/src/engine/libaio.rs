@@ -23,11 +23,7 @@ pub static DEF: EngineDef = EngineDef {
     caps: Caps {
         queued: true,
         submits_on_queue: true,
-        does_io: true,
-        needs_files: true,
-        maps_files: false,
-        open_flags: true,
-        registers: false,
+        ..Caps::FILE_CALLS
     },
     options: &[],
     available: always,

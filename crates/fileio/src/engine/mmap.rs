@@ -19,13 +19,9 @@ use crate::worker::Setup;
 pub static DEF: EngineDef = EngineDef {
     name: "mmap",
     caps: Caps {
-        queued: false,
-        submits_on_queue: false,
-        does_io: true,
-        needs_files: true,
         maps_files: true,
         open_flags: false,
-        registers: false,
+        ..Caps::FILE_CALLS
     },
     options: &[],
     available: always,

@@ -66,6 +66,30 @@ pub struct Caps {
     pub registers: bool,
 }
 
+impl Caps {
+    /// A blocking engine that reads and writes the files with system calls (pread, pwrite):
+    /// the others are stated as their differences from it.
+    pub const FILE_CALLS: Caps = Caps {
+        queued: false,
+        submits_on_queue: false,
+        does_io: true,
+        needs_files: true,
+        maps_files: false,
+        open_flags: true,
+        registers: false,
+    };
+    /// An engine that does nothing at all.
+    pub const NONE: Caps = Caps {
+        queued: false,
+        submits_on_queue: false,
+        does_io: false,
+        needs_files: false,
+        maps_files: false,
+        open_flags: false,
+        registers: false,
+    };
+}
+
 /// A switch an engine takes (fio calls these engine options: io_uring's `fixedbufs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOption {

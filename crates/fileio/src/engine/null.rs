@@ -8,15 +8,7 @@ use crate::worker::Setup;
 
 pub static DEF: EngineDef = EngineDef {
     name: "null",
-    caps: Caps {
-        queued: false,
-        submits_on_queue: false,
-        does_io: false,
-        needs_files: false,
-        maps_files: false,
-        open_flags: false,
-        registers: false,
-    },
+    caps: Caps::NONE,
     options: &[],
     available: always,
     share: nothing_shared,

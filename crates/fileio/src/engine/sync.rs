@@ -13,15 +13,7 @@ use crate::worker::Setup;
 
 pub static DEF: EngineDef = EngineDef {
     name: "sync",
-    caps: Caps {
-        queued: false,
-        submits_on_queue: false,
-        does_io: true,
-        needs_files: true,
-        maps_files: false,
-        open_flags: true,
-        registers: false,
-    },
+    caps: Caps::FILE_CALLS,
     options: &[],
     available: always,
     share: nothing_shared,

@@ -27,11 +27,8 @@ pub static DEF: EngineDef = EngineDef {
     caps: Caps {
         queued: true,
         submits_on_queue: true,
-        does_io: true,
-        needs_files: true,
-        maps_files: false,
-        open_flags: true,
         registers: true,
+        ..Caps::FILE_CALLS
     },
     options: &[
         EngineOption {

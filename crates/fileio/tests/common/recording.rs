@@ -38,15 +38,7 @@ struct State {
     fail_at: Option<u64>,
 }
 
-const CAPS: Caps = Caps {
-    queued: false,
-    submits_on_queue: false,
-    does_io: false,
-    needs_files: false,
-    maps_files: false,
-    open_flags: false,
-    registers: false,
-};
+const CAPS: Caps = Caps::NONE;
 
 /// Every request completes inside its submission.
 pub static BLOCKING: EngineDef = EngineDef {
