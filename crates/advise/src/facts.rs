@@ -23,6 +23,7 @@ pub struct Facts {
     pub host: Option<HostFacts>,
     pub process: Option<ProcessFacts>,
     pub memory_test: Option<MemoryTestFacts>,
+    pub database: Option<DbFacts>,
     /// How the user's front end writes the settings advice names (plain words if none).
     #[serde(skip)]
     pub spelling: Option<crate::Spelling>,
@@ -47,6 +48,12 @@ pub struct IoFacts {
     pub sequential: bool,
     /// O_DIRECT: the page cache is bypassed.
     pub direct: bool,
+    /// Only the reads bypass the page cache (dd's iflag=direct).
+    #[serde(default)]
+    pub direct_reads: bool,
+    /// Only the writes bypass the page cache (dd's oflag=direct).
+    #[serde(default)]
+    pub direct_writes: bool,
     /// O_SYNC or O_DSYNC: every write reaches stable storage before it returns.
     pub sync_writes: bool,
     /// fsync every N requests (0: never).
@@ -135,6 +142,26 @@ pub struct HostFacts {
     pub l3_bytes: Option<u64>,
 }
 
+/// A database test: the database's settings and what it did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DbFacts {
+    /// sqlite, mysql, pgsql.
+    pub driver: String,
+    /// The server runs on this host (always, for SQLite).
+    pub local: bool,
+    pub buffer_pool_bytes: Option<u64>,
+    pub data_set_bytes: Option<u64>,
+    /// Page requests the buffer pool served from memory during the run, 0..=1, with the
+    /// number of requests.
+    pub hit_ratio: Option<(f64, u64)>,
+    /// Settings that let a commit return before it is durable, as `name=value`.
+    pub relaxed_durability: Vec<String>,
+    pub transactions: u64,
+    pub write_queries: u64,
+    pub ignored_errors: u64,
+    pub reconnects: u64,
+}
+
 /// plumb's own process during the run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ProcessFacts {
@@ -142,6 +169,9 @@ pub struct ProcessFacts {
     pub involuntary_ctx_switches: u64,
     /// The busiest worker thread's CPU use, percent of one CPU.
     pub worker_max_cpu_pct: Option<f64>,
+    /// The whole process's CPU use, percent of one CPU.
+    #[serde(default)]
+    pub cpu_pct: Option<f64>,
     pub tracer_attached: bool,
     pub tracer: Option<String>,
 }

@@ -36,6 +36,10 @@ pub enum Knob {
     RandomFill,
     /// Requests in flight (an asynchronous engine).
     AsyncIo,
+    /// The rows per table of a database test.
+    TableSize,
+    /// Periodic interval lines (throughput over time).
+    ReportInterval,
 }
 
 /// How a front end writes a [`Knob`].
@@ -60,6 +64,8 @@ impl Knob {
             Knob::LargeMemoryBlock => "a 1 GiB block",
             Knob::RandomFill => "random data",
             Knob::AsyncIo => "an asynchronous engine with requests in flight",
+            Knob::TableSize => "larger tables",
+            Knob::ReportInterval => "interval reports",
         }
     }
 }

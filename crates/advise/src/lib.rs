@@ -15,6 +15,7 @@ pub mod rules;
 pub use facts::*;
 pub use finding::{Finding, Severity};
 pub use knob::{Knob, Spelling};
+pub use rules::database::times;
 
 /// Every rule, in report order.
 pub fn evaluate(f: &Facts) -> Vec<Finding> {

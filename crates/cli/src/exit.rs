@@ -1,6 +1,7 @@
 //! Exit codes and the usage-error marker.
 //!
 //! 0 success, 1 runtime failure, 2 usage error, 3 result refused by --strict,
+//! 4 `plumb compare --fail-if-slower`: B slower than A beyond the threshold and the noise,
 //! 130 / 143 interrupted by SIGINT / SIGTERM.
 
 use std::fmt;
@@ -8,6 +9,7 @@ use std::fmt;
 pub const RUNTIME: i32 = 1;
 pub const USAGE: i32 = 2;
 pub const STRICT: i32 = 3;
+pub const SLOWER: i32 = 4;
 
 /// A mistake in the command line: reported in one line, exit 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,4 +53,15 @@ pub fn code_for(e: &anyhow::Error) -> i32 {
 /// Exit code for a run stopped by `signal`.
 pub fn for_signal(signal: i32) -> i32 {
     128 + signal
+}
+
+/// The status of a finished run: a signal's status, 1 when a job failed or the run had to
+/// be forced to stop, else 0.
+pub fn of_finished(f: &plumb_pipeline::Finished) -> i32 {
+    match f.stopped_by {
+        Some(plumb_core::StopCause::Signal(s)) => for_signal(s),
+        Some(_) => RUNTIME,
+        None if f.record.jobs().any(|j| j.error.is_some()) => RUNTIME,
+        None => 0,
+    }
 }

@@ -1,9 +1,15 @@
 //! plumb: benchmarks that say what really happened underneath each number.
 
+mod dd;
 mod exit;
+mod fio;
+mod keep;
+mod mysqlslap;
 mod native;
+mod plumb_flags;
 mod progress;
 mod signals;
+mod sweep;
 mod sysbench;
 
 fn main() {
@@ -22,8 +28,12 @@ fn main() {
             std::process::exit(exit::USAGE);
         }
     };
-    if invoked_as() == "sysbench" {
-        std::process::exit(sysbench::dropin::main(&args));
+    match invoked_as().as_str() {
+        "sysbench" => std::process::exit(sysbench::dropin::main(&args)),
+        "fio" => std::process::exit(fio::run::main(&args, fio::run::Mode::DropIn)),
+        "mysqlslap" => std::process::exit(mysqlslap::main(&args, mysqlslap::Mode::DropIn)),
+        "dd" => std::process::exit(dd::main(&args, dd::Mode::DropIn)),
+        _ => {}
     }
     let code = match dispatch(&args) {
         Ok(code) => code,
@@ -53,6 +63,9 @@ fn dispatch(args: &[String]) -> anyhow::Result<i32> {
             eprint!("{}", sysbench::general_help());
             Ok(exit::USAGE)
         }
+        Some("fio") => Ok(fio::run::main(&args[1..], fio::run::Mode::Plumb)),
+        Some("mysqlslap") => Ok(mysqlslap::main(&args[1..], mysqlslap::Mode::Plumb)),
+        Some("dd") => Ok(dd::main(&args[1..], dd::Mode::Plumb)),
         Some(word) if native::is_command(word) => native::main(args),
         // Alone, the help flags show the whole help; with a test (plumb --help cpu) they are
         // sysbench's.

@@ -68,6 +68,43 @@ fn results_validate_against_the_committed_schema() {
         "--time=0",
         "run",
     ]);
+    let d = tempfile::TempDir::new().unwrap();
+    let db = format!("--sqlite-db={}", d.path().join("s.db").display());
+    check(&[
+        "oltp_read_write",
+        &db,
+        "--table-size=50",
+        "--events=20",
+        "--time=0",
+        "prepare",
+        "run",
+        "cleanup",
+    ]);
+    // mysqlslap's record (it has no --format=json: its record goes to --plumb-json).
+    let file = d.path().join("slap.json");
+    let o = plumb()
+        .args([
+            "mysqlslap",
+            "-a",
+            &format!(
+                "--plumb-db=sqlite:{}",
+                d.path().join("slap.sqlite").display()
+            ),
+            "--auto-generate-sql-add-autoincrement",
+            "-c",
+            "2",
+            "--number-of-queries=10",
+            &format!("--plumb-json={}", file.display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let errors: Vec<String> = schema()
+        .iter_errors(&v)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "mysqlslap: {errors:#?}");
 }
 
 #[test]

@@ -203,3 +203,61 @@ fn a_credential_in_a_saved_command_line_is_not_shown_again() {
     let again: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(again["command_line"][2], "***");
 }
+
+#[test]
+fn prepare_and_cleanup_lines_replay_where_the_run_printed_them() {
+    let d = tempfile::TempDir::new().unwrap();
+    let db = format!("--sqlite-db={}", d.path().join("s.db").display());
+    assert_replays(
+        d.path(),
+        &[
+            "oltp_point_select",
+            &db,
+            "--table-size=100",
+            "--events=50",
+            "--time=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    assert_replays(
+        d.path(),
+        &[
+            "fileio",
+            "--file-total-size=4M",
+            "--file-num=2",
+            "--file-test-mode=rndrd",
+            "--events=100",
+            "--time=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+}
+
+#[test]
+fn a_drop_in_run_replays_in_sysbench_s_layout() {
+    let d = tempfile::TempDir::new().unwrap();
+    let link = d.path().join("sysbench");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("plumb"), &link).unwrap();
+    for extra in [None, Some("--plumb-findings=on")] {
+        let json = d.path().join("dropin.json");
+        let out = std::process::Command::new(&link)
+            .current_dir(d.path())
+            .args(["cpu", "--cpu-max-prime=2000", "--time=0.3"])
+            .args(extra)
+            .arg(format!("--json={}", json.display()))
+            .arg("run")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let live = String::from_utf8(out.stdout).unwrap();
+        assert!(live.starts_with("sysbench 1.0.20 (plumb "), "{live}");
+        let (code, again, _) = replay(&json, &[]);
+        assert_eq!(code, 0);
+        assert_eq!(again, live, "{extra:?}");
+        assert_eq!(again.contains("Findings:"), extra.is_some());
+    }
+}

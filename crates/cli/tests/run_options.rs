@@ -177,8 +177,11 @@ fn open_loop_rate_reports_offered_and_achieved() {
     let ol = &v["open_loop"];
     assert_eq!(ol["offered_per_s"], 300.0);
     let achieved = ol["achieved_per_s"].as_f64().unwrap();
-    assert!((150.0..450.0).contains(&achieved), "{achieved}");
-    assert_eq!(ol["saturated"], false);
+    // Arrivals are Poisson: 300 expected in 1 s with a standard deviation of about 17, so a
+    // correct schedule stays below 300 + 6 sd. Whether a loaded machine kept up is speed and
+    // not checked here, hence the low floor.
+    assert!((30.0..405.0).contains(&achieved), "{achieved}");
+    assert!(ol["saturated"].is_boolean());
     assert_eq!(ol["service"]["count"], v["events"]);
     let (_, out, _) = run(&["cpu", FAST, "--time=0.5", "--rate=300", "run"]);
     assert!(out.contains("Target transaction rate: 300/sec"));

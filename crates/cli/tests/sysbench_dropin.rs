@@ -209,6 +209,16 @@ fn version_and_help_texts() {
     for test in ["cpu", "fileio", "memory", "threads", "mutex"] {
         same(&[test, "help"]);
     }
+    // The OLTP scripts list their own options, sorted; bulk_insert.lua has no help.
+    for test in [
+        "oltp_read_write",
+        "oltp_point_select",
+        "select_random_points",
+        "select_random_ranges",
+        "bulk_insert",
+    ] {
+        same(&[test, "help"]);
+    }
 }
 
 #[test]
@@ -651,4 +661,39 @@ fn a_lua_script_on_stdin_is_refused_in_one_line() {
         lines[2].starts_with("FATAL: ") && lines[2].contains("not Lua scripts"),
         "{stdout}"
     );
+}
+
+#[test]
+fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
+    let Some(peer) = peer() else { return };
+    let drop_in = DropIn::new();
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    let args = [
+        "--file-num=1",
+        "--file-total-size=64K",
+        "--file-test-mode=rndrd",
+        "--file-rw-ratio=2",
+        "--time=0",
+        "--events=10",
+        "fileio",
+    ];
+    let line = |dir: &Path, bin: &Path| {
+        let mut prep = args.to_vec();
+        prep.push("prepare");
+        run_in(bin, dir, &prep);
+        let mut r = args.to_vec();
+        r.push("run");
+        let out = run_in(bin, dir, &r);
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("Read/Write ratio"))
+            .map(str::to_string)
+    };
+    let theirs = line(a.path(), Path::new(peer));
+    let ours = line(b.path(), &drop_in.bin());
+    assert_eq!(
+        theirs.as_deref(),
+        Some("Read/Write ratio for combined random IO test: 2.00")
+    );
+    assert_eq!(ours, theirs);
 }

@@ -20,5 +20,5 @@ pub mod size;
 pub mod stats;
 pub mod workload;
 
-pub use harness::{run, RunConfig, RunOutcome, StopCause, StopFlag};
+pub use harness::{run, Arrivals, RunConfig, RunOutcome, StopCause, StopFlag, Together};
 pub use workload::{KindId, OpKind, Poll, Ticket, Worker, WorkerCtx, Workload, WorkloadError};

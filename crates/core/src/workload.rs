@@ -20,6 +20,7 @@ use crate::clock::Stamp;
 use thiserror::Error;
 
 use crate::harness::slots::{PhaseSlot, Shared, ThreadSlot};
+use crate::harness::Arrivals;
 use crate::random::{Distribution, RandType, Rng};
 
 /// Index of an operation kind in [`Workload::kinds`].
@@ -113,25 +114,37 @@ pub enum Poll {
     Stop,
 }
 
-/// Per-thread open-loop schedule: exponential gaps (a Poisson arrival process) at the thread's
-/// share of `--rate`.
+/// Per-thread open-loop schedule at the thread's share of `--rate`: exponential gaps (a
+/// Poisson arrival process) or equal ones.
 pub(crate) struct Pacer {
     pub(crate) next: Stamp,
     mean_gap_ns: f64,
+    even: bool,
+    origin: Stamp,
+    /// Events scheduled so far (even spacing counts from the origin, so gaps never drift).
+    n: u64,
 }
 
 impl Pacer {
-    pub(crate) fn new(origin: Stamp, per_thread_rate: f64) -> Self {
+    pub(crate) fn new(origin: Stamp, per_thread_rate: f64, arrivals: Arrivals) -> Self {
         Pacer {
             next: origin,
             mean_gap_ns: 1e9 / per_thread_rate,
+            even: arrivals == Arrivals::Even,
+            origin,
+            n: 0,
         }
     }
     fn advance(&mut self, rng: &mut Rng) -> Stamp {
         let at = self.next;
-        let u = rng.next_f64();
-        let gap = -(1.0 - u).ln() * self.mean_gap_ns;
-        self.next = at.add_ns(gap as u64);
+        self.n += 1;
+        self.next = if self.even {
+            self.origin
+                .add_ns((self.n as f64 * self.mean_gap_ns) as u64)
+        } else {
+            let u = rng.next_f64();
+            at.add_ns((-(1.0 - u).ln() * self.mean_gap_ns) as u64)
+        };
         at
     }
 }
@@ -148,6 +161,8 @@ pub struct WorkerCtx<'a> {
     slot: &'a ThreadSlot,
     cur: &'a PhaseSlot,
     warm_until: Option<Stamp>,
+    /// When the measured time starts (the origin, after the warm-up).
+    measured_from: Stamp,
     pub(crate) pacer: Option<Pacer>,
 }
 
@@ -161,7 +176,7 @@ impl<'a> WorkerCtx<'a> {
         let warm = shared.warmup > Duration::ZERO;
         let pacer = shared
             .rate
-            .map(|r| Pacer::new(origin, r / shared.threads as f64));
+            .map(|r| Pacer::new(origin, r / shared.threads as f64, shared.arrivals));
         WorkerCtx {
             thread,
             threads: shared.threads,
@@ -170,8 +185,14 @@ impl<'a> WorkerCtx<'a> {
             slot,
             cur: if warm { &slot.warm } else { &slot.main },
             warm_until: warm.then(|| origin.add_ns(shared.warmup.as_nanos() as u64)),
+            measured_from: origin.add_ns(shared.warmup.as_nanos() as u64),
             pacer,
         }
+    }
+
+    /// When the measured time starts: the run's origin plus the warm-up.
+    pub fn measured_from(&self) -> Stamp {
+        self.measured_from
     }
 
     /// True once the run is stopping (time, events, signal, error elsewhere). Long events

@@ -6,6 +6,9 @@
 //!   threads of the run share this one cursor, so together they make a single pass.
 //! - random: blocks drawn over all files, uniformly or with the distribution given.
 //!
+//! A job that names its own files ([`crate::spec::JobIo`], fio's model) walks its own
+//! regions instead: see [`crate::walk`].
+//!
 //! An interleaved mix is deterministic: read while (reads + 1) / (writes + 1) is below
 //! `reads_per_write`, counted per thread.
 
@@ -21,6 +24,11 @@ pub enum Mix {
     /// without writes get no periodic fsync (nothing is dirty).
     Interleaved {
         reads_per_write: f64,
+    },
+    /// Both, each request a read with this probability in percent (fio's rwmixread), drawn
+    /// per request from the job's random stream.
+    Share {
+        read_pct: u8,
     },
 }
 
@@ -106,10 +114,14 @@ impl Access {
             }
             (Order::Sequential, Mix::Write) => "sequential rewrite",
             (Order::Sequential, Mix::Read) => "sequential read",
-            (Order::Sequential, Mix::Interleaved { .. }) => "sequential read/write",
+            (Order::Sequential, Mix::Interleaved { .. } | Mix::Share { .. }) => {
+                "sequential read/write"
+            }
             (Order::Random { .. }, Mix::Read) => "random read",
             (Order::Random { .. }, Mix::Write) => "random write",
-            (Order::Random { .. }, Mix::Interleaved { .. }) => "random read/write",
+            (Order::Random { .. }, Mix::Interleaved { .. } | Mix::Share { .. }) => {
+                "random read/write"
+            }
         }
     }
     /// The share of requests that are reads, in [0, 1].
@@ -118,6 +130,7 @@ impl Access {
             Mix::Read => 1.0,
             Mix::Write => 0.0,
             Mix::Interleaved { reads_per_write } => reads_per_write / (1.0 + reads_per_write),
+            Mix::Share { read_pct } => read_pct as f64 / 100.0,
         }
     }
 }

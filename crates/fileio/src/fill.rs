@@ -38,6 +38,8 @@ pub struct Filler {
     block: usize,
     stamp: u64,
     step: u64,
+    /// Seal every request with a verify header (fio's verify).
+    verify: Option<crate::verify::Checksum>,
 }
 
 impl Filler {
@@ -50,7 +52,14 @@ impl Filler {
             stamp: seed.next_u64(),
             // Odd, so the sequence of stamps visits 2^64 values before repeating.
             step: seed.next_u64() | 1,
+            verify: None,
         }
+    }
+
+    /// The same, sealing every request for verification.
+    pub fn verified(mut self, kind: Option<crate::verify::Checksum>) -> Filler {
+        self.verify = kind;
+        self
     }
 
     pub fn fill(&self) -> Fill {
@@ -62,6 +71,9 @@ impl Filler {
         if self.fill != Fill::Zero {
             randomize(buf, rng);
         }
+        if let Fill::Compressible { pct } = self.fill {
+            compressible(buf, pct);
+        }
     }
 
     /// Put the initial contents back into a buffer a read has overwritten: a write carries
@@ -70,6 +82,10 @@ impl Filler {
         match self.fill {
             Fill::Zero => buf.fill(0),
             Fill::Random | Fill::Validate => randomize(buf, rng),
+            Fill::Compressible { pct } => {
+                randomize(buf, rng);
+                compressible(buf, pct);
+            }
         }
     }
 
@@ -79,6 +95,19 @@ impl Filler {
         match self.fill {
             Fill::Zero => {}
             Fill::Random => {
+                for c in buf.chunks_mut(STAMP_EVERY) {
+                    if c.len() >= 8 {
+                        self.stamp = self.stamp.wrapping_add(self.step);
+                        // Every word of the chunk changes, not only its stamp: two writes
+                        // of one buffer share no byte string a compressor could find
+                        // (storage that compresses 64-128 KiB at a time would otherwise see
+                        // the same 4 KiB again and again).
+                        scramble(&mut c[8..], mix(self.stamp));
+                        c[..8].copy_from_slice(&self.stamp.to_le_bytes());
+                    }
+                }
+            }
+            Fill::Compressible { .. } => {
                 for c in buf.chunks_mut(STAMP_EVERY) {
                     if c.len() >= 8 {
                         self.stamp = self.stamp.wrapping_add(self.step);
@@ -96,6 +125,43 @@ impl Filler {
                 }
             }
         }
+        // The verify header goes on last: it covers the data as written.
+        if let Some(kind) = self.verify {
+            crate::verify::seal(kind, buf, offset);
+        }
+    }
+}
+
+/// A 64-bit value with every bit depending on `x` (splitmix64's finaliser).
+#[inline(always)]
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// XOR every whole 8 bytes of `b` with `key`.
+#[inline(always)]
+fn scramble(b: &mut [u8], key: u64) {
+    for w in b.chunks_exact_mut(8) {
+        let v = u64::from_ne_bytes(w.try_into().expect("8 bytes")) ^ key;
+        w.copy_from_slice(&v.to_ne_bytes());
+    }
+}
+
+/// The compressible part of every 512 bytes, zeroed (the start stays random: it carries
+/// the uniqueness stamp).
+pub const COMPRESS_CHUNK: usize = 512;
+
+/// Zero `pct`% of each [`COMPRESS_CHUNK`] of `buf`, at the chunk's end.
+pub fn compressible(buf: &mut [u8], pct: u8) {
+    let zero = COMPRESS_CHUNK * pct.min(100) as usize / 100;
+    // The first 8 bytes of each chunk stay random: the stamp lands there.
+    let zero = zero.min(COMPRESS_CHUNK - 8);
+    for c in buf.chunks_mut(COMPRESS_CHUNK) {
+        let n = c.len();
+        c[n.saturating_sub(zero)..].fill(0);
     }
 }
 
@@ -174,6 +240,55 @@ mod tests {
             check(&buf, 8192, 512),
             Err(ValidationError::Checksum { offset: 8704, .. })
         ));
+    }
+
+    #[test]
+    fn verified_writes_check_whatever_the_fill() {
+        for fill in [Fill::Random, Fill::Compressible { pct: 40 }] {
+            let mut rng = Rng::new(5, 1);
+            let mut f = Filler::new(fill, 4096, 0).verified(Some(crate::verify::Checksum::Md5));
+            let mut buf = vec![0u8; 8192];
+            f.init(&mut buf, &mut rng);
+            for offset in [0, 8192, 16384] {
+                f.prepare(&mut buf, offset);
+                assert_eq!(
+                    crate::verify::check(crate::verify::Checksum::Md5, &buf, offset),
+                    Ok(()),
+                    "{fill:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn two_writes_of_one_buffer_share_no_word() {
+        // A compressor that sees both writes (a 128 KiB extent) finds nothing to reuse.
+        let mut rng = Rng::new(3, 1);
+        let mut f = Filler::new(Fill::Random, 4096, 0);
+        let mut buf = vec![0u8; 8192];
+        f.init(&mut buf, &mut rng);
+        f.prepare(&mut buf, 0);
+        let first = buf.clone();
+        f.prepare(&mut buf, 8192);
+        let same = first
+            .chunks_exact(8)
+            .zip(buf.chunks_exact(8))
+            .filter(|(a, b)| a == b)
+            .count();
+        assert_eq!(same, 0);
+    }
+
+    #[test]
+    fn compressible_fill_zeroes_its_share_of_each_chunk() {
+        let mut rng = Rng::new(3, 1);
+        let mut f = Filler::new(Fill::Compressible { pct: 50 }, 4096, 0);
+        let mut buf = vec![0u8; 4096];
+        f.init(&mut buf, &mut rng);
+        f.prepare(&mut buf, 0);
+        for c in buf.chunks(COMPRESS_CHUNK) {
+            assert!(c[256..].iter().all(|&b| b == 0));
+            assert!(c[..256].iter().filter(|&&b| b == 0).count() < 16);
+        }
     }
 
     #[test]

@@ -5,24 +5,36 @@
 //! - [`setting`]: the settings errors name, spelled by each front end.
 //! - [`fileset`]: the test files, their manifest, prepare, cleanup, opening for a run.
 //! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
+//! - [`placement`]: the CPUs, nice value and I/O priority of a job's threads.
+//! - [`walk`]: a job's own walk over its named files (fio's model).
 //! - [`sharing`]: how many threads write one file at once (for the advisor).
-//! - [`engine`]: the engine registry: sync, io_uring, libaio, mmap and null, one file each.
+//! - [`engine`]: the engine registry, one file per engine, named as fio names them (psync,
+//!   sync, vsync, pvsync, pvsync2, posixaio, libaio, io_uring, mmap, null).
 //! - [`worker`]: the one worker loop that drives every engine.
+//! - [`think`]: think time, a stall between requests (fio's `thinktime`).
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
+//! - [`iolog`]: per-request or per-window logs of a job's requests (fio's logs).
+//! - [`verify`]: sealed writes and checked reads (fio's verify=crc32c|md5).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
 
 pub mod access;
 pub mod buf;
+pub mod dd;
 pub mod direct;
 pub mod engine;
 pub mod error;
 pub mod fileset;
 pub mod fill;
+pub mod iolog;
 pub mod pattern;
+pub mod placement;
 pub mod setting;
 pub mod settings;
 pub mod sharing;
 pub mod spec;
+pub mod think;
+pub mod verify;
+pub mod walk;
 pub mod worker;
 pub mod workload;
 

@@ -25,6 +25,7 @@ use plumb_core::random::{Distribution, RandType, Rng};
 
 use crate::access::{Access, Mix, Order};
 use crate::spec::FileioSpec;
+use crate::walk::JobWalk;
 
 /// Sizes that decide offsets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +125,10 @@ pub enum Op {
     Write(Io),
     /// Periodic fsync of one file: an event of its own, as in sysbench.
     Fsync(u32),
+    /// The job has done all its work (jobs with a byte limit, [`crate::walk`]).
+    Done,
+    /// Wait for every request in flight before the next one (a read-back follows).
+    Drain,
 }
 
 #[repr(align(128))]
@@ -167,6 +172,8 @@ pub struct Pattern {
     bpf: Divisor,
     cpf: Divisor,
     pass: u64,
+    /// A job with named files walks them on its own instead.
+    walk: Option<Box<JobWalk>>,
 }
 
 impl Pattern {
@@ -201,6 +208,7 @@ impl Pattern {
             bpf: Divisor::new(geo.blocks_per_file()),
             cpf: Divisor::new(geo.chunks_per_file()),
             pass: geo.seq_pass(),
+            walk: spec.job.as_ref().map(|j| Box::new(JobWalk::new(access, j))),
         }
     }
 
@@ -212,6 +220,9 @@ impl Pattern {
     /// The next operation of this thread.
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {
+        if let Some(w) = &mut self.walk {
+            return w.next(rng);
+        }
         loop {
             let (k, period) = if self.counted {
                 let s = self.shared.next_slot.0.fetch_add(1, Relaxed);
@@ -240,6 +251,7 @@ impl Pattern {
                 Mix::Interleaved { .. } => {
                     (self.reads + 1) as f64 / (self.writes + 1) as f64 >= self.ratio
                 }
+                Mix::Share { read_pct } => rng.below(100) >= read_pct as u64,
             };
             let io = if self.access.is_sequential() {
                 self.seq_io(k)
@@ -401,6 +413,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(f) => char::from(b'0' + *f as u8),
+                Op::Done | Op::Drain => '.',
             })
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
@@ -443,6 +456,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(_) => 'F',
+                Op::Done | Op::Drain => '.',
             })
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
@@ -491,7 +505,7 @@ mod tests {
                 match o {
                     Op::Write(io) => *writes.entry((io.file, io.offset)).or_insert(0) += 1,
                     Op::Fsync(_) => fsyncs += 1,
-                    Op::Read(_) => panic!(),
+                    Op::Read(_) | Op::Done | Op::Drain => panic!(),
                 }
             }
         }

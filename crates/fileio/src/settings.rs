@@ -59,6 +59,15 @@ pub struct FileioSettings {
     /// complete the files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seqwr_completed_bytes: Option<u64>,
+    /// A job that names its own files (fio): its files, regions, sizes and passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<Box<crate::spec::JobIo>>,
+    /// CPUs, nice value and I/O priority of the threads, when set.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::placement::Placement::is_default"
+    )]
+    pub placement: crate::placement::Placement,
 }
 
 impl FileioSettings {
@@ -114,6 +123,8 @@ impl FileioSettings {
                 .unwrap_or(0.0),
             writers_per_file: crate::sharing::writers_per_file(spec, spec.threads),
             seqwr_completed_bytes: None,
+            job: spec.job.clone().map(Box::new),
+            placement: spec.placement.clone(),
         }
     }
 

@@ -9,6 +9,8 @@ use thiserror::Error;
 use crate::access::{Access, Mix};
 use crate::engine::{EngineDef, EngineOptions};
 use crate::setting::{plain, Setting, Spelling};
+use crate::think::Think;
+use plumb_core::random::Skew;
 
 /// Flags the files are opened with for a run: synchronous writes (O_SYNC, O_DSYNC) and
 /// direct I/O (O_DIRECT), combinable.
@@ -119,6 +121,9 @@ pub enum Fill {
     Zero,
     /// sysbench's --validate layout: random bytes, CRC32 and the block's offset at its end.
     Validate,
+    /// Random bytes with this share of every 512 bytes zeroed, so compressing storage saves
+    /// about that share (fio's buffer_compress_percentage); still stamped unique per block.
+    Compressible { pct: u8 },
 }
 
 impl Fill {
@@ -127,7 +132,142 @@ impl Fill {
             Fill::Random => "random",
             Fill::Zero => "zero",
             Fill::Validate => "validate",
+            Fill::Compressible { .. } => "compressible",
         }
+    }
+}
+
+/// How big each request of one direction is.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeChoice {
+    Fixed(u64),
+    /// Any multiple of `min` from `min` to `max`, drawn per request.
+    Range {
+        min: u64,
+        max: u64,
+    },
+    /// Weighted sizes (bytes, percent of requests), drawn per request; percents sum to 100.
+    Split(Vec<(u64, u32)>),
+}
+
+impl SizeChoice {
+    pub fn min(&self) -> u64 {
+        match self {
+            SizeChoice::Fixed(b) => *b,
+            SizeChoice::Range { min, .. } => *min,
+            SizeChoice::Split(v) => v.iter().map(|e| e.0).min().unwrap_or(0),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            SizeChoice::Fixed(b) => *b,
+            SizeChoice::Range { max, .. } => *max,
+            SizeChoice::Split(v) => v.iter().map(|e| e.0).max().unwrap_or(0),
+        }
+    }
+}
+
+/// Request sizes per direction.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BlockSizes {
+    pub read: SizeChoice,
+    pub write: SizeChoice,
+}
+
+impl BlockSizes {
+    pub fn fixed(b: u64) -> BlockSizes {
+        BlockSizes {
+            read: SizeChoice::Fixed(b),
+            write: SizeChoice::Fixed(b),
+        }
+    }
+}
+
+/// One file a job names, and the part of it the job works on.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NamedFile {
+    pub path: std::path::PathBuf,
+    /// Where the job's region starts.
+    pub offset: u64,
+    /// The region's length: requests stay inside [offset, offset + length).
+    pub length: u64,
+}
+
+/// fio's verify: how written requests are sealed and when they are read back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct VerifySpec {
+    pub checksum: crate::verify::Checksum,
+    /// Read back and check everything written once the writes are done (fio's do_verify).
+    pub after_writes: bool,
+    /// Stop at the first bad request (fio's verify_fatal); otherwise check them all and
+    /// fail the job at the end.
+    pub fatal: bool,
+}
+
+/// A job that names its own files and walks them on its own (fio's model): every thread
+/// has its own positions, random map and byte count; nothing is shared with other threads.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct JobIo {
+    pub files: Vec<NamedFile>,
+    pub sizes: BlockSizes,
+    /// Random offsets are multiples of this inside each region.
+    pub align: u64,
+    /// Touch every block once per pass before any repeats (fio's random map); otherwise
+    /// blocks are drawn independently. Only a uniform `skew` keeps a map.
+    pub random_map: bool,
+    /// How random offsets are drawn inside each file's region. The job's own walk uses this,
+    /// not the distribution of [`crate::access::Order::Random`] (which is sysbench's, over
+    /// the blocks of all files at once): a skew is per file, and it turns the map off.
+    #[serde(default)]
+    pub skew: Skew,
+    /// A stall between requests, inside each worker's loop (none: no stall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Think>,
+    /// Bytes (reads and writes together) after which a pass over the regions is complete.
+    pub pass_bytes: u64,
+    /// Passes before the job ends (`None`: until its time limit).
+    pub passes: Option<u64>,
+    /// A sync of the file just written after every N writes (0: none).
+    pub sync_every_writes: u64,
+    /// Files missing or shorter than their region are created and written in full before
+    /// the run (false: created and sized only, for jobs that only write).
+    pub lay_out_data: bool,
+    /// Remove the files the job created once it is done.
+    pub unlink: bool,
+    /// Drop the files' cached pages before the run.
+    pub invalidate: bool,
+    /// Missing files are created when the run opens them, not laid out before (fio's
+    /// create_on_open; jobs that only write).
+    #[serde(default)]
+    pub create_at_open: bool,
+    /// fio's `rw=...:N`: sequential orders skip this many bytes after each request (holes);
+    /// random orders draw a new offset only every this many requests, going on
+    /// sequentially in between.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<u64>,
+    /// Once the queue is full, refill it only when it has drained to this many requests in
+    /// flight (fio's iodepth_low); none: keep it full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_low: Option<u32>,
+    /// Verified writes, and checked reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifySpec>,
+    /// Keep a log of every request, or of per-window averages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<crate::iolog::LogSpec>,
+}
+
+impl JobIo {
+    /// Bytes of all regions together.
+    pub fn region_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.length).sum()
+    }
+    pub fn max_request(&self) -> u64 {
+        self.sizes.read.max().max(self.sizes.write.max())
+    }
+    pub fn min_request(&self) -> u64 {
+        self.sizes.read.min().min(self.sizes.write.min())
     }
 }
 
@@ -160,6 +300,10 @@ pub struct FileioSpec {
     /// The data written (validation implies its own layout).
     pub fill: Fill,
     pub threads: usize,
+    /// Named files walked per thread (fio); `None`: the shared sysbench file set in `dir`.
+    pub job: Option<JobIo>,
+    /// CPUs, nice value and I/O priority of the threads.
+    pub placement: crate::placement::Placement,
 }
 
 impl Default for FileioSpec {
@@ -170,7 +314,7 @@ impl Default for FileioSpec {
             block_size: 16384,
             total_size: 2 << 30,
             access: None,
-            engine: &crate::engine::sync::DEF,
+            engine: &crate::engine::psync::DEF,
             engine_options: EngineOptions::default(),
             queue_depth: 128,
             flags: OpenFlags::default(),
@@ -179,6 +323,8 @@ impl Default for FileioSpec {
             validate: false,
             fill: Fill::Random,
             threads: 1,
+            job: None,
+            placement: Default::default(),
         }
     }
 }
@@ -222,6 +368,13 @@ pub enum SpecError {
     ValidateWithoutData {
         engine: &'static str,
     },
+    /// A named file's region smaller than the smallest request.
+    RegionTooSmall {
+        length: u64,
+        block: u64,
+    },
+    /// A skew of random offsets whose parameters cannot work (why, in words).
+    BadSkew(String),
     /// An engine option the engine does not have.
     UnknownEngineOption {
         engine: &'static str,
@@ -297,6 +450,12 @@ impl SpecError {
                     format!("it takes: {}", known.join(", "))
                 }
             ),
+            SpecError::BadSkew(why) => format!("random offsets: {why}"),
+            SpecError::RegionTooSmall { length, block } => format!(
+                "{} too small, must not be less than the minimum {}: {length} < {block}",
+                spell(S::TotalSize),
+                spell(S::BlockSize)
+            ),
             SpecError::ValidateWithoutData { engine } => format!(
                 "{} needs data: it cannot be combined with {}={engine}",
                 spell(S::Validate),
@@ -322,6 +481,9 @@ impl FileioSpec {
 
     /// The size of the largest single I/O.
     pub fn max_io(&self) -> u64 {
+        if let Some(j) = &self.job {
+            return j.max_request();
+        }
         match self.access {
             Some(a) if a.is_sequential() => self.request_size(),
             _ => self.block_size,
@@ -398,6 +560,23 @@ impl FileioSpec {
         let Some(access) = self.access else {
             return Err(SpecError::NoAccess);
         };
+        if let Some(j) = &self.job {
+            if j.files.is_empty() {
+                return Err(SpecError::NoFiles);
+            }
+            if j.min_request() == 0 {
+                return Err(SpecError::BlockSizeZero);
+            }
+            if let Some(f) = j.files.iter().find(|f| f.length < j.min_request()) {
+                return Err(SpecError::RegionTooSmall {
+                    length: f.length,
+                    block: j.min_request(),
+                });
+            }
+            j.skew
+                .check()
+                .map_err(|e| SpecError::BadSkew(e.to_string()))?;
+        }
         if access.creates_files && (access.mix != Mix::Write || !access.is_sequential()) {
             return Err(SpecError::CreateNeedsSequentialWrites);
         }
@@ -520,14 +699,28 @@ mod tests {
         assert_eq!(uring.check_run(), Ok(()));
         assert_eq!(uring.engine.option(&opts, "fixedbufs"), Some(false));
         assert_eq!(uring.engine.option(&opts, "registerfiles"), Some(true));
-        let sync = FileioSpec {
-            engine_options: opts,
+        let psync = FileioSpec {
+            engine_options: opts.clone(),
             ..spec(Access::rand_read())
         };
         assert_eq!(
-            sync.check_run().unwrap_err().to_string(),
-            "engine=sync has no option 'fixedbufs' (it takes none)"
+            psync.check_run().unwrap_err().to_string(),
+            "engine=psync has no option 'fixedbufs' (it takes none)"
         );
+        let pvsync2 = FileioSpec {
+            engine: &crate::engine::pvsync2::DEF,
+            engine_options: opts,
+            ..spec(Access::rand_read())
+        };
+        let e = pvsync2.check_run().unwrap_err().to_string();
+        assert!(
+            e.contains("engine=pvsync2 has no option 'fixedbufs'"),
+            "{e}"
+        );
+        let mut hipri = EngineOptions::default();
+        hipri.set(crate::engine::pvsync2::HIPRI, true);
+        assert_eq!(pvsync2.engine.option(&hipri, "hipri"), Some(true));
+        assert_eq!(pvsync2.engine.option(&hipri, "nowait"), Some(false));
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //! open-loop rate, the loop collects completions while it waits for the next intended start
 //! (latency then runs from the intended start, as for every open-loop event).
 //!
+//! With think time ([`crate::think`]), the loop checks after each read or write it issues
+//! and after each collection whether a stall is due; it then collects everything in flight
+//! and stalls before it asks for the next event.
+//!
 //! The loop is generic over the engine, so each engine gets its own compiled copy and a
 //! request costs no dynamic dispatch.
 
@@ -25,7 +29,11 @@ use crate::fileset::FileTable;
 use crate::fill::{check, Filler};
 use crate::pattern::{Io, Op, Pattern};
 use crate::spec::FsyncMode;
-use crate::workload::{Figures, BYTES_READ, BYTES_WRITTEN, END_FSYNCS, FSYNC, READ, WRITE};
+use crate::think::Thinker;
+use crate::workload::{
+    batch_bucket, depth_bucket, Figures, BYTES_READ, BYTES_WRITTEN, DEPTH, END_FSYNCS, FSYNC, READ,
+    READ_COMPLETE, READ_SUBMIT, REAP, SUBMIT, WRITE, WRITE_COMPLETE, WRITE_SUBMIT,
+};
 
 /// What an engine's `worker` function gets to build one thread's engine.
 pub struct Setup {
@@ -101,6 +109,17 @@ pub(crate) struct WorkerState {
     pub(crate) busy: Option<Arc<Busy>>,
     pub(crate) busy_base: usize,
     pub(crate) figures: Arc<Figures>,
+    pub(crate) placement: crate::placement::Placement,
+    /// Refill the queue only when it has drained to this many (engines that queue).
+    pub(crate) queue_low: Option<usize>,
+    pub(crate) log: Option<crate::iolog::IoLog>,
+    /// Reads are checked against their verify header (fio's verify).
+    pub(crate) verify: Option<crate::spec::VerifySpec>,
+    pub(crate) verify_failures: u64,
+    /// Record submission and completion apart ([`crate::workload::READ_SUBMIT`]).
+    pub(crate) split_latency: bool,
+    pub(crate) first_verify_failure: Option<String>,
+    pub(crate) think: Option<Thinker>,
 }
 
 impl WorkerState {
@@ -182,6 +201,8 @@ impl WorkerState {
 struct InFlight {
     ticket: Ticket,
     start: Stamp,
+    /// When the call that submitted it returned (engines that submit on queueing).
+    submitted: Stamp,
     dir: Dir,
     io: Io,
 }
@@ -203,6 +224,8 @@ struct IoWorker<E: Engine> {
     /// (engines that keep requests in flight share their buffers between reads and writes).
     read_into: Vec<bool>,
     in_flight: usize,
+    /// Requests queued since the last reap (for the depth distribution).
+    queued_since_reap: usize,
     started: bool,
 }
 
@@ -219,6 +242,7 @@ impl<E: Engine> IoWorker<E> {
             done: Vec::with_capacity(n),
             writes_in_flight: vec![0; d.state.num_files as usize],
             in_flight: 0,
+            queued_since_reap: 0,
             started: false,
             submits_on_queue: d.submits_on_queue,
             engine,
@@ -231,6 +255,14 @@ impl<E: Engine> IoWorker<E> {
             return Ok(());
         }
         self.started = true;
+        if !self.s.placement.is_default() {
+            self.s.placement.apply().map_err(|e| {
+                WorkloadError::new(format!(
+                    "cannot place the worker thread as asked ({:?}): {e}",
+                    self.s.placement
+                ))
+            })?;
+        }
         // io_uring rings are built on the thread that submits to them.
         self.engine
             .start()
@@ -244,10 +276,16 @@ impl<E: Engine> IoWorker<E> {
 
     fn run_loop(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         let mut stop = false;
+        // With a low-water mark (fio's iodepth_low), a full queue is refilled only once it has
+        // drained to the mark.
+        let mut refilling = true;
         loop {
             // Open loop: when the next event is not due yet, wait for completions until it is.
             let mut due = None;
-            while !stop && !self.free.is_empty() {
+            if self.s.queue_low.is_some_and(|low| self.in_flight <= low) {
+                refilling = true;
+            }
+            while !stop && !self.free.is_empty() && refilling {
                 let t = if self.in_flight == 0 {
                     // Nothing to collect: wait for the schedule itself.
                     match ctx.next_event() {
@@ -287,9 +325,32 @@ impl<E: Engine> IoWorker<E> {
                         r.map_err(|e| self.s.sync_failed(file, e))?;
                         ctx.record(FSYNC, t, start, end);
                     }
-                    Op::Read(io) => self.issue(ctx, t, Dir::Read, io)?,
-                    Op::Write(io) => self.issue(ctx, t, Dir::Write, io)?,
+                    Op::Read(io) => {
+                        self.issue(ctx, t, Dir::Read, io)?;
+                        if self.s.think.is_some() {
+                            self.think(ctx, 1)?;
+                        }
+                    }
+                    Op::Write(io) => {
+                        self.issue(ctx, t, Dir::Write, io)?;
+                        if self.s.think.is_some() {
+                            self.think(ctx, 1)?;
+                        }
+                    }
+                    Op::Done => {
+                        stop = true;
+                        break;
+                    }
+                    Op::Drain => {
+                        while self.in_flight > 0 {
+                            self.complete(ctx, 1, None)?;
+                        }
+                    }
                 }
+            }
+            if self.s.queue_low.is_some() && self.free.is_empty() {
+                // Full: wait until it drains to the mark.
+                refilling = false;
             }
             if self.in_flight == 0 {
                 if stop {
@@ -298,7 +359,29 @@ impl<E: Engine> IoWorker<E> {
                 continue;
             }
             self.complete(ctx, 1, due)?;
+            if self.s.think.is_some() {
+                self.think(ctx, 0)?;
+            }
         }
+    }
+
+    /// Count `issued` requests and stall when think time is due: everything in flight is
+    /// collected first, so the stall is outside every request's time.
+    #[cold]
+    fn think(&mut self, ctx: &mut WorkerCtx<'_>, issued: u64) -> Result<(), WorkloadError> {
+        let in_flight = self.in_flight as u64;
+        let Some(th) = self.s.think.as_mut() else {
+            return Ok(());
+        };
+        th.issued(issued);
+        if !th.due(in_flight) {
+            return Ok(());
+        }
+        self.drain(ctx)?;
+        if let Some(th) = self.s.think.as_mut() {
+            th.stall(|| ctx.stopping());
+        }
+        Ok(())
     }
 
     // Inlined into the loop: for engines that complete at submission this is the whole
@@ -336,9 +419,10 @@ impl<E: Engine> IoWorker<E> {
         self.read_into[slot] = dir == Dir::Read;
         let start = Stamp::now();
         let submitted = self.engine.submit(slot, Request { dir, io });
-        let f = InFlight {
+        let mut f = InFlight {
             ticket,
             start,
+            submitted: start,
             dir,
             io,
         };
@@ -348,13 +432,19 @@ impl<E: Engine> IoWorker<E> {
                 self.finish_request(ctx, slot, r, &f, end)
             }
             Ok(Submitted::Queued) => {
+                if self.s.split_latency {
+                    f.submitted = Stamp::now();
+                }
                 self.free.pop();
                 if dir == Dir::Write {
                     self.writes_in_flight[io.file as usize] += 1;
                 }
                 self.slots[slot] = Some(f);
                 self.in_flight += 1;
-                if !self.submits_on_queue {
+                self.queued_since_reap += 1;
+                if self.submits_on_queue {
+                    ctx.add(SUBMIT + 1, 1);
+                } else {
                     self.fresh.push(slot);
                 }
                 Ok(())
@@ -371,11 +461,22 @@ impl<E: Engine> IoWorker<E> {
         min: usize,
         until: Option<Instant>,
     ) -> Result<(), WorkloadError> {
+        // fio counts each request at the depth the queue holds once it is topped up.
+        if self.queued_since_reap > 0 {
+            ctx.add(
+                DEPTH + depth_bucket(self.in_flight),
+                self.queued_since_reap as u64,
+            );
+            self.queued_since_reap = 0;
+        }
         let now = Stamp::now();
         for &slot in &self.fresh {
             if let Some(f) = self.slots[slot].as_mut() {
                 f.start = now;
             }
+        }
+        if !self.fresh.is_empty() {
+            ctx.add(SUBMIT + batch_bucket(self.fresh.len()), 1);
         }
         self.fresh.clear();
         let done = &mut self.done;
@@ -387,6 +488,7 @@ impl<E: Engine> IoWorker<E> {
         }
         .map_err(|e| WorkloadError::new(e.to_string()))?;
         let end = Stamp::now();
+        ctx.add(REAP + batch_bucket(self.done.len()), 1);
         // Every completion is accounted for (slot freed, in-flight counts lowered) even after
         // an error, so draining afterwards waits only for requests really in flight.
         let mut first_error = None;
@@ -457,7 +559,30 @@ impl<E: Engine> IoWorker<E> {
         } else {
             ctx.record(kind, f.ticket, f.start, end);
         }
+        if self.s.split_latency {
+            let (sub, done) = match f.dir {
+                Dir::Read => (READ_SUBMIT, READ_COMPLETE),
+                Dir::Write => (WRITE_SUBMIT, WRITE_COMPLETE),
+            };
+            ctx.record(sub, Ticket::inner(), f.start, f.submitted);
+            ctx.record(done, Ticket::inner(), f.submitted, end);
+        }
+        if let Some(log) = &mut self.s.log {
+            log.add(f.dir as u8, n as u64, f.start, end);
+        }
         ctx.add(counter, n as u64);
+        // A read that fails its check was still done: counted above, as fio counts it.
+        if let (Dir::Read, Some(v)) = (f.dir, self.s.verify) {
+            let buf = &self.engine.buffer(slot)[..f.io.len as usize];
+            if let Err(e) = crate::verify::check(v.checksum, buf, f.io.offset) {
+                let msg = format!("{e} in {}", self.s.name(f.io.file));
+                if v.fatal {
+                    return Err(WorkloadError::new(msg));
+                }
+                self.s.verify_failures += 1;
+                self.s.first_verify_failure.get_or_insert(msg);
+            }
+        }
         Ok(())
     }
 
@@ -479,6 +604,9 @@ impl<E: Engine> IoWorker<E> {
 impl<E: Engine> Worker for IoWorker<E> {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         self.start()?;
+        if let Some(log) = &mut self.s.log {
+            log.start(ctx.measured_from());
+        }
         for slot in 0..self.engine.slots() {
             self.s.filler.init(self.engine.buffer(slot), &mut ctx.rng);
         }
@@ -490,6 +618,15 @@ impl<E: Engine> Worker for IoWorker<E> {
 
     fn finish(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         self.drain(ctx)?;
+        if let Some(log) = &mut self.s.log {
+            log.finish();
+        }
+        if let Some(first) = &self.s.first_verify_failure {
+            return Err(WorkloadError::new(format!(
+                "{first} ({} requests failed verification)",
+                self.s.verify_failures
+            )));
+        }
         self.s.end_fsync(&mut self.engine, ctx)
     }
 }

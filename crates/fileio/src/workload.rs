@@ -28,6 +28,7 @@ use crate::message;
 use crate::pattern::{Pattern, SharedStream};
 use crate::setting::Setting;
 use crate::spec::FileioSpec;
+use crate::think::Thinker;
 use crate::worker::{Busy, Driver, Setup, WorkerState};
 
 pub const READ: KindId = 0;
@@ -38,6 +39,58 @@ pub const BYTES_READ: usize = 0;
 pub const BYTES_WRITTEN: usize = 1;
 pub const END_FSYNCS: usize = 2;
 pub const COUNTERS: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs"];
+/// Engines that queue also count, in fio's buckets: the requests in flight when each was
+/// queued (1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+), the requests each submission carried and
+/// the completions each reap collected (0, 1-4, 5-8, 9-16, 17-32, 33-64, 65+).
+pub const DEPTH: usize = 3;
+pub const SUBMIT: usize = DEPTH + 7;
+pub const REAP: usize = SUBMIT + 7;
+pub const COUNTERS_QUEUED: &[&str] = &[
+    "bytes_read",
+    "bytes_written",
+    "end_fsyncs",
+    "depth_1",
+    "depth_2",
+    "depth_4",
+    "depth_8",
+    "depth_16",
+    "depth_32",
+    "depth_64",
+    "submit_0",
+    "submit_4",
+    "submit_8",
+    "submit_16",
+    "submit_32",
+    "submit_64",
+    "submit_65",
+    "reap_0",
+    "reap_4",
+    "reap_8",
+    "reap_16",
+    "reap_32",
+    "reap_64",
+    "reap_65",
+];
+
+/// fio's depth bucket of `n` requests in flight (1, 2-3, 4-7, ... 64+).
+#[inline(always)]
+pub fn depth_bucket(n: usize) -> usize {
+    (usize::BITS - 1 - n.max(1).leading_zeros()).min(6) as usize
+}
+
+/// fio's batch bucket of `n` requests per call (0, 1-4, 5-8, 9-16, 17-32, 33-64, 65+).
+#[inline(always)]
+pub fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
 
 const KINDS: &[OpKind] = &[
     OpKind::event("read"),
@@ -48,6 +101,22 @@ const KINDS_FSYNC_ALL: &[OpKind] = &[
     OpKind::event("read"),
     OpKind::event("write"),
     OpKind::part("fsync"),
+];
+/// A job on an engine that submits each request with a call of its own (libaio, posixaio)
+/// also keeps the two halves of each request apart: submission (fio's slat) and the wait
+/// for its completion (fio's clat).
+pub const READ_SUBMIT: KindId = 3;
+pub const WRITE_SUBMIT: KindId = 4;
+pub const READ_COMPLETE: KindId = 5;
+pub const WRITE_COMPLETE: KindId = 6;
+const KINDS_SPLIT: &[OpKind] = &[
+    OpKind::event("read"),
+    OpKind::event("write"),
+    OpKind::event("fsync"),
+    OpKind::part("read_submit"),
+    OpKind::part("write_submit"),
+    OpKind::part("read_complete"),
+    OpKind::part("write_complete"),
 ];
 
 /// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
@@ -96,6 +165,8 @@ pub struct FileioWorkload {
     engine_state: Option<Shared>,
     pub figures: Arc<Figures>,
     busy: Option<Arc<Busy>>,
+    /// The request logs of every thread, when the job keeps them.
+    pub logs: Arc<crate::iolog::Logs>,
 }
 
 impl FileioWorkload {
@@ -109,7 +180,10 @@ impl FileioWorkload {
             FileioError::Other(format!("the {} engine cannot run here: {e}", def.name))
         })?;
         let files = if def.caps.needs_files {
-            Some(open_for_run(&spec)?)
+            Some(match &spec.job {
+                Some(job) => crate::fileset::named::open_named(&spec, job)?,
+                None => open_for_run(&spec)?,
+            })
         } else {
             None
         };
@@ -136,6 +210,8 @@ impl FileioWorkload {
         FileioWorkload {
             kinds: if spec.sync.each_write {
                 KINDS_FSYNC_ALL
+            } else if spec.job.is_some() && spec.engine.caps.submits_on_queue {
+                KINDS_SPLIT
             } else {
                 KINDS
             },
@@ -146,6 +222,7 @@ impl FileioWorkload {
             engine_state: state,
             figures: Arc::default(),
             busy,
+            logs: Arc::default(),
         }
     }
 
@@ -174,6 +251,9 @@ impl FileioWorkload {
 
     pub fn spec(&self) -> &FileioSpec {
         &self.spec
+    }
+    fn verify(&self) -> Option<crate::spec::VerifySpec> {
+        self.spec.job.as_ref().and_then(|j| j.verify)
     }
     /// The engine the workers use.
     pub fn engine(&self) -> &'static EngineDef {
@@ -214,7 +294,11 @@ impl Workload for FileioWorkload {
         self.kinds
     }
     fn counters(&self) -> &[&'static str] {
-        COUNTERS
+        if self.engine.caps.queued {
+            COUNTERS_QUEUED
+        } else {
+            COUNTERS
+        }
     }
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
         // A blocking engine that both reads and writes reads into a buffer of its own.
@@ -226,7 +310,8 @@ impl Workload for FileioWorkload {
                 self.spec.effective_fill(),
                 self.spec.block_size,
                 thread as u64,
-            ),
+            )
+            .verified(self.verify().map(|v| v.checksum)),
             names: self.table().cloned(),
             validate: self.spec.validate,
             block: self.spec.block_size,
@@ -237,6 +322,30 @@ impl Workload for FileioWorkload {
             busy: self.busy.clone(),
             busy_base: thread * self.spec.depth(),
             figures: self.figures.clone(),
+            placement: self.spec.placement.clone(),
+            queue_low: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.queue_low)
+                .filter(|_| self.engine.caps.queued)
+                .map(|l| l as usize),
+            log: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.log)
+                .map(|l| crate::iolog::IoLog::new(l, self.logs.clone())),
+            verify: self.verify(),
+            verify_failures: 0,
+            split_latency: self.kinds.len() == KINDS_SPLIT.len(),
+            first_verify_failure: None,
+            think: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.think)
+                .and_then(Thinker::new),
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, RunOutcome, StopFlag};
 use plumb_fileio::access::Access;
-use plumb_fileio::engine::{libaio, mmap, sync, uring, EngineDef, EngineOptions};
+use plumb_fileio::engine::{mmap, uring, EngineDef, EngineOptions, ENGINES};
 use plumb_fileio::fileset::cleanup::cleanup;
 use plumb_fileio::fileset::manifest::Manifest;
 use plumb_fileio::fileset::open::complete_seqwr;
@@ -68,8 +68,9 @@ fn prepared(validate: bool) -> (tempfile::TempDir, FileioSpec) {
     (d, s)
 }
 
+/// Every registered engine that does I/O.
 fn engines() -> Vec<&'static EngineDef> {
-    vec![&sync::DEF, &mmap::DEF, &uring::DEF, &libaio::DEF]
+    ENGINES.iter().copied().filter(|d| d.caps.does_io).collect()
 }
 
 #[test]

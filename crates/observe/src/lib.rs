@@ -5,12 +5,15 @@
 //! - [`host`]: CPU, memory, NUMA, governor, kernel, virtualisation, load when a run starts.
 //! - [`diskstats`], [`procstat`], [`meminfo`], [`process`]: readers of the kernel's counters
 //!   and the figures iostat -x and vmstat derive from them.
+//! - [`device_write`]: whether a block device may be written (not mounted, not swap, no
+//!   filesystem, volume or partition-table signature).
 //! - [`residency`]: page-cache residency of files (cachestat or mincore).
 //! - [`session`]: [`Observer`] brackets a run, [`Observations`] is what it records.
 //!
 //! /proc and /sys are read directly (no external tools), from roots that tests replace.
 
 pub mod blockdev;
+pub mod device_write;
 pub mod diskstats;
 pub mod error;
 pub mod host;

@@ -191,7 +191,24 @@ pub fn classify(
         fs_available_bytes: None,
         notes: Vec::new(),
     };
-    let (dir, kind) = if MEMORY_FS.contains(&fs) {
+    // A block device node itself (fio's filename=/dev/sdb): the device its number names,
+    // not the devtmpfs it is listed in.
+    let raw = dev
+        .filter(|&(maj, min)| maj != 0 && (maj, min) != (m.major, m.minor))
+        .filter(|_| MEMORY_FS.contains(&fs))
+        .and_then(|(maj, min)| blockdev::dir_for_dev(roots, maj, min));
+    let (dir, kind) = if let Some(raw) = raw {
+        t.notes.push(format!(
+            "{} is a block device, used directly",
+            resolved.display()
+        ));
+        let kind = match blockdev::describe(&raw).kind {
+            DeviceKind::Ramdisk => TargetKind::Ramdisk,
+            DeviceKind::Loop => TargetKind::Other,
+            _ => TargetKind::Disk,
+        };
+        (Some(raw), kind)
+    } else if MEMORY_FS.contains(&fs) {
         (None, TargetKind::Tmpfs)
     } else if NETWORK_FS.contains(&fs) || fs.starts_with("nfs") {
         (None, TargetKind::Network)

@@ -4,8 +4,9 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use plumb_core::harness::{self, HarnessError, IntervalSample, RunOutcome};
 use plumb_core::progress::Progress;
@@ -16,7 +17,7 @@ use plumb_observe::{ObserveSpec, Observer};
 use crate::facts;
 use crate::layout::Layout;
 use crate::plan::{Group, JobError, JobSpec, Plan, Step, StepContext};
-use crate::record::{GroupRecord, JobRecord, Record};
+use crate::record::{GroupRecord, JobRecord, Record, StepLog};
 
 /// Where the pipeline writes: the report (stdout), diagnostics (stderr) and the progress
 /// of long steps.
@@ -72,9 +73,14 @@ pub fn execute(
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let mut record = Record::new(plan.front_end, plan.command_line.clone(), started);
+    record.layout = plan.layout.clone();
     let mut ending = Ending::default();
     let result = run_groups(plan, layout, stop, out, &mut record, &mut ending);
     let ran = !record.groups.is_empty();
+    if ran && plan.options.text {
+        let _ = write!(out.report, "{}", layout.finish(&record));
+        let _ = out.report.flush();
+    }
     if ran {
         let doc = record.to_json();
         if let Some(f) = json_file.as_mut() {
@@ -99,6 +105,9 @@ pub fn execute(
     })
 }
 
+/// How long the load before a group after the first is watched (see `run_group`).
+const LATER_BASELINE: Duration = Duration::from_millis(50);
+
 #[derive(Default)]
 struct Ending {
     stopped_by: Option<StopCause>,
@@ -113,28 +122,39 @@ fn run_groups(
     record: &mut Record,
     ending: &mut Ending,
 ) -> Result<(), PipelineError> {
+    // When the first run step began: jobs' start delays count from here.
+    let mut genesis = None;
     for group in &plan.groups {
         for step in &group.steps {
             match step {
-                Step::Prepare | Step::Cleanup => {
-                    let mut ctx = StepContext {
-                        // With JSON on stdout, log lines go to stderr.
-                        log_to_report: plan.options.text,
-                        report: out.report,
-                        diagnostics: out.diagnostics,
-                        progress: out.progress,
-                    };
+                Step::Prepare | Step::Prewarm | Step::Cleanup => {
+                    let mut ctx = StepContext::new(
+                        plan.options.text,
+                        out.report,
+                        out.diagnostics,
+                        out.progress,
+                    );
                     for j in &group.jobs {
-                        if *step == Step::Prepare {
-                            j.job.prepare(&mut ctx)?;
-                        } else {
-                            j.job.cleanup(&mut ctx)?;
+                        match step {
+                            Step::Prepare => j.job.prepare(&mut ctx)?,
+                            Step::Prewarm => j.job.prewarm(&mut ctx)?,
+                            _ => j.job.cleanup(&mut ctx)?,
                         }
                     }
                     let _ = ctx.log().flush();
+                    let text = ctx.logged();
+                    if !text.is_empty() {
+                        record.step_logs.push(StepLog {
+                            before_group: record.groups.len(),
+                            step: step.name().to_string(),
+                            text,
+                        });
+                    }
                 }
                 Step::Run => {
-                    let (g, cut_short) = run_group(plan, group, layout, stop, out)?;
+                    let genesis = *genesis.get_or_insert_with(Instant::now);
+                    let first = record.groups.is_empty();
+                    let (g, cut_short) = run_group(plan, group, layout, stop, out, genesis, first)?;
                     ending.invalid |= g
                         .jobs
                         .iter()
@@ -154,6 +174,20 @@ fn run_groups(
         }
     }
     Ok(())
+}
+
+/// Sleep until `delay` after `genesis`, or until a signal arrives (the harness then sees
+/// it and stops at once).
+fn wait_for_start(genesis: Instant, delay: Duration, stop: &StopFlag) {
+    let due = genesis + delay;
+    loop {
+        let now = Instant::now();
+        if now >= due || stop.load(Relaxed) != 0 {
+            return;
+        }
+        // Slices, so a signal is seen within 50 ms.
+        std::thread::sleep((due - now).min(Duration::from_millis(50)));
+    }
 }
 
 /// A job opened for its run.
@@ -178,6 +212,8 @@ fn run_group(
     layout: &dyn Layout,
     stop: &StopFlag,
     out: &mut Output<'_>,
+    genesis: Instant,
+    first_group: bool,
 ) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
     let mut opened = Vec::with_capacity(group.jobs.len());
@@ -192,6 +228,8 @@ fn run_group(
             workload: spec.job.settings(),
             settings: RunSettings::new(&spec.config, &opts.percentiles),
             seed_given: spec.seed_given,
+            error: None,
+            layout: spec.layout.clone(),
             result: RunResult::empty(),
             findings: Vec::new(),
         };
@@ -220,13 +258,24 @@ fn run_group(
         dir = dir.or(t.dir);
         files.extend(t.files);
     }
-    let observer = Observer::start(ObserveSpec::new(dir, files, opts.observe_interval));
+    let mut spec = ObserveSpec::new(dir, files, opts.observe_interval);
+    // The machine's load before the first group says whether other work was running; before
+    // a later group it mostly shows plumb's own previous group (whose time is left out), so
+    // a short look is enough, and plans of many short groups (mysqlslap's iterations) do
+    // not pay a quarter second each.
+    if !first_group {
+        spec.baseline = LATER_BASELINE;
+    }
+    let observer = Observer::start(spec);
 
     let sink: Mutex<&mut Output<'_>> = Mutex::new(out);
     let text = opts.text;
     let print_interval = |o: &Shape, cfg: &RunConfig, s: &IntervalSample| {
         let i = IntervalResult::from_sample(s, &o.kinds, &o.counters, &cfg.interval_percentiles);
         let line = layout.interval(&o.head, &i);
+        if line.is_empty() {
+            return;
+        }
         let mut out = sink.lock().unwrap_or_else(|p| p.into_inner());
         let w: &mut dyn Write = if text { out.report } else { out.diagnostics };
         let _ = writeln!(w, "{line}");
@@ -234,6 +283,7 @@ fn run_group(
     };
     let outcomes: Vec<Result<RunOutcome, HarnessError>> = if opened.len() == 1 {
         let o = &opened[0];
+        wait_for_start(genesis, o.spec.start_delay, stop);
         vec![harness::run(
             o.workload.clone(),
             &o.spec.config,
@@ -247,7 +297,9 @@ fn run_group(
                 .map(|o| {
                     let print = &print_interval;
                     let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
+                    let delay = o.spec.start_delay;
                     scope.spawn(move || {
+                        wait_for_start(genesis, delay, stop);
                         harness::run(workload, config, stop, &mut |s| print(shape, config, s))
                     })
                 })
@@ -273,7 +325,15 @@ fn run_group(
     let mut jobs = Vec::with_capacity(opened.len());
     let mut cut_short = None;
     for (o, outcome) in opened.into_iter().zip(outcomes) {
-        let outcome = outcome?;
+        // A job that failed while it ran keeps what it measured until then (plans that keep
+        // going report it with its error).
+        let (outcome, error) = match outcome {
+            Ok(o) => (o, None),
+            Err(HarnessError::Failed { error, partial }) if opts.keep_going => {
+                (*partial, Some(error.to_string()))
+            }
+            Err(e) => return Err(e.into()),
+        };
         if matches!(outcome.cause, StopCause::Signal(_) | StopCause::Forced) {
             cut_short.get_or_insert(outcome.cause);
         }
@@ -288,6 +348,7 @@ fn run_group(
             },
             &outcome,
         );
+        job.error = error;
         // Settings again: opening and running taught the job things (fsync time, fallback).
         job.workload = o.spec.job.settings();
         o.spec.job.after_run(&mut job)?;
@@ -305,4 +366,27 @@ fn run_group(
         },
         cut_short,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_delay_counts_from_genesis_and_gives_way_to_a_signal() {
+        let stop = StopFlag::default();
+        let genesis = Instant::now() - Duration::from_millis(300);
+        let t = Instant::now();
+        wait_for_start(genesis, Duration::from_millis(250), &stop);
+        assert!(t.elapsed() < Duration::from_millis(40), "already due");
+        let t = Instant::now();
+        wait_for_start(genesis, Duration::from_millis(400), &stop);
+        let waited = t.elapsed();
+        assert!(waited >= Duration::from_millis(90), "{waited:?}");
+        assert!(waited < Duration::from_millis(300), "{waited:?}");
+        stop.store(2, Relaxed);
+        let t = Instant::now();
+        wait_for_start(Instant::now(), Duration::from_secs(60), &stop);
+        assert!(t.elapsed() < Duration::from_secs(1));
+    }
 }

@@ -2,7 +2,8 @@
 //! alone: the findings of a saved result can be evaluated again exactly as the live run did.
 
 use plumb_advise::{
-    CacheFacts, DeviceFacts, Facts, HostFacts, IoFacts, MemoryTestFacts, ProcessFacts, TargetFacts,
+    CacheFacts, DbFacts, DeviceFacts, Facts, HostFacts, IoFacts, MemoryTestFacts, ProcessFacts,
+    TargetFacts,
 };
 use plumb_fileio::settings::FileioSettings;
 use plumb_fileio::spec::Fill;
@@ -38,18 +39,105 @@ pub fn from_job(
     };
     match &job.workload {
         Settings::Fileio(s) => f.io = Some(io_facts(s, job)),
+        Settings::Dd(s) => f.io = Some(dd_facts(s, job)),
         Settings::Memory(m) => {
             f.memory_test = Some(MemoryTestFacts {
                 block_size_bytes: m.block_size_bytes,
                 scope_global: m.global(),
             })
         }
+        Settings::Oltp(s) => f.database = db_facts(s, job),
+        Settings::Slap(s) => f.database = slap_facts(s, job),
         Settings::Cpu(_) | Settings::Threads(_) | Settings::Mutex(_) => {}
     }
     if let Some(o) = observations {
         add_observations(&mut f, o);
     }
     f
+}
+
+fn db_facts(s: &plumb_oltp::settings::OltpSettings, r: &JobRecord) -> Option<DbFacts> {
+    let counts = DbFacts {
+        transactions: r.counter("transactions"),
+        write_queries: r.counter("writes"),
+        ignored_errors: r.counter("ignored_errors"),
+        reconnects: r.counter("reconnects"),
+        ..Default::default()
+    };
+    database_facts(s.database.as_ref()?, s.server_activity.as_ref(), counts)
+}
+
+/// mysqlslap's queries: each commits on its own unless --commit groups them.
+fn slap_facts(s: &plumb_oltp::slap::SlapSettings, r: &JobRecord) -> Option<DbFacts> {
+    let queries = r.operation("query").map_or(0, |o| o.count);
+    let commits = r.operation("commit").map_or(0, |o| o.count);
+    let counts = DbFacts {
+        transactions: if commits > 0 { commits } else { queries },
+        write_queries: r.counter("writes"),
+        reconnects: r.counter("reconnects"),
+        ..Default::default()
+    };
+    database_facts(s.database.as_ref()?, s.server_activity.as_ref(), counts)
+}
+
+/// The database's facts: its settings and the server's counters, over `counts` (the
+/// workload's transactions, writes, errors and reconnects).
+fn database_facts(
+    db: &plumb_oltp::settings::DatabaseSettings,
+    activity: Option<&plumb_oltp::ServerCounters>,
+    counts: DbFacts,
+) -> Option<DbFacts> {
+    use plumb_oltp::settings::DatabaseSettings;
+    let mut f = DbFacts {
+        hit_ratio: activity.and_then(|a| Some((a.hit_ratio()?, a.pool_requests))),
+        ..counts
+    };
+    let relaxed = |name: &str, value: &str| format!("{name}={value}");
+    match db {
+        DatabaseSettings::Sqlite(q) => {
+            f.driver = "sqlite".into();
+            f.local = true;
+            // In WAL mode NORMAL syncs at checkpoints only: a commit can be lost on power loss.
+            let wal = q.journal_mode.eq_ignore_ascii_case("wal");
+            if q.synchronous == "off" || (wal && q.synchronous == "normal") {
+                f.relaxed_durability
+                    .push(relaxed("synchronous", &q.synchronous));
+            }
+            if q.journal_mode.eq_ignore_ascii_case("off")
+                || q.journal_mode.eq_ignore_ascii_case("memory")
+            {
+                f.relaxed_durability
+                    .push(relaxed("journal_mode", &q.journal_mode));
+            }
+        }
+        DatabaseSettings::Mysql(v) | DatabaseSettings::Pgsql(v) => {
+            f.driver = if matches!(db, DatabaseSettings::Mysql(_)) {
+                "mysql"
+            } else {
+                "pgsql"
+            }
+            .into();
+            f.local = v.local;
+            f.buffer_pool_bytes = v.buffer_pool_bytes;
+            f.data_set_bytes = v.data_set_bytes;
+            let get = |k: &str| v.durability.get(k).map(|s| s.to_ascii_lowercase());
+            if let Some(x) = get("innodb_flush_log_at_trx_commit").filter(|x| x != "1") {
+                f.relaxed_durability
+                    .push(relaxed("innodb_flush_log_at_trx_commit", &x));
+            }
+            if get("log_bin").as_deref() == Some("on") {
+                if let Some(x) = get("sync_binlog").filter(|x| x != "1") {
+                    f.relaxed_durability.push(relaxed("sync_binlog", &x));
+                }
+            }
+            for k in ["synchronous_commit", "fsync"] {
+                if let Some(x) = get(k).filter(|x| x == "off") {
+                    f.relaxed_durability.push(relaxed(k, &x));
+                }
+            }
+        }
+    }
+    Some(f)
 }
 
 fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
@@ -59,6 +147,8 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
         mode: s.access.map(|a| a.describe()).unwrap_or_default().into(),
         sequential: s.access.is_some_and(|a| a.is_sequential()),
         direct: flags.direct,
+        direct_reads: false,
+        direct_writes: false,
         sync_writes: flags.sync || flags.dsync,
         fsync_freq: s.fsync_freq,
         fsync_all: s.fsync_all,
@@ -78,6 +168,42 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
         engine_does_io: s.engine_caps.does_io,
         engine_maps_files: s.engine_caps.maps_files,
         writers_per_file: Some(s.writers_per_file),
+    }
+}
+
+/// A dd copy as file I/O: only the storage side of each direction counts (reading
+/// /dev/zero or writing /dev/null touches no cache), and each direction has its own flags.
+fn dd_facts(s: &plumb_fileio::dd::DdSettings, r: &JobRecord) -> IoFacts {
+    let storage = |k: Option<plumb_fileio::dd::EndKind>| k.is_some_and(|k| k.is_storage());
+    let (reads, writes) = (storage(s.input_kind), storage(s.output_kind));
+    let op = |k: &str| r.operation(k).map(|o| o.count).unwrap_or(0);
+    let spec = &s.spec;
+    let bytes_read = r.counter("bytes_read");
+    IoFacts {
+        mode: "dd copy".into(),
+        sequential: true,
+        direct: false,
+        direct_reads: spec.iflag.direct,
+        direct_writes: spec.oflag.direct,
+        sync_writes: spec.oflag.sync || spec.oflag.dsync,
+        fsync_end: spec.conv.fdatasync || spec.conv.fsync,
+        file_num: 1,
+        total_size_bytes: s.input_size_bytes.filter(|_| reads).unwrap_or(bytes_read),
+        block_size_bytes: spec.ibs,
+        reads: if reads { op("read") } else { 0 },
+        writes: if writes { op("write") } else { 0 },
+        // The only flush is the one at the end (final_fsync_ns), not a share of the events.
+        fsyncs: 0,
+        bytes_read: if reads { bytes_read } else { 0 },
+        bytes_written: if writes {
+            r.counter("bytes_written")
+        } else {
+            0
+        },
+        final_fsync_ns: r.operation("fsync").map(|o| o.latency.sum_ns).unwrap_or(0),
+        engine: "sync".into(),
+        engine_does_io: true,
+        ..Default::default()
     }
 }
 
@@ -108,6 +234,7 @@ fn add_observations(f: &mut Facts, o: &Observations) {
         voluntary_ctx_switches: p.totals.voluntary_context_switches,
         involuntary_ctx_switches: p.totals.involuntary_context_switches,
         worker_max_cpu_pct: worker_max,
+        cpu_pct: Some(p.cpu_pct_of_core),
         tracer_attached: tracer.is_some(),
         tracer: tracer.map(|t| t.name.clone().unwrap_or_else(|| format!("pid {}", t.pid))),
     });

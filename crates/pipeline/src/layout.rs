@@ -8,14 +8,25 @@ use crate::record::{GroupRecord, JobRecord, Record};
 
 pub trait Layout: Sync {
     /// Printed once, before the first step (by the front end: where it comes among the
-    /// front end's own checks is the peer's business).
-    fn banner(&self) -> String;
+    /// front end's own checks is the peer's business). None by default.
+    fn banner(&self) -> String {
+        String::new()
+    }
     /// Printed before a job's workers start. `job` holds its settings; its result is empty.
-    fn preamble(&self, job: &JobRecord) -> String;
-    /// One interval line (`--report-interval`).
-    fn interval(&self, job: &JobRecord, i: &IntervalResult) -> String;
+    /// None by default.
+    fn preamble(&self, _job: &JobRecord) -> String {
+        String::new()
+    }
+    /// One interval line (`--report-interval`); empty (the default): the layout prints none.
+    fn interval(&self, _job: &JobRecord, _i: &IntervalResult) -> String {
+        String::new()
+    }
     /// After a group ran: its jobs' reports, then plumb's sections.
     fn report(&self, record: &Record, group: &GroupRecord) -> String;
+    /// After the last group (layouts that report every group at the end, as fio does).
+    fn finish(&self, _record: &Record) -> String {
+        String::new()
+    }
 
     /// How the front end writes the settings that findings' advice names (plain words when
     /// it has no spelling).
@@ -25,19 +36,40 @@ pub trait Layout: Sync {
 
     /// Everything a run printed on stdout, again: for a saved record.
     fn replay(&self, record: &Record) -> String {
-        let mut out = self.banner();
-        for g in &record.groups {
-            for j in &g.jobs {
-                out.push_str(&self.preamble(j));
-            }
-            for j in &g.jobs {
-                for i in &j.intervals {
-                    out.push_str(&self.interval(j, i));
+        replay_with(self, record)
+    }
+}
+
+/// [`Layout::replay`] as `layout` renders it: for a layout that picks a variant of itself
+/// from the record's rendering choices first.
+pub fn replay_with<L: Layout + ?Sized>(layout: &L, record: &Record) -> String {
+    let steps_before = |k: usize| {
+        record
+            .step_logs
+            .iter()
+            .filter(|s| s.before_group == k)
+            .map(|s| s.text.as_str())
+            .collect::<String>()
+    };
+    let mut out = layout.banner();
+    for (k, g) in record.groups.iter().enumerate() {
+        out.push_str(&steps_before(k));
+        for j in &g.jobs {
+            out.push_str(&layout.preamble(j));
+        }
+        for j in &g.jobs {
+            for i in &j.intervals {
+                let line = layout.interval(j, i);
+                if !line.is_empty() {
+                    out.push_str(&line);
                     out.push('\n');
                 }
             }
-            out.push_str(&self.report(record, g));
         }
-        out
+        out.push_str(&layout.report(record, g));
     }
+    // The last steps (cleanup) log before the layout's closing part, as a run prints them.
+    out.push_str(&steps_before(record.groups.len()));
+    out.push_str(&layout.finish(record));
+    out
 }

@@ -16,6 +16,6 @@ pub mod plan;
 pub mod record;
 
 pub use execute::{execute, Finished, Output, PipelineError};
-pub use layout::Layout;
+pub use layout::{replay_with, Layout};
 pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, StepContext, Targets};
 pub use record::{GroupRecord, JobRecord, Record, Settings, SCHEMA};

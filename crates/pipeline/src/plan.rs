@@ -15,6 +15,8 @@ use crate::record::{JobRecord, Settings};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     Prepare,
+    /// Read the prepared data once, so the run starts warm (sysbench's OLTP `prewarm`).
+    Prewarm,
     Run,
     Cleanup,
 }
@@ -23,6 +25,7 @@ impl Step {
     pub fn name(self) -> &'static str {
         match self {
             Step::Prepare => "prepare",
+            Step::Prewarm => "prewarm",
             Step::Run => "run",
             Step::Cleanup => "cleanup",
         }
@@ -60,25 +63,72 @@ pub struct Targets {
 }
 
 /// What a prepare or cleanup step writes to: its log lines (the report in a text run,
-/// stderr when stdout carries JSON), warnings (stderr) and a progress display.
+/// stderr when stdout carries JSON), warnings (stderr) and a progress display. The log lines
+/// are also kept, for the record (a replay prints them where the run did).
 pub struct StepContext<'a> {
     pub(crate) log_to_report: bool,
-    pub(crate) report: &'a mut dyn Write,
-    pub(crate) diagnostics: &'a mut dyn Write,
+    pub(crate) log: Tee<'a>,
+    /// stderr in a text run (warnings); unused stdout when the log goes to stderr.
+    pub(crate) other: &'a mut dyn Write,
     pub progress: &'a mut dyn Progress,
 }
 
-impl StepContext<'_> {
-    pub fn log(&mut self) -> &mut dyn Write {
-        if self.log_to_report {
-            self.report
+impl<'a> StepContext<'a> {
+    pub(crate) fn new(
+        text: bool,
+        report: &'a mut dyn Write,
+        diagnostics: &'a mut dyn Write,
+        progress: &'a mut dyn Progress,
+    ) -> Self {
+        // With JSON on stdout, log lines go to stderr.
+        let (log, other) = if text {
+            (report, diagnostics)
         } else {
-            self.diagnostics
+            (diagnostics, report)
+        };
+        StepContext {
+            log_to_report: text,
+            log: Tee {
+                dest: log,
+                copy: Vec::new(),
+            },
+            other,
+            progress,
         }
     }
 
+    pub fn log(&mut self) -> &mut dyn Write {
+        &mut self.log
+    }
+
     pub fn warnings(&mut self) -> &mut dyn Write {
-        self.diagnostics
+        if self.log_to_report {
+            self.other
+        } else {
+            self.log.dest
+        }
+    }
+
+    /// The log lines written so far.
+    pub(crate) fn logged(&self) -> String {
+        String::from_utf8_lossy(&self.log.copy).into_owned()
+    }
+}
+
+/// A writer that keeps a copy of what passes through.
+pub struct Tee<'a> {
+    dest: &'a mut dyn Write,
+    copy: Vec<u8>,
+}
+
+impl Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.dest.write(buf)?;
+        self.copy.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.dest.flush()
     }
 }
 
@@ -94,6 +144,10 @@ pub trait Job {
     /// Remove what prepare laid out, and nothing else.
     fn cleanup(&self, _ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         Err(self.unsupported(Step::Cleanup))
+    }
+    /// Bring what prepare laid out into memory.
+    fn prewarm(&self, _ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        Err(self.unsupported(Step::Prewarm))
     }
     /// The workload to run; may fail at run time (missing files, a server that is down).
     /// `notes` takes what the user should know before the run (an engine fallback).
@@ -123,6 +177,14 @@ pub struct JobSpec {
     pub config: RunConfig,
     /// Whether --rand-seed was given (the report says where the seed came from).
     pub seed_given: bool,
+    /// What the front end's layout needs about the job beyond the model (fio's job name,
+    /// group and options as the user wrote them), kept verbatim in the record.
+    pub layout: Option<serde_json::Value>,
+    /// The job's run starts no earlier than this long after the plan's first run step
+    /// began (zero: with its group). Its results start with its run, so the wait is in no
+    /// runtime. fio's `startdelay` counts from the start of the whole run the same way: a
+    /// job of a later group whose delay has passed starts with its group.
+    pub start_delay: Duration,
     pub job: Box<dyn Job>,
 }
 
@@ -147,6 +209,9 @@ pub struct PlanOptions {
     pub observe_interval: Option<Duration>,
     /// Print plumb's notes on stderr (a drop-in name keeps the peer's stderr instead).
     pub notes: bool,
+    /// A job that fails while it runs is reported with its error and the other jobs go on
+    /// (fio); otherwise the first failure ends the plan (sysbench).
+    pub keep_going: bool,
 }
 
 /// Everything a run does, validated before anything starts.
@@ -155,6 +220,8 @@ pub struct Plan {
     pub front_end: &'static str,
     /// The command line, credentials already redacted.
     pub command_line: Vec<String>,
+    /// The front end's rendering choices, kept in the record for replays.
+    pub layout: Option<serde_json::Value>,
     pub groups: Vec<Group>,
     pub options: PlanOptions,
 }

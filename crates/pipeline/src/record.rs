@@ -22,7 +22,11 @@ pub enum Settings {
     Memory(MemorySettings),
     Threads(ThreadsSettings),
     Mutex(MutexSettings),
-    Fileio(FileioSettings),
+    Fileio(Box<FileioSettings>),
+    Oltp(Box<plumb_oltp::settings::OltpSettings>),
+    #[serde(rename = "mysqlslap")]
+    Slap(Box<plumb_oltp::slap::SlapSettings>),
+    Dd(Box<plumb_fileio::dd::DdSettings>),
 }
 
 impl Settings {
@@ -34,6 +38,9 @@ impl Settings {
             Settings::Threads(_) => "threads",
             Settings::Mutex(_) => "mutex",
             Settings::Fileio(_) => "fileio",
+            Settings::Oltp(_) => "oltp",
+            Settings::Slap(_) => "mysqlslap",
+            Settings::Dd(_) => "dd",
         }
     }
 }
@@ -47,6 +54,12 @@ pub struct JobRecord {
     /// How the harness drove it.
     pub settings: RunSettings,
     pub seed_given: bool,
+    /// Why the job failed while it ran (plans that keep going); its figures are then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The front end's own facts about the job, for its layout (see [`crate::plan::JobSpec`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<serde_json::Value>,
     #[serde(flatten)]
     pub result: RunResult,
     pub findings: Vec<Finding>,
@@ -81,7 +94,25 @@ pub struct Record {
     /// Credentials redacted.
     pub command_line: Vec<String>,
     pub started_at_unix_s: u64,
+    /// How the front end rendered the run (the drop-in name, plumb's sections on or off),
+    /// so a replay prints what the run printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<serde_json::Value>,
+    /// What the prepare, prewarm and cleanup steps logged, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_logs: Vec<StepLog>,
     pub groups: Vec<GroupRecord>,
+}
+
+/// The lines one step logged (sysbench's "Creating file ...", "Dropping table ...").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepLog {
+    /// How many run groups had finished when the step ran: a replay prints it before group
+    /// `before_group` (after the last group when it equals their number).
+    pub before_group: usize,
+    /// prepare, prewarm, cleanup.
+    pub step: String,
+    pub text: String,
 }
 
 /// A saved record that cannot be read back.
@@ -101,6 +132,8 @@ impl Record {
             front_end: front_end.to_string(),
             command_line,
             started_at_unix_s,
+            layout: None,
+            step_logs: Vec::new(),
             groups: Vec::new(),
         }
     }

@@ -10,17 +10,20 @@ use crate::{Facts, Finding, Severity};
 /// data set was resident, or small enough to be.
 pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
     let io = f.io.as_ref()?;
-    if io.direct || !io.reads_data() || io.bytes_read == 0 {
+    // An engine that moves no data (null) reads nothing through the cache.
+    if io.direct || io.direct_reads || !io.engine_does_io || !io.reads_data() || io.bytes_read == 0
+    {
         return None;
     }
     let device_share = f
         .device
         .as_ref()
         .map(|d| d.read_bytes as f64 / io.bytes_read as f64);
+    // What was cached before the run decides; the end only says what the reads brought in.
     let resident = f
         .cache
         .as_ref()
-        .and_then(|c| c.resident_end.or(c.resident_start));
+        .and_then(|c| c.resident_start.or(c.resident_end));
     let mem = f
         .host
         .as_ref()
@@ -32,7 +35,7 @@ pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
             Severity::Invalid,
             "Reads were served from the page cache: the disk did almost none of the reading, so the read figures measure memory.",
         ),
-        (_, Some(r), _) if r >= 0.5 => (
+        (s, Some(r), _) if r >= 0.5 && s.is_none_or(|s| s < 0.9) => (
             Severity::Caution,
             "Most of the data set was in the page cache, so many reads were memory copies rather than disk reads.",
         ),
@@ -68,7 +71,12 @@ pub fn page_cache_reads(f: &Facts) -> Option<Finding> {
 /// far less than the test did.
 pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
     let io = f.io.as_ref()?;
-    if io.direct || !io.writes_data() || io.bytes_written == 0 {
+    if io.direct
+        || io.direct_writes
+        || !io.engine_does_io
+        || !io.writes_data()
+        || io.bytes_written == 0
+    {
         return None;
     }
     let device_share = f
@@ -122,6 +130,19 @@ pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_engine_that_moves_no_data_touches_no_cache() {
+        for mode in ["rndrd", "rndwr"] {
+            let mut f = fileio(mode);
+            let io = f.io.as_mut().unwrap();
+            io.direct = false;
+            io.engine = "null".into();
+            io.engine_does_io = false;
+            assert!(page_cache_reads(&f).is_none(), "{mode}");
+            assert!(page_cache_writes(&f).is_none(), "{mode}");
+        }
+    }
     use super::*;
     use crate::rules::scenario::fileio;
 
@@ -139,8 +160,23 @@ mod tests {
     fn resident_data_set_triggers_caution() {
         let mut f = fileio("rndrd");
         f.io.as_mut().unwrap().direct = false;
-        f.cache.as_mut().unwrap().resident_end = Some(0.9);
+        f.cache.as_mut().unwrap().resident_start = Some(0.9);
+        let read = f.io.as_ref().unwrap().bytes_read;
+        f.device.as_mut().unwrap().read_bytes = read * 4 / 10;
         assert_eq!(page_cache_reads(&f).unwrap().severity, Severity::Caution);
+    }
+
+    #[test]
+    fn pages_the_reads_brought_in_are_not_a_cached_data_set() {
+        // Cold at the start, fully cached at the end, every byte read from the device.
+        let mut f = fileio("rndrd");
+        f.io.as_mut().unwrap().direct = false;
+        let c = f.cache.as_mut().unwrap();
+        c.resident_start = Some(0.0);
+        c.resident_end = Some(1.0);
+        let read = f.io.as_ref().unwrap().bytes_read;
+        f.device.as_mut().unwrap().read_bytes = read;
+        assert!(page_cache_reads(&f).is_none_or(|x| !x.message.contains("Most of the data set")));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod cache;
 mod concurrency;
+pub(crate) mod database;
 mod fsync;
 mod memory;
 mod method;
@@ -28,6 +29,11 @@ pub static ALL: &[Rule] = &[
     method::too_short,
     method::noisy_machine,
     method::bimodal_latency,
+    database::data_in_buffer_pool,
+    database::durability_relaxed,
+    database::client_bound,
+    database::database_errors,
+    database::database_steadiness_unknown,
 ];
 
 pub(crate) fn pct(share: f64) -> String {

@@ -11,8 +11,9 @@ use crate::sysbench::options::{Kind, Opt};
 use crate::sysbench::testdefs::{self, TestDef, TESTS};
 
 /// The sysbench command words every test takes.
-const COMMANDS: [testdefs::Command; 4] = [
+const COMMANDS: [testdefs::Command; 5] = [
     testdefs::Command::Prepare,
+    testdefs::Command::Prewarm,
     testdefs::Command::Run,
     testdefs::Command::Cleanup,
     testdefs::Command::Help,

@@ -3,14 +3,25 @@
 //! A new command is one module here plus one variant of [`Native`] (and its arm in
 //! [`Native::run`]): dispatch, `plumb help`, completions and the man page all follow from it.
 
+pub mod baseline;
+pub mod compare;
 pub mod completions;
+pub mod disk;
 mod errors;
+mod fio_jobs;
 pub mod front_ends;
+pub mod hdparm;
 pub mod help;
+pub mod history;
 pub mod inspect;
 pub mod iostat;
 pub mod manpage;
 pub mod report;
+pub mod show;
+pub mod sweep;
+pub mod tag;
+pub(crate) mod text;
+mod when;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -33,9 +44,31 @@ pub enum Native {
     Inspect(inspect::Args),
     /// Live block-device statistics in iostat -x's layout (Ctrl-C stops)
     Iostat(iostat::Args),
+    /// A quick disk check that does not lie: CrystalDiskMark's presets (SEQ1M Q8T1/Q1T1,
+    /// RND4K Q32T1/Q1T1, read and write) with O_DIRECT on preconditioned data, one table,
+    /// what happened underneath and the findings (--quick: about 30 s)
+    Disk(disk::Args),
+    /// hdparm's -T (cached reads) and -t (buffered disk reads) timings with hdparm's lines,
+    /// then what each one really measures
+    Hdparm(hdparm::Args),
     /// A saved result (--json=FILE) shown again as the run printed it, findings evaluated
     /// again from the document
     Report(report::Args),
+    /// The runs kept in the history, newest first (filters: --test, --host, --since,
+    /// --until, --tag); `plumb history import FILE.json` keeps saved results
+    History(history::Args),
+    /// A matrix of option values run point by point (prepare and cleanup once per data
+    /// set), kept as one sweep: plumb sweep PLAN.toml [--dry-run]
+    Sweep(sweep::Args),
+    /// A kept run (its id, a tag or baseline:NAME) shown again as the run printed it
+    Show(show::Args),
+    /// Label a kept run: plumb tag ID NAME
+    Tag(tag::Args),
+    /// Named reference runs: plumb baseline set NAME ID, plumb baseline list
+    Baseline(baseline::Args),
+    /// Two runs side by side: what differs, whether they are comparable, each figure's
+    /// ratio and whether it is beyond noise (--fail-if-slower=PCT for CI)
+    Compare(compare::Args),
     /// Shell completion script for plumb's commands, tests and options
     Completions(completions::Args),
     /// plumb's man page (roff), e.g. plumb manpage > plumb.1
@@ -52,7 +85,15 @@ impl Native {
         match self {
             Native::Inspect(a) => inspect::run(a),
             Native::Iostat(a) => iostat::run(a),
+            Native::Disk(a) => disk::run(a),
+            Native::Hdparm(a) => hdparm::run(a),
             Native::Report(a) => report::run(a),
+            Native::History(a) => history::run(a),
+            Native::Sweep(a) => sweep::run(a),
+            Native::Show(a) => show::run(a),
+            Native::Tag(a) => tag::run(a),
+            Native::Baseline(a) => baseline::run(a),
+            Native::Compare(a) => compare::run(a),
             Native::Completions(a) => completions::run(a),
             Native::Manpage => manpage::run(),
             Native::Help(a) => help::run(a),
@@ -103,12 +144,20 @@ mod tests {
         for w in [
             "inspect",
             "iostat",
+            "disk",
+            "hdparm",
             "completions",
             "manpage",
             "man",
             "help",
             "version",
             "report",
+            "history",
+            "show",
+            "tag",
+            "baseline",
+            "compare",
+            "sweep",
         ] {
             assert!(is_command(w), "{w}");
         }

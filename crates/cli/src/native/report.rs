@@ -29,7 +29,17 @@ pub struct Args {
 pub fn run(a: Args) -> anyhow::Result<i32> {
     let text = std::fs::read_to_string(&a.file)
         .with_context(|| format!("cannot read {}", a.file.display()))?;
-    let mut record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;
+    let record = Record::from_json(&text).with_context(|| format!("{}", a.file.display()))?;
+    let out = render(record, a.format).with_context(|| format!("{}", a.file.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(0)
+}
+
+/// A saved record as `format` asks: the report as the run printed it, or the document,
+/// findings evaluated again (a note on stderr when they changed) either way.
+pub fn render(mut record: Record, format: Format) -> anyhow::Result<String> {
     // A document written by hand or by an older plumb may carry a credential.
     record.command_line = plumb_core::redact::args(record.command_line.iter().map(String::as_str));
     let layout = plumb_report::layout(&record.front_end);
@@ -48,21 +58,12 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
             j.findings = now;
         }
     }
-    let out = match a.format {
+    Ok(match format {
         Format::Json => record.to_json(),
         Format::Text => {
-            let layout = layout.ok_or_else(|| {
-                anyhow::anyhow!(
-                    "{}: no layout for front end '{}'",
-                    a.file.display(),
-                    record.front_end
-                )
-            })?;
+            let layout = layout
+                .ok_or_else(|| anyhow::anyhow!("no layout for front end '{}'", record.front_end))?;
             layout.replay(&record)
         }
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
-    Ok(0)
+    })
 }

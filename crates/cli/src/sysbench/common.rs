@@ -9,6 +9,7 @@ use plumb_core::RunConfig;
 
 use super::options::{opt, Kind, Opt, Values};
 use crate::exit::UsageError;
+use crate::keep::Keep;
 
 pub const OPTIONS: &[Opt] = &[
     opt("threads", Kind::Int { min: 1, max: 100_000 }, "1", "number of threads to use"),
@@ -27,6 +28,23 @@ pub const OPTIONS: &[Opt] = &[
     opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
     opt("plumb-findings", Kind::Bool, "on", "print plumb's sections (observations, findings) after the report; under the name sysbench they are off unless this is given"),
     opt("observe-interval", Kind::Float { min: 0.0, max: 3600.0 }, "1", "sample device, system and process counters every N seconds during the run (0: start and end only)"),
+];
+
+/// plumb's history, under plumb's own name only (under the name `sysbench` a run is kept
+/// silently and these are sysbench's unknown options).
+pub const HISTORY: &[Opt] = &[
+    opt(
+        "no-history",
+        Kind::Bool,
+        "off",
+        "do not keep this run in plumb's history (plumb history)",
+    ),
+    opt(
+        "tag",
+        Kind::Text,
+        "",
+        "label the run in the history, repeatable (plumb show NAME, plumb compare NAME ...)",
+    ),
 ];
 
 /// sysbench 0.4/0.5 names still printed by most tutorials, and what they mean now.
@@ -59,6 +77,8 @@ pub struct Common {
     pub dropin: bool,
     /// Print plumb's own sections after the report (and plumb's notes on stderr).
     pub plumb_sections: bool,
+    /// Whether and how the run is kept in the history.
+    pub keep: Keep,
 }
 
 impl Common {
@@ -100,6 +120,18 @@ impl Common {
         let rate = v.float("rate");
         let interval = v.float("report-interval");
         let json = v.word("json");
+        let keep = if dropin {
+            Keep::silent()
+        } else {
+            let tags = v.all_words("tag");
+            for t in &tags {
+                crate::keep::check_tag(t).map_err(UsageError)?;
+            }
+            Keep::plumb(
+                v.flag("no-history"),
+                tags.into_iter().map(str::to_string).collect(),
+            )
+        };
         Ok(Common {
             run: RunConfig {
                 threads: v.int("threads") as usize,
@@ -108,10 +140,13 @@ impl Common {
                 warmup: Duration::from_secs_f64(v.float("warmup-time")),
                 report_interval: (interval > 0.0).then(|| Duration::from_secs_f64(interval)),
                 rate: (rate > 0.0).then_some(rate),
+                // sysbench spaces --rate arrivals exponentially.
+                arrivals: plumb_core::Arrivals::Poisson,
                 forced_shutdown,
                 seed,
                 rand_type: v.given("rand-type").then_some(rand_type),
                 interval_percentiles: percentiles.clone(),
+                together: None,
             },
             seed_given,
             percentiles,
@@ -130,6 +165,7 @@ impl Common {
             } else {
                 !dropin
             },
+            keep,
         })
     }
 

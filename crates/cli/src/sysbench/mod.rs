@@ -4,6 +4,7 @@
 pub mod common;
 pub mod dropin;
 pub mod options;
+pub mod sweep;
 pub mod testdefs;
 
 use std::io::Write;
@@ -17,7 +18,7 @@ use crate::progress::Bar;
 use crate::signals;
 use common::{Common, Format};
 use options::{help_table, Values};
-use testdefs::{Command, TestDef, TestPlan, TESTS};
+use testdefs::{Command, TestDef, TESTS};
 
 /// A command line split into its parts, before any option is checked.
 struct Parsed {
@@ -89,6 +90,7 @@ pub fn general_help() -> String {
          Several commands run in order: plumb fileio ... prepare run cleanup\n\n",
     );
     s.push_str(&help_table("General options", common::OPTIONS));
+    s.push_str(&help_table("\nHistory options", common::HISTORY));
     s.push_str(
         "\nDeprecated aliases: --num-threads, --max-time, --max-requests, --tx-rate\n\nTests:\n",
     );
@@ -116,22 +118,8 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         )
         .into());
     };
-    let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-    let test = testdefs::find(&test_name).ok_or_else(|| {
-        UsageError(format!(
-            "unknown test '{test_name}' (available: {})",
-            names.join(", ")
-        ))
-    })?;
-    let mut commands = Vec::new();
-    for c in &p.commands {
-        commands.push(Command::parse(c).ok_or_else(|| {
-            UsageError(format!(
-                "unknown command '{c}' for the '{}' test (allowed: prepare, run, cleanup, help)",
-                test.name
-            ))
-        })?);
-    }
+    let test = find_test(&test_name)?;
+    let commands = parse_commands(test, &p.commands)?;
     if p.help || commands.contains(&Command::Help) {
         print!(
             "{}",
@@ -139,40 +127,139 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         );
         return Ok(0);
     }
+    let checked = checked(test, &p, commands, args)?;
+    if checked.common.format == Format::Text {
+        let _ = write!(std::io::stdout(), "{}", Sysbench::PLUMB.banner());
+    }
+    execute(checked)
+}
+
+/// The test a command line names: one of [`TESTS`], or one of sysbench's OLTP script paths.
+pub fn find_test(name: &str) -> Result<&'static TestDef, UsageError> {
+    match testdefs::oltp::from_script(name) {
+        Some(found) => found.map_err(UsageError),
+        None => testdefs::find(name).ok_or_else(|| {
+            let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
+            UsageError(format!(
+                "unknown test '{name}' (available: {})",
+                names.join(", ")
+            ))
+        }),
+    }
+}
+
+fn parse_commands(test: &TestDef, words: &[String]) -> Result<Vec<Command>, UsageError> {
+    words
+        .iter()
+        .map(|c| {
+            Command::parse(c).ok_or_else(|| {
+                UsageError(format!(
+                    "unknown command '{c}' for the '{}' test (allowed: prepare, run, cleanup, help)",
+                    test.name
+                ))
+            })
+        })
+        .collect()
+}
+
+/// A command line checked and turned into its plan, ready to run.
+pub struct Checked {
+    pub plan: Plan,
+    pub layout: Sysbench,
+    pub common: Common,
+}
+
+/// A command line's test, its command words and its options as typed, without checking the
+/// values (for a sweep, which puts its own values in).
+pub struct Words {
+    pub test: &'static TestDef,
+    pub commands: Vec<Command>,
+    /// Each option as typed (`--tables=8`) with its name as the test knows it.
+    pub options: Vec<(String, String)>,
+}
+
+/// Split a command line into [`Words`].
+pub fn words(args: &[String]) -> Result<Words, UsageError> {
+    let (p, test, commands) = named(args)?;
+    let names = testdefs::script_option_names(test, &p.raw);
+    Ok(Words {
+        test,
+        commands,
+        options: names
+            .into_iter()
+            .zip(p.typed)
+            .map(|((n, _), typed)| (n, typed))
+            .collect(),
+    })
+}
+
+/// A command line split, with its test and command words found.
+fn named(args: &[String]) -> Result<(Parsed, &'static TestDef, Vec<Command>), UsageError> {
+    let p = split(args, false);
+    let name = p
+        .test
+        .clone()
+        .ok_or_else(|| UsageError("no test named (e.g. oltp_read_write run)".into()))?;
+    let test = find_test(&name)?;
+    let commands = parse_commands(test, &p.commands)?;
+    Ok((p, test, commands))
+}
+
+/// Check a whole command line (no help, no version) and build its plan, as [`main`] does.
+pub fn check(args: &[String]) -> Result<Checked, UsageError> {
+    let (p, test, commands) = named(args)?;
+    if p.help || p.version || commands.contains(&Command::Help) {
+        return Err(UsageError("help and version print, they do not run".into()));
+    }
+    checked(test, &p, commands, args)
+}
+
+fn checked(
+    test: &'static TestDef,
+    p: &Parsed,
+    commands: Vec<Command>,
+    args: &[String],
+) -> Result<Checked, UsageError> {
     if commands.is_empty() {
         return Err(UsageError(format!(
             "the '{}' test needs a command: prepare, run, cleanup or help (see 'plumb {} help')",
             test.name, test.name
-        ))
-        .into());
+        )));
     }
-    let values = Values::parse(&p.raw, &[common::OPTIONS, test.options], |n| {
-        UsageError(format!(
-            "unknown option --{n} for the '{}' test (see 'plumb {} help' and 'plumb --help')",
-            test.name, test.name
-        ))
-    })?;
+    let raw = testdefs::script_option_names(test, &p.raw);
+    let values = Values::parse(
+        &raw,
+        &[common::OPTIONS, common::HISTORY, test.options],
+        |n| {
+            UsageError(format!(
+                "unknown option --{n} for the '{}' test (see 'plumb {} help' and 'plumb --help')",
+                test.name, test.name
+            ))
+        },
+    )?;
     test.check_rand(&values)?;
     let mut common = Common::from_values(&values, false)?;
     let plan = (test.plan)(&values, &common)?;
     plan.tune(&mut common.run);
-
-    if common.format == Format::Text {
-        let _ = write!(std::io::stdout(), "{}", Sysbench::PLUMB.banner());
-    }
-    execute(test, plan, &common, &commands, args)
+    Ok(assemble(test, plan, common, &commands, args))
 }
 
-/// Run the commands in order as one plan; returns the exit code.
-fn execute(
+/// The pipeline's plan for a checked test and its commands.
+fn assemble(
     test: &TestDef,
-    plan: Box<dyn TestPlan>,
-    common: &Common,
+    plan: Box<dyn testdefs::TestPlan>,
+    common: Common,
     commands: &[Command],
     args: &[String],
-) -> anyhow::Result<i32> {
+) -> Checked {
+    let keep_going = plan.reports_partial_run();
+    let layout = Sysbench {
+        drop_in: common.dropin,
+        plumb_sections: common.plumb_sections,
+    };
     let plan = Plan {
         front_end: "sysbench",
+        layout: Some(layout.choices()),
         command_line: plumb_core::redact::args(
             std::iter::once(if common.dropin { "sysbench" } else { "plumb" })
                 .chain(args.iter().map(String::as_str)),
@@ -183,6 +270,8 @@ fn execute(
                 name: test.name.to_string(),
                 config: common.run.clone(),
                 seed_given: common.seed_given,
+                layout: plan.layout(),
+                start_delay: std::time::Duration::ZERO,
                 job: plan,
             }],
         }],
@@ -194,12 +283,24 @@ fn execute(
             strict: common.strict,
             observe_interval: common.observe_interval,
             notes: common.plumb_notes(),
+            keep_going,
         },
     };
-    let layout = Sysbench {
-        drop_in: common.dropin,
-        plumb_sections: common.plumb_sections,
-    };
+    Checked {
+        plan,
+        layout,
+        common,
+    }
+}
+
+/// Run a checked command line; returns the exit code.
+pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
+    let Checked {
+        plan,
+        layout,
+        common,
+        ..
+    } = c;
     let stop = signals::install();
     let mut bar = Bar::new("Writing test files");
     // Lines logged while the bar is up are written with the bar lifted.
@@ -211,6 +312,11 @@ fn execute(
         progress: &mut bar,
     };
     let finished = plumb_pipeline::execute(&plan, &layout, &stop, &mut out).map_err(cli_error)?;
+    crate::keep::keep(&finished.record, &common.keep);
+    // The partial report is out; the error that cut the run short ends it.
+    if let Some(error) = finished.record.jobs().find_map(|j| j.error.clone()) {
+        return Err(anyhow::anyhow!(error));
+    }
     Ok(match finished.stopped_by {
         Some(StopCause::Signal(s)) => exit::for_signal(s),
         Some(_) => exit::RUNTIME,
@@ -223,7 +329,7 @@ fn execute(
 }
 
 /// A pipeline error classified for the exit status.
-fn cli_error(e: PipelineError) -> anyhow::Error {
+pub(crate) fn cli_error(e: PipelineError) -> anyhow::Error {
     match e {
         PipelineError::Job(JobError::Usage(m)) => UsageError(m).into(),
         PipelineError::Job(e @ JobError::Unsupported { .. }) => UsageError(e.to_string()).into(),

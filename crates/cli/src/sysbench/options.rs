@@ -245,7 +245,8 @@ pub fn help_table(title: &str, opts: &[Opt]) -> String {
 /// Validated option values for one command line.
 pub struct Values {
     vals: HashMap<&'static str, Value>,
-    given: Vec<&'static str>,
+    /// Every option given, in order, repeats included.
+    given: Vec<(&'static str, Value)>,
 }
 
 impl Values {
@@ -268,8 +269,9 @@ impl Values {
                 .flat_map(|t| t.iter())
                 .find(|o| o.name == name)
                 .ok_or_else(|| unknown(name))?;
-            vals.insert(opt.name, opt.parse(value.as_deref())?);
-            given.push(opt.name);
+            let v = opt.parse(value.as_deref())?;
+            vals.insert(opt.name, v.clone());
+            given.push((opt.name, v));
         }
         Ok(Values { vals, given })
     }
@@ -282,7 +284,19 @@ impl Values {
 
     /// Whether the user gave the option (rather than taking its default).
     pub fn given(&self, name: &str) -> bool {
-        self.given.contains(&name)
+        self.given.iter().any(|(n, _)| *n == name)
+    }
+
+    /// Every value given to a repeatable word option, in order.
+    pub fn all_words(&self, name: &str) -> Vec<&str> {
+        self.given
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .filter_map(|(_, v)| match v {
+                Value::Word(w) => Some(w.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn int(&self, name: &str) -> u64 {

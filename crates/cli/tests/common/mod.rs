@@ -293,3 +293,111 @@ pub fn labels(report: &str) -> Vec<String> {
         .filter_map(|l| l.trim().split(':').next().map(|s| s.to_string()))
         .collect()
 }
+
+/// Bytes as text, lossily.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Run a command, or None when it cannot be started.
+pub fn sh(cmd: &str, args: &[&str]) -> Option<Output> {
+    std::process::Command::new(cmd).args(args).output().ok()
+}
+
+/// Whether `server` ("mysql": MariaDB as root on its socket, else PostgreSQL as postgres on
+/// 127.0.0.1) answers; under CI a server that does not is a failure.
+pub fn available(server: &str) -> bool {
+    let ok = match server {
+        "mysql" => sh("mariadb", &["-uroot", "-e", "SELECT 1"]),
+        _ => sh(
+            "psql",
+            &["-U", "postgres", "-h", "127.0.0.1", "-c", "SELECT 1"],
+        ),
+    }
+    .is_some_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").is_err(),
+            "{server} does not answer on this machine (CI=true: a missing server fails)"
+        );
+        eprintln!("skipped: {server} does not answer");
+    }
+    ok
+}
+
+/// Run SQL as MariaDB's root; its output, tab-separated without headers.
+pub fn mysql(sql: &str) -> String {
+    let o = sh("mariadb", &["-uroot", "-N", "-B", "-e", sql]).expect("mariadb client");
+    assert!(o.status.success(), "{sql}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// Run SQL in PostgreSQL's database `db` as postgres; rows unaligned, values only.
+pub fn psql(db: &str, sql: &str) -> String {
+    let o = sh(
+        "psql",
+        &[
+            "-U",
+            "postgres",
+            "-h",
+            "127.0.0.1",
+            "-d",
+            db,
+            "-At",
+            "-c",
+            sql,
+        ],
+    )
+    .expect("psql");
+    assert!(o.status.success(), "{sql}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// Debian's mariadb-slap, or None (with a message) when it is missing outside CI.
+pub fn mariadb_slap() -> Option<PathBuf> {
+    let p = PathBuf::from("/usr/bin/mariadb-slap");
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var("CI").is_err(),
+        "mariadb-slap is missing: CI runs the mysqlslap comparison (apt-get install mariadb-client)"
+    );
+    eprintln!("skipped: mariadb-slap is not installed");
+    None
+}
+
+/// A directory with `mysqlslap` linked to plumb (the drop-in name).
+pub fn mysqlslap_dir() -> tempfile::TempDir {
+    let d = tempfile::TempDir::new().unwrap();
+    std::os::unix::fs::symlink(
+        assert_cmd::cargo::cargo_bin("plumb"),
+        d.path().join("mysqlslap"),
+    )
+    .unwrap();
+    d
+}
+
+/// Run `prog` in `dir` with stdin closed.
+pub fn run_prog(prog: &Path, dir: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(prog)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The number after `label` on its line of a report ("transactions:", "read:").
+pub fn figure(report: &str, label: &str) -> u64 {
+    let line = report
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no '{label}' in {report}"));
+    line.trim_start()[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}

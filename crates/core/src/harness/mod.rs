@@ -8,7 +8,7 @@
 
 pub(crate) mod slots;
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -50,6 +50,8 @@ pub struct RunConfig {
     pub report_interval: Option<Duration>,
     /// Open-loop target rate in events per second across all threads.
     pub rate: Option<f64>,
+    /// How the intended starts of an open-loop rate are spaced.
+    pub arrivals: Arrivals,
     /// Grace after the time limit before the run is abandoned and reported as it stands.
     pub forced_shutdown: Option<Duration>,
     pub seed: u64,
@@ -58,6 +60,27 @@ pub struct RunConfig {
     pub rand_type: Option<RandType>,
     /// Percentiles computed for each interval.
     pub interval_percentiles: Vec<f64>,
+    /// Runs that end together (fio's exitall): set by a run that ends it for the others,
+    /// watched by every run that shares it.
+    pub together: Option<Together>,
+}
+
+/// A flag several runs share: once a run marked `ends_others` finishes, the others stop as
+/// if their work were done.
+#[derive(Clone, Debug)]
+pub struct Together {
+    pub ended: Arc<AtomicBool>,
+    pub ends_others: bool,
+}
+
+/// The spacing of an open-loop schedule's intended starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Arrivals {
+    /// Exponential gaps at the mean rate (sysbench's --rate, fio's rate_process=poisson).
+    #[default]
+    Poisson,
+    /// Equal gaps (fio's rate_process=linear).
+    Even,
 }
 
 impl Default for RunConfig {
@@ -69,10 +92,12 @@ impl Default for RunConfig {
             warmup: Duration::ZERO,
             report_interval: None,
             rate: None,
+            arrivals: Arrivals::Poisson,
             forced_shutdown: None,
             seed: 0,
             rand_type: None,
             interval_percentiles: vec![95.0],
+            together: None,
         }
     }
 }
@@ -127,8 +152,15 @@ pub struct RunOutcome {
 
 #[derive(Debug, Error)]
 pub enum HarnessError {
-    #[error("{0}")]
+    // Transparent: the message is the workload's, and a chain printer must not repeat it.
+    #[error(transparent)]
     Workload(#[from] WorkloadError),
+    /// A worker failed after the run started: its error, and what was measured until then.
+    #[error("{error}")]
+    Failed {
+        error: WorkloadError,
+        partial: Box<RunOutcome>,
+    },
     #[error("could not start worker thread: {0}")]
     Spawn(std::io::Error),
     #[error("a worker thread panicked: {0}")]
@@ -161,6 +193,7 @@ pub fn run(
         rand_type: cfg.rand_type,
         warmup: cfg.warmup,
         rate: cfg.rate,
+        arrivals: cfg.arrivals,
         origin: OnceLock::new(),
         origin_stamp: OnceLock::new(),
     });
@@ -264,6 +297,13 @@ pub fn run(
                 next_interval = Some(at + cfg.report_interval.unwrap_or_default());
             }
         }
+        if let Some(t) = &cfg.together {
+            if !stopping && t.ended.load(Relaxed) {
+                stopping = true;
+                stopped_at.get_or_insert(now);
+                shared.stop.store(true, Relaxed);
+            }
+        }
         if let Some(d) = time_deadline {
             if now >= d && !stopping {
                 stopping = true;
@@ -304,6 +344,9 @@ pub fn run(
     }
 
     let end = Instant::now();
+    if let Some(t) = cfg.together.as_ref().filter(|t| t.ends_others) {
+        t.ended.store(true, Relaxed);
+    }
     if abandon {
         // Workers that did not stop are left behind with their figures as they stand; the
         // caller reports and exits.
@@ -318,10 +361,8 @@ pub fn run(
                 return Err(HarnessError::Panic(msg));
             }
         }
-        if let Some(e) = first_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            return Err(e);
-        }
     }
+    let failed = first_error.lock().unwrap_or_else(|p| p.into_inner()).take();
 
     let backlog = cfg.rate.map(|r| {
         backlog(
@@ -332,14 +373,22 @@ pub fn run(
         )
     });
     let total = end.saturating_duration_since(start);
-    Ok(RunOutcome {
+    let outcome = RunOutcome {
         cause,
         elapsed: total.saturating_sub(cfg.warmup.min(total)),
         warmup: cfg.warmup.min(total),
         threads: slots.iter().map(snapshot).collect(),
         intervals,
         backlog,
-    })
+    };
+    match failed {
+        None => Ok(outcome),
+        Some(HarnessError::Workload(error)) => Err(HarnessError::Failed {
+            error,
+            partial: Box::new(outcome),
+        }),
+        Some(other) => Err(other),
+    }
 }
 
 /// Scheduled events that were due by `at` but not yet started, summed over threads.

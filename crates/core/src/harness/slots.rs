@@ -17,6 +17,7 @@ pub(crate) struct Shared {
     pub rand_type: Option<crate::random::RandType>,
     pub warmup: Duration,
     pub rate: Option<f64>,
+    pub arrivals: super::Arrivals,
     pub origin: OnceLock<Instant>,
     /// The same moment on the hot-path clock.
     pub origin_stamp: OnceLock<Stamp>,

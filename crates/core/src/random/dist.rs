@@ -74,7 +74,7 @@ struct Zipf {
     eta: f64,
 }
 
-fn zeta(n: u64, theta: f64) -> f64 {
+pub(super) fn zeta(n: u64, theta: f64) -> f64 {
     // Exact up to a million terms; beyond, the Euler–Maclaurin tail is accurate to ~1e-9.
     const EXACT: u64 = 1_000_000;
     let m = n.min(EXACT);

@@ -218,7 +218,7 @@ impl Engine for LibaioEngine {
         "libaio request"
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
-        super::sync::sync_fd(self.files.fd(file), self.fsync)
+        super::sync_fd(self.files.fd(file), self.fsync)
     }
     #[inline]
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {

@@ -13,8 +13,13 @@
 pub mod libaio;
 pub mod mmap;
 pub mod null;
+pub mod posixaio;
+pub mod psync;
+pub mod pvsync;
+pub mod pvsync2;
 pub mod sync;
 pub mod uring;
+pub mod vsync;
 
 use std::any::Any;
 use std::fmt;
@@ -27,12 +32,17 @@ use crate::buf::AlignedBuf;
 use crate::error::{errno_text, FileioError};
 use crate::fileset::open::RunFiles;
 use crate::pattern::Io;
-use crate::spec::FileioSpec;
+use crate::spec::{FileioSpec, FsyncMode};
 use crate::worker::Setup;
 
 /// Every engine plumb has, each registered once.
 pub static ENGINES: &[&EngineDef] = &[
+    &psync::DEF,
     &sync::DEF,
+    &vsync::DEF,
+    &pvsync::DEF,
+    &pvsync2::DEF,
+    &posixaio::DEF,
     &uring::DEF,
     &libaio::DEF,
     &mmap::DEF,
@@ -117,7 +127,7 @@ pub type Shared = Arc<dyn Any + Send + Sync>;
 
 /// One engine, as the registry lists it.
 pub struct EngineDef {
-    /// What reports and options call it ("sync", "io_uring", ...).
+    /// What reports and options call it: fio's engine names ("psync", "io_uring", ...).
     pub name: &'static str,
     pub caps: Caps,
     /// Its own options.
@@ -295,6 +305,16 @@ impl Buffers {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut AlignedBuf> {
         self.bufs.iter_mut()
     }
+}
+
+/// fsync or fdatasync one descriptor, as the job's sync mode says.
+pub(crate) fn sync_fd(fd: i32, mode: FsyncMode) -> Result<(), Errno> {
+    let (name, f): (&'static str, unsafe extern "C" fn(i32) -> i32) = match mode {
+        FsyncMode::Fsync => ("fsync", libc::fsync),
+        FsyncMode::Fdatasync => ("fdatasync", libc::fdatasync),
+    };
+    // SAFETY: fd is an open descriptor owned by the file table.
+    retry(name, || unsafe { f(fd) } as isize).map(|_| ())
 }
 
 /// Retry a system call interrupted by a signal.

@@ -275,7 +275,7 @@ impl Engine for UringEngine {
         "io_uring request"
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {
-        super::sync::sync_fd(self.files.fd(file), self.fsync)
+        super::sync_fd(self.files.fd(file), self.fsync)
     }
     fn start(&mut self) -> Result<(), Errno> {
         self.build().map(|_| ())

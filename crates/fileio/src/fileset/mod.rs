@@ -9,6 +9,7 @@
 
 pub mod cleanup;
 pub mod manifest;
+pub mod named;
 pub mod open;
 pub mod prepare;
 pub mod write;
@@ -73,6 +74,26 @@ impl FileTable {
     }
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The same files on new descriptors, with the same access mode and status flags
+    /// (O_DIRECT, O_SYNC, O_DSYNC). A new open file description has a file position of its
+    /// own: engines that seek before read(2)/write(2) would move each other's requests if
+    /// threads shared one. Opened through /proc/self/fd, so it is the very inode of the run
+    /// even if the name was replaced since.
+    pub fn reopen(&self) -> std::io::Result<FileTable> {
+        let mut t = FileTable::new(self.dir.clone());
+        for (&fd, name) in self.fds.iter().zip(&self.names) {
+            // SAFETY: fcntl on a descriptor this table keeps open.
+            let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            if flags < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let keep = libc::O_ACCMODE | libc::O_DIRECT | libc::O_SYNC | libc::O_DSYNC;
+            let own = open_raw(Path::new(&format!("/proc/self/fd/{fd}")), flags & keep)?;
+            t.push(own, name.clone());
+        }
+        Ok(t)
     }
 }
 

@@ -217,15 +217,38 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
         manifest.save(dir)?;
     }
 
+    use Setting as S;
+    let mut checks = vec![(message![S::BlockSize], spec.block_size)];
+    if access.is_sequential() && spec.merged_requests > 1 {
+        checks.push((
+            message![S::BlockSize, " × ", S::MergedRequests],
+            Geometry::from_spec(spec).request,
+        ));
+    }
+    checks.push((
+        message!["the file size (", S::TotalSize, " / ", S::FileCount, ")"],
+        size,
+    ));
+    with_direct_checks(table, spec.flags.direct, dir, checks)
+}
+
+/// The run's files, ready: with O_DIRECT, the filesystem holding `place` must take it and
+/// every size in `checks` (what it is, bytes) must be a multiple of its alignment.
+pub(crate) fn with_direct_checks(
+    table: FileTable,
+    direct: bool,
+    place: &std::path::Path,
+    checks: Vec<(Message, u64)>,
+) -> Result<RunFiles, FileioError> {
     let mut buf_align = page_size().max(4096);
     let mut direct_align = None;
-    if spec.flags.direct && !table.is_empty() {
+    if direct && !table.is_empty() {
         match support(table.fd(0)) {
             DirectSupport::Unsupported => {
                 return Err(FileioError::Direct(message![
                     format!(
                         "the filesystem holding {} cannot do direct I/O (",
-                        dir.display()
+                        place.display()
                     ),
                     Setting::Direct,
                     ")"
@@ -237,36 +260,21 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
                 source,
             } => {
                 let a = offset as u64;
-                let geo = Geometry::from_spec(spec);
-                use Setting as S;
-                let mut checks = vec![(message![S::BlockSize], spec.block_size)];
-                if access.is_sequential() && spec.merged_requests > 1 {
-                    checks.push((
-                        message![S::BlockSize, " × ", S::MergedRequests],
-                        geo.request,
-                    ));
-                }
-                checks.push((
-                    message!["the file size (", S::TotalSize, " / ", S::FileCount, ")"],
-                    size,
-                ));
-                for (what, v) in checks {
-                    if v % a != 0 {
-                        let mut m = what.0;
-                        m.extend(
-                            message![
-                                format!(
-                                    " is {v} bytes, not a multiple of {a}, the direct I/O alignment of {} ({}): with ",
-                                    dir.display(),
-                                    source.name()
-                                ),
-                                S::Direct,
-                                " every request size and offset must be a multiple of it"
-                            ]
-                            .0,
-                        );
-                        return Err(FileioError::Direct(Message(m)));
-                    }
+                if let Some((what, v)) = checks.into_iter().find(|(_, v)| v % a != 0) {
+                    let mut m = what.0;
+                    m.extend(
+                        message![
+                            format!(
+                                " is {v} bytes, not a multiple of {a}, the direct I/O alignment of {} ({}): with ",
+                                place.display(),
+                                source.name()
+                            ),
+                            Setting::Direct,
+                            " every request size and offset must be a multiple of it"
+                        ]
+                        .0,
+                    );
+                    return Err(FileioError::Direct(Message(m)));
                 }
                 buf_align = buf_align.max(mem as usize);
                 direct_align = Some((offset, source));

@@ -155,6 +155,7 @@ pub fn prepare(
             Fill::Random => "random, incompressible (sysbench writes zeros)",
             Fill::Zero => "zeros, as sysbench writes them",
             Fill::Validate => "checksummed blocks, for validation",
+            Fill::Compressible { .. } => "random, partly zeroed (compressible)",
         },
         format_compact(super::write::CHUNK)
     );

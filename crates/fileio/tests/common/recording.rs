@@ -63,6 +63,20 @@ pub static QUEUED: EngineDef = EngineDef {
     worker: worker::<true>,
 };
 
+/// Queued, and each reap completes only as many requests as it must (the oldest first), as
+/// a slow device would: the worker's refill policy shows in the request stream.
+pub static QUEUED_SLOW: EngineDef = EngineDef {
+    name: "recording",
+    caps: Caps {
+        queued: true,
+        ..CAPS
+    },
+    options: &[],
+    available: always,
+    share: nothing_shared,
+    worker: worker_slow,
+};
+
 /// A workload on the recording engine (queued or blocking per `spec.engine`), its log, and
 /// the completion to fail with EIO, if any.
 pub fn workload(spec: FileioSpec, fail_at: Option<u64>) -> (FileioWorkload, Log) {
@@ -75,6 +89,14 @@ pub fn workload(spec: FileioSpec, fail_at: Option<u64>) -> (FileioWorkload, Log)
 }
 
 fn worker<const QUEUED: bool>(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    build::<QUEUED>(s, false)
+}
+
+fn worker_slow(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    build::<true>(s, true)
+}
+
+fn build<const QUEUED: bool>(s: Setup, slow: bool) -> Result<Box<dyn Worker>, WorkloadError> {
     let state = s
         .shared
         .and_then(|a| a.downcast::<State>().ok())
@@ -85,6 +107,7 @@ fn worker<const QUEUED: bool>(s: Setup) -> Result<Box<dyn Worker>, WorkloadError
         fail_at: state.fail_at,
         queued: Vec::new(),
         completed: 0,
+        slow,
     }))
 }
 
@@ -94,6 +117,8 @@ struct RecordingEngine<const QUEUED: bool> {
     queued: Vec<(usize, Io)>,
     fail_at: Option<u64>,
     completed: u64,
+    /// Reap only what must be reaped, oldest first.
+    slow: bool,
 }
 
 impl<const QUEUED: bool> RecordingEngine<QUEUED> {
@@ -137,7 +162,16 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
         self.queued.push((slot, req.io));
         Ok(Submitted::Queued)
     }
-    fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, mut done: F) -> Result<usize, Errno> {
+    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {
+        if self.slow {
+            let n = min.max(1).min(self.queued.len());
+            for (slot, io) in self.queued.drain(..n).collect::<Vec<_>>() {
+                self.note(Rec::Done(io));
+                self.completed += 1;
+                done(slot, io.len as i64);
+            }
+            return Ok(n);
+        }
         let n = self.queued.len();
         while let Some((slot, io)) = self.queued.pop() {
             self.note(Rec::Done(io));

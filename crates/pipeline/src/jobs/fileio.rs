@@ -11,6 +11,7 @@ use std::sync::Arc;
 use plumb_core::result::Status;
 use plumb_core::{StopFlag, Workload};
 use plumb_fileio::fileset::cleanup::cleanup;
+use plumb_fileio::fileset::named::{lay_out, unlink_created};
 use plumb_fileio::fileset::open::complete_seqwr;
 use plumb_fileio::fileset::prepare::prepare;
 use plumb_fileio::settings::FileioSettings;
@@ -29,6 +30,9 @@ pub struct FileioJob {
     /// next file.
     stop: StopFlag,
     workload: RefCell<Option<Arc<FileioWorkload>>>,
+    /// Named files this job created while laying them out (removed by cleanup when the job
+    /// asks for it; never a file that was there before).
+    created: RefCell<Vec<PathBuf>>,
 }
 
 impl FileioJob {
@@ -38,6 +42,7 @@ impl FileioJob {
             engine_note,
             stop,
             workload: RefCell::new(None),
+            created: RefCell::new(Vec::new()),
         }
     }
 
@@ -45,8 +50,36 @@ impl FileioJob {
         &self.spec
     }
 
+    /// The request log the run kept (jobs that asked for one), taken out of the job.
+    pub fn take_logs(&self) -> Vec<plumb_fileio::iolog::LogEntry> {
+        self.workload
+            .borrow()
+            .as_ref()
+            .map(|w| std::mem::take(&mut *w.logs.entries.lock().unwrap_or_else(|p| p.into_inner())))
+            .unwrap_or_default()
+    }
+
     /// The directory holding the files (none for an engine that opens none).
     fn target_dir(&self) -> Option<PathBuf> {
+        if let Some(j) = &self.spec.job {
+            let first = j.files.first()?;
+            use std::os::unix::fs::FileTypeExt;
+            // A block device is the target itself (the observer finds its device).
+            if std::fs::metadata(&first.path).is_ok_and(|m| m.file_type().is_block_device()) {
+                return Some(first.path.clone());
+            }
+            let parent = first
+                .path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            return self
+                .spec
+                .engine
+                .caps
+                .needs_files
+                .then(|| parent.to_path_buf());
+        }
         self.spec
             .engine
             .caps
@@ -84,12 +117,12 @@ impl Job for FileioJob {
 
     fn settings(&self) -> Settings {
         let w = self.workload.borrow();
-        Settings::Fileio(FileioSettings::new(
+        Settings::Fileio(Box::new(FileioSettings::new(
             &self.spec,
             Some(display(&self.spec.dir)),
             self.engine_note.clone(),
             w.as_deref(),
-        ))
+        )))
     }
 
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
@@ -113,6 +146,16 @@ impl Job for FileioJob {
     }
 
     fn targets(&self) -> Targets {
+        if let Some(j) = &self.spec.job {
+            return Targets {
+                dir: self.target_dir(),
+                files: if self.spec.engine.caps.needs_files {
+                    j.files.iter().map(|f| f.path.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+            };
+        }
         match self.target_dir() {
             Some(dir) => Targets {
                 files: (0..self.spec.num_files)
@@ -125,17 +168,28 @@ impl Job for FileioJob {
     }
 
     fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
-        let (log, progress) = if ctx.log_to_report {
-            (&mut *ctx.report, &mut *ctx.progress)
-        } else {
-            (&mut *ctx.diagnostics, &mut *ctx.progress)
-        };
-        prepare(&self.spec, &self.stop, log, progress)
+        if self.spec.job.is_some() {
+            if !self.spec.engine.caps.needs_files {
+                return Ok(());
+            }
+            let out = lay_out(&self.spec, &self.stop).map_err(job_error)?;
+            self.created.borrow_mut().extend(out.created);
+            return Ok(());
+        }
+        prepare(&self.spec, &self.stop, &mut ctx.log, &mut *ctx.progress)
             .map(|_| ())
             .map_err(job_error)
     }
 
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        if let Some(j) = &self.spec.job {
+            if j.unlink {
+                unlink_created(&self.created.borrow()).map_err(|e| {
+                    JobError::failed(FileioError::io("cannot remove a job file", e))
+                })?;
+            }
+            return Ok(());
+        }
         // Warnings (a file that is not plumb's) go to stderr, after the log lines.
         let mut warnings = Vec::new();
         let r = cleanup(&self.spec, &self.stop, ctx.log(), &mut warnings);

@@ -1,6 +1,6 @@
 //! Each test's own parts of the report, chosen by its typed settings.
 
-use super::{cpu, fileio, memory};
+use super::{cpu, fileio, memory, oltp};
 
 use plumb_core::result::IntervalResult;
 use plumb_pipeline::{JobRecord, Settings};
@@ -11,8 +11,19 @@ pub(crate) fn header(job: &JobRecord, plumb_lines: bool) -> String {
     match &job.workload {
         Settings::Cpu(s) => cpu::header(s),
         Settings::Memory(s) => memory::header(s),
-        Settings::Fileio(s) => fileio::header(s, job.settings.event_limit, plumb_lines),
-        Settings::Threads(_) | Settings::Mutex(_) => String::new(),
+        Settings::Fileio(s) => fileio::header(
+            s,
+            job.settings.event_limit,
+            plumb_lines,
+            job.layout
+                .as_ref()
+                .and_then(|l| l["file_rw_ratio"].as_f64()),
+        ),
+        Settings::Threads(_)
+        | Settings::Mutex(_)
+        | Settings::Oltp(_)
+        | Settings::Slap(_)
+        | Settings::Dd(_) => String::new(),
     }
 }
 
@@ -23,15 +34,20 @@ pub(crate) fn test_block(out: &mut String, job: &JobRecord) {
         Settings::Cpu(_) => cpu::block(out, job),
         Settings::Fileio(_) => fileio::block(out, job),
         Settings::Memory(s) => memory::block(out, job, s),
+        Settings::Oltp(_) => oltp::block(out, job),
         // No block of their own: only sysbench's blank line before "General statistics".
-        Settings::Threads(_) | Settings::Mutex(_) => out.push('\n'),
+        Settings::Threads(_) | Settings::Mutex(_) | Settings::Slap(_) | Settings::Dd(_) => {
+            out.push('\n')
+        }
     }
 }
 
 /// A test's own plumb section, printed after the common plumb sections.
 pub(crate) fn plumb_block(out: &mut String, job: &JobRecord) {
-    if let Settings::Fileio(s) = &job.workload {
-        fileio::plumb_block(out, job, s)
+    match &job.workload {
+        Settings::Fileio(s) => fileio::plumb_block(out, job, s),
+        Settings::Oltp(s) => oltp::plumb_block(out, s),
+        _ => {}
     }
 }
 
@@ -42,6 +58,7 @@ pub(crate) fn interval_body(job: &JobRecord, i: &IntervalResult) -> Option<Strin
         Settings::Fileio(_) => Some(fileio::interval_body(i)),
         // sysbench's memory interval line is throughput only.
         Settings::Memory(_) => Some(memory::interval(i)),
+        Settings::Oltp(_) => Some(oltp::interval_body(i)),
         _ => None,
     }
 }

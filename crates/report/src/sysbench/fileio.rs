@@ -108,6 +108,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
         Fill::Random => "random, incompressible",
         Fill::Zero => "zeros (compressible: flatters compressing storage)",
         Fill::Validate => "checksummed blocks (--validate)",
+        Fill::Compressible { .. } => "random, partly zeroed (compressible)",
     };
     col34(out, "data written:", what);
     if let Some(a) = w.direct_alignment_bytes {
@@ -152,7 +153,7 @@ fn sysbench_words(a: &Access) -> &'static str {
         (Order::Sequential, _) => "sequential read",
         (Order::Random { .. }, Mix::Read) => "random read",
         (Order::Random { .. }, Mix::Write) => "random write",
-        (Order::Random { .. }, Mix::Interleaved { .. }) => "random r/w",
+        (Order::Random { .. }, Mix::Interleaved { .. } | Mix::Share { .. }) => "random r/w",
     }
 }
 
@@ -173,7 +174,12 @@ fn open_flag_words(s: &FileioSettings) -> String {
 /// The lines sysbench prints before fileio's workers start. `events` is the run's event
 /// limit (sysbench's "Number of IO requests"); `plumb_lines`: with the engine that ran and
 /// where the files are.
-pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> String {
+pub(crate) fn header(
+    s: &FileioSettings,
+    events: u64,
+    plumb_lines: bool,
+    given_ratio: Option<f64>,
+) -> String {
     // Without an access (prepare's settings), sysbench describes its default mode.
     let access = s.access.unwrap_or(Access::rand_read());
     let mut h = String::new();
@@ -206,10 +212,10 @@ pub(crate) fn header(s: &FileioSettings, events: u64, plumb_lines: bool) -> Stri
     }
     if !access.is_sequential() {
         line(format!("Number of IO requests: {events}"));
-        // Only rndrw carries a ratio; sysbench prints its option's default for the others.
+        // Only rndrw uses a ratio; sysbench prints its option's value for every random mode.
         let ratio = match access.mix {
             Mix::Interleaved { reads_per_write } => reads_per_write,
-            Mix::Read | Mix::Write => 1.5,
+            Mix::Read | Mix::Write | Mix::Share { .. } => given_ratio.unwrap_or(1.5),
         };
         line(format!(
             "Read/Write ratio for combined random IO test: {ratio:.2}"

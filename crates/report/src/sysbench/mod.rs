@@ -13,6 +13,7 @@ mod blocks;
 mod cpu;
 mod fileio;
 mod memory;
+pub(crate) mod oltp;
 
 fn ms(ns: f64) -> f64 {
     ns / 1e6
@@ -114,6 +115,27 @@ pub struct Sysbench {
 }
 
 impl Sysbench {
+    /// The rendering choices a record keeps (see [`Sysbench::choices`]).
+    pub fn choices(&self) -> serde_json::Value {
+        serde_json::json!({ "drop_in": self.drop_in, "plumb_sections": self.plumb_sections })
+    }
+
+    /// The variant a record was printed with; records without choices were printed by
+    /// `plumb` itself.
+    pub fn of_record(record: &Record) -> Sysbench {
+        let flag = |k: &str, default: bool| {
+            record
+                .layout
+                .as_ref()
+                .and_then(|l| l[k].as_bool())
+                .unwrap_or(default)
+        };
+        Sysbench {
+            drop_in: flag("drop_in", false),
+            plumb_sections: flag("plumb_sections", true),
+        }
+    }
+
     /// Under the name plumb: sysbench's sections, then plumb's.
     pub const PLUMB: Sysbench = Sysbench {
         drop_in: false,
@@ -127,6 +149,10 @@ pub fn drop_in_banner() -> String {
 }
 
 impl Layout for Sysbench {
+    fn replay(&self, record: &Record) -> String {
+        plumb_pipeline::replay_with(&Sysbench::of_record(record), record)
+    }
+
     fn banner(&self) -> String {
         if self.drop_in {
             format!("{}\n\n", drop_in_banner())
@@ -188,6 +214,8 @@ fn spell(k: Knob) -> String {
         Knob::LargeMemoryBlock => "--memory-block-size=1G",
         Knob::RandomFill => "--file-fill=random",
         Knob::AsyncIo => "--file-io-mode=async",
+        Knob::TableSize => "--table-size",
+        Knob::ReportInterval => "--report-interval",
     }
     .to_string()
 }

@@ -12,7 +12,7 @@ use std::io::Write;
 use super::common::{self, Common};
 use super::options::{Kind, Opt, Values};
 use super::testdefs::{self, Command, TestDef};
-use super::{execute, split, Parsed};
+use super::{assemble, execute, split, Parsed};
 use crate::exit::{self, Interrupted, UsageError};
 
 /// sysbench's integer options: a value that is not a number is refused by its option parser
@@ -111,11 +111,15 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     let Some(test_name) = p.test.as_deref() else {
         return script_from_stdin();
     };
-    let test = testdefs::find(test_name).ok_or_else(|| {
-        Stop::fatal(format!(
-            "Cannot find benchmark '{test_name}': no such built-in test, file or module"
-        ))
-    })?;
+    let test = match testdefs::oltp::from_script(test_name) {
+        Some(Ok(t)) => t,
+        Some(Err(why)) => return Err(Stop::fatal(why)),
+        None => testdefs::find(test_name).ok_or_else(|| {
+            Stop::fatal(format!(
+                "Cannot find benchmark '{test_name}': no such built-in test, file or module"
+            ))
+        })?,
+    };
     let mut commands = Vec::new();
     for c in &p.commands {
         commands
@@ -128,7 +132,13 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         )));
     }
     // Unknown options and bad on/off values, then the test's help, then the values.
-    let own = |name: &str| test.options.iter().find(|o| o.name == name);
+    // sysbench's Lua scripts take their options with '-' or '_'.
+    let own = |name: &str| {
+        let alt = name.replace('-', "_");
+        test.options
+            .iter()
+            .find(|o| o.name == name || o.name == alt)
+    };
     for ((name, value), typed) in options() {
         let o = general(name)
             .or_else(|| own(name))
@@ -138,6 +148,12 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         }
     }
     if commands.contains(&Command::Help) {
+        // bulk_insert.lua has no help function.
+        if test.name == "bulk_insert" {
+            return Err(Stop::Stderr(
+                "'bulk_insert' test does not implement the 'help' command.".into(),
+            ));
+        }
         print!("{}", texts::test_help(test.name));
         return Ok(0);
     }
@@ -154,6 +170,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         }
     }
     let raw = check_fileio_mode(test, raw, &commands)?;
+    let raw = testdefs::script_option_names(test, &raw);
 
     let values = Values::parse(&raw, &[common::OPTIONS, test.options], |n| {
         UsageError(format!("invalid option: --{n}"))
@@ -163,7 +180,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);
-    execute(test, plan, &common, &commands, args).or_else(|e| {
+    execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
         let code = match e.downcast_ref::<Interrupted>() {
             Some(i) => exit::for_signal(i.0),
             None => exit::RUNTIME,

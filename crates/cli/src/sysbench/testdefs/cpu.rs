@@ -21,7 +21,7 @@ pub static DEF: TestDef = TestDef {
     description: "CPU performance test",
     rand: RandUse::None,
     options: OPTIONS,
-    has_files: false,
+    data_set: &[],
     plan,
 };
 

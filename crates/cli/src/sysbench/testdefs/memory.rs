@@ -51,7 +51,7 @@ pub static DEF: TestDef = TestDef {
     description: "Memory functions speed test",
     rand: RandUse::Seed,
     options: OPTIONS,
-    has_files: false,
+    data_set: &[],
     plan,
 };
 

@@ -2,9 +2,11 @@
 //! into a [`TestPlan`]; adding a test is one module plus a line in [`TESTS`].
 
 mod cpu;
+mod db_drivers;
 pub(crate) mod fileio;
 mod memory;
 mod mutex;
+pub(crate) mod oltp;
 mod threads;
 
 use plumb_core::RunConfig;
@@ -18,6 +20,7 @@ use crate::exit::UsageError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Prepare,
+    Prewarm,
     Run,
     Cleanup,
     Help,
@@ -27,6 +30,7 @@ impl Command {
     pub fn parse(s: &str) -> Option<Command> {
         Some(match s {
             "prepare" => Command::Prepare,
+            "prewarm" => Command::Prewarm,
             "run" => Command::Run,
             "cleanup" => Command::Cleanup,
             "help" => Command::Help,
@@ -36,6 +40,7 @@ impl Command {
     pub fn name(self) -> &'static str {
         match self {
             Command::Prepare => "prepare",
+            Command::Prewarm => "prewarm",
             Command::Run => "run",
             Command::Cleanup => "cleanup",
             Command::Help => "help",
@@ -45,6 +50,7 @@ impl Command {
     pub fn step(self) -> Option<Step> {
         match self {
             Command::Prepare => Some(Step::Prepare),
+            Command::Prewarm => Some(Step::Prewarm),
             Command::Run => Some(Step::Run),
             Command::Cleanup => Some(Step::Cleanup),
             Command::Help => None,
@@ -73,8 +79,10 @@ pub struct TestDef {
     pub description: &'static str,
     pub rand: RandUse,
     pub options: &'static [Opt],
-    /// Whether the test prepares and cleans up files (every test runs and has help).
-    pub has_files: bool,
+    /// The options whose values change what prepare lays out (files, tables): points of a
+    /// sweep that agree on them share one prepare and one cleanup. Empty: the test has no
+    /// prepare or cleanup (every test runs and has help).
+    pub data_set: &'static [&'static str],
     /// Check the options (all of them, before any command runs) and build the plan.
     pub plan: PlanFn,
 }
@@ -85,6 +93,17 @@ pub trait TestPlan: Job {
     /// Adjust how the harness drives the test, when the test has its own rules (memory
     /// runs its own event quota, as sysbench does, and does not use --events).
     fn tune(&self, _run: &mut RunConfig) {}
+    /// What the sysbench layout needs about the test beyond its settings (kept in the
+    /// record, so a replay prints the same).
+    fn layout(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// A run that fails part way still reports what it measured until then (then the
+    /// error, exit 1), where sysbench prints nothing: true for the SQL tests, whose servers
+    /// can go away mid-run.
+    fn reports_partial_run(&self) -> bool {
+        false
+    }
 }
 
 pub static TESTS: &[&TestDef] = &[
@@ -93,12 +112,23 @@ pub static TESTS: &[&TestDef] = &[
     &memory::DEF,
     &threads::DEF,
     &mutex::DEF,
+    &oltp::READ_WRITE,
+    &oltp::READ_ONLY,
+    &oltp::WRITE_ONLY,
+    &oltp::POINT_SELECT,
+    &oltp::UPDATE_INDEX,
+    &oltp::UPDATE_NON_INDEX,
+    &oltp::DELETE,
+    &oltp::INSERT,
+    &oltp::BULK_INSERT,
+    &oltp::RANDOM_POINTS,
+    &oltp::RANDOM_RANGES,
 ];
 
 impl TestDef {
     /// Whether the test has this command.
     pub fn implements(&self, c: Command) -> bool {
-        self.has_files || matches!(c, Command::Run | Command::Help)
+        !self.data_set.is_empty() || matches!(c, Command::Run | Command::Help)
     }
 
     /// Refuse random options this test cannot honour.
@@ -125,6 +155,38 @@ impl TestDef {
             _ => Ok(()),
         }
     }
+}
+
+/// sysbench's Lua scripts take their own options with '-' or '_' (`--table-size` and
+/// `--table_size`), and 0.4/0.5 spelled them `--oltp-table-size`: each typed name that only
+/// one of those forms matches is given that form.
+pub fn script_option_names(
+    test: &TestDef,
+    raw: &[(String, Option<String>)],
+) -> Vec<(String, Option<String>)> {
+    let known = |name: &str| test.options.iter().any(|o| o.name == name);
+    raw.iter()
+        .map(|(n, v)| {
+            let alt = n.replace('-', "_");
+            // sysbench 0.4/0.5's OLTP options: --oltp-table-size is --table-size, and
+            // --oltp-tables-count is --tables.
+            let legacy = match alt.strip_prefix("oltp_") {
+                Some("tables_count") => Some("tables".to_string()),
+                Some(rest) => Some(rest.to_string()),
+                None if alt == "mysql_table_engine" => Some("mysql_storage_engine".to_string()),
+                None => None,
+            };
+            if known(n) {
+                (n.clone(), v.clone())
+            } else if known(&alt) {
+                (alt, v.clone())
+            } else if let Some(l) = legacy.filter(|l| known(l)) {
+                (l, v.clone())
+            } else {
+                (n.clone(), v.clone())
+            }
+        })
+        .collect()
 }
 
 pub fn find(name: &str) -> Option<&'static TestDef> {

@@ -41,7 +41,7 @@ pub static DEF: TestDef = TestDef {
     description: "Mutex performance test",
     rand: RandUse::Seed,
     options: OPTIONS,
-    has_files: false,
+    data_set: &[],
     plan,
 };
 

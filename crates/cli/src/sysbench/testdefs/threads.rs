@@ -32,7 +32,7 @@ pub static DEF: TestDef = TestDef {
     description: "Threads subsystem performance test",
     rand: RandUse::None,
     options: OPTIONS,
-    has_files: false,
+    data_set: &[],
     plan,
 };
 

@@ -142,7 +142,8 @@ pub static DEF: TestDef = TestDef {
     description: "File I/O test",
     rand: RandUse::SeedAndType,
     options: OPTIONS,
-    has_files: true,
+    // What prepare lays out: how many files, how big, where, and with what in them.
+    data_set: &["file-num", "file-total-size", "file-dir", "file-fill"],
     plan,
 };
 
@@ -154,6 +155,9 @@ struct SysbenchFileio {
     run_refusal: Option<String>,
     /// `run` only: options given that have no effect in this combination.
     notes: Vec<String>,
+    /// --file-rw-ratio: sysbench prints it in the header of every random mode, though only
+    /// rndrw uses it.
+    rw_ratio: f64,
 }
 
 fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
@@ -222,6 +226,9 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             Fill::Random
         },
         threads: c.run.threads,
+        // The shared sysbench file set in dir.
+        job: None,
+        placement: Default::default(),
     };
     spec.check_files().map_err(|e| usage(&e))?;
     // --file-async-engine means something with --file-io-mode=async only; said at `run`,
@@ -246,10 +253,15 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         notes: mode
             .map(|m| notes(v, m, io_mode, fsync_mode))
             .unwrap_or_default(),
+        rw_ratio,
     }))
 }
 
-impl TestPlan for SysbenchFileio {}
+impl TestPlan for SysbenchFileio {
+    fn layout(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({ "file_rw_ratio": self.rw_ratio }))
+    }
+}
 
 impl Job for SysbenchFileio {
     fn kind(&self) -> &'static str {

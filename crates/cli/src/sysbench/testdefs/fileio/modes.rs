@@ -2,7 +2,7 @@
 //! and what each means in plumb-fileio's job model.
 
 use plumb_fileio::access::Access;
-use plumb_fileio::engine::{libaio, mmap, null, sync, uring, EngineDef};
+use plumb_fileio::engine::{libaio, mmap, null, psync, uring, EngineDef};
 
 /// sysbench's `--file-test-mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +112,7 @@ impl AsyncEngine {
 /// settled when the run starts, by [`choose_async`]).
 pub(super) fn engine_for(io_mode: IoMode, pref: AsyncEngine) -> &'static EngineDef {
     match (io_mode, pref) {
-        (IoMode::Sync, _) => &sync::DEF,
+        (IoMode::Sync, _) => &psync::DEF,
         (IoMode::Mmap, _) => &mmap::DEF,
         (IoMode::Null, _) => &null::DEF,
         (IoMode::Async, AsyncEngine::Libaio) => &libaio::DEF,

@@ -1,0 +1,409 @@
+//! The option table: every option fio 3.33 knows (main table and the options of the engines
+//! Debian's build has), with fio's value type, help, default, range and valid values, and
+//! whether plumb supports it. Unknown names and known-but-unsupported ones are told apart here.
+
+mod table;
+
+use super::values::{self, KbBase, TimeUnit, ValueError};
+
+/// fio's option types (parse.h), which decide how a value is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A word from `values` (or free text handled by a callback when `values` is empty).
+    Str,
+    StrUll,
+    StrMulti,
+    /// A size with a callback (randseed, filesize...).
+    StrVal,
+    /// A time with a unit suffix.
+    StrValTime,
+    /// Free text (filename, ioengine...).
+    StrStore,
+    /// `a-b` ranges, per direction.
+    Range,
+    /// An integer read like a size (so `iodepth=1k` is 1024).
+    Int,
+    Ull,
+    /// `0` or `1` only.
+    Bool,
+    FloatList,
+    /// May be given bare (= 1).
+    StrSet,
+    /// A size that may also be a zone count (`Nz`) or a percentage.
+    StrValZone,
+    Deprecated,
+    SoftDeprecated,
+}
+
+/// One option as fio defines it, plus plumb's `supported` flag.
+#[derive(Debug)]
+pub struct Opt {
+    pub name: &'static str,
+    pub alias: Option<&'static str>,
+    pub kind: Kind,
+    pub help: &'static str,
+    /// The default as fio's `--cmdhelp` prints it; None = "no default".
+    pub default: Option<&'static str>,
+    /// The `range:` text of `--cmdhelp`, e.g. `min=1, max=-1`.
+    pub range: Option<&'static str>,
+    /// Valid words and their help, in fio's order.
+    pub values: &'static [(&'static str, Option<&'static str>)],
+    pub parent: Option<&'static str>,
+    /// fio applies a section's options by descending priority (kb_base before sizes).
+    pub prio: i8,
+    /// A time whose bare number is seconds (else microseconds).
+    pub seconds: bool,
+    /// A time value (suffixes d h m s ms us).
+    pub time: bool,
+    /// For an engine option, the engines that define it; empty for main options.
+    pub engines: &'static [&'static str],
+    pub supported: bool,
+}
+
+/// Options that hold one value per direction (read, write, trim), fio's off2/off3 options.
+const RWT: &[&str] = &[
+    "bs",
+    "ba",
+    "bsrange",
+    "bssplit",
+    "rate",
+    "rate_min",
+    "rate_iops",
+    "rate_iops_min",
+    "percentage_random",
+];
+
+/// Size options that accept `N%` of the file or device.
+const PERCENT: &[&str] = &["size", "offset", "offset_increment", "io_size"];
+
+/// fio's FIO_IO_U_LIST_MAX_LEN, the longest float list.
+const FLOAT_LIST_MAX: usize = 20;
+
+impl Opt {
+    /// Whether the option can be given without a value (`time_based`, or `write_bw_log` whose
+    /// empty value means "use the job name").
+    pub fn may_be_bare(&self) -> bool {
+        matches!(self.kind, Kind::StrSet) || (self.kind == Kind::Str && self.values.is_empty())
+    }
+
+    /// Whether the option takes one value per direction.
+    pub fn is_rwt(&self) -> bool {
+        RWT.contains(&self.name)
+    }
+
+    /// The unit of a bare time number.
+    pub fn time_unit(&self) -> TimeUnit {
+        if self.seconds {
+            TimeUnit::Seconds
+        } else {
+            TimeUnit::Micros
+        }
+    }
+
+    /// The valid words of an enum option.
+    pub fn words(&self) -> Vec<&'static str> {
+        self.values.iter().map(|(w, _)| *w).collect()
+    }
+
+    fn bounds(&self) -> (Option<i128>, Option<i128>) {
+        let Some(r) = self.range else {
+            return (None, None);
+        };
+        let mut min = None;
+        let mut max = None;
+        for part in r.split(", ") {
+            if let Some(v) = part.strip_prefix("min=") {
+                min = v.parse().ok();
+            } else if let Some(v) = part.strip_prefix("max=") {
+                // fio prints an unsigned "no limit" as -1.
+                max = v.parse().ok().filter(|m: &i128| *m >= 0);
+            }
+        }
+        (min, max)
+    }
+
+    fn float_bounds(&self) -> (f64, f64) {
+        let mut lo = f64::MIN;
+        let mut hi = f64::MAX;
+        for part in self.range.unwrap_or_default().split(", ") {
+            if let Some(v) = part.strip_prefix("min=") {
+                lo = v.parse().unwrap_or(lo);
+            } else if let Some(v) = part.strip_prefix("max=") {
+                hi = v.parse().unwrap_or(hi);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Checks a value as fio does when it parses the option (not the cross-option checks that
+    /// come later). `None` is a bare option.
+    pub fn check(&self, value: Option<&str>, kb: KbBase) -> Result<(), ValueError> {
+        let Some(v) = value else {
+            return if self.may_be_bare() {
+                Ok(())
+            } else {
+                Err(ValueError::Empty)
+            };
+        };
+        match self.kind {
+            Kind::Str | Kind::StrUll | Kind::StrMulti if self.name == "bssplit" => {
+                values::parse_bssplit(v, kb).map(drop)
+            }
+            Kind::Str | Kind::StrUll | Kind::StrMulti => {
+                if self.values.is_empty() {
+                    Ok(())
+                } else {
+                    values::parse_enum(v, &self.words()).map(drop)
+                }
+            }
+            // fio keeps any text for these; a wrong engine name fails when it is loaded.
+            Kind::StrStore => {
+                if v.is_empty() {
+                    Err(ValueError::Empty)
+                } else {
+                    Ok(())
+                }
+            }
+            Kind::Range => values::parse_rwt_ranges(v, kb).map(drop),
+            Kind::FloatList => {
+                let (lo, hi) = self.float_bounds();
+                values::parse_float_list(v, FLOAT_LIST_MAX, lo, hi).map(drop)
+            }
+            Kind::Bool => values::parse_bool(values::first_field(v)).map(drop),
+            Kind::StrSet => values::parse_set(Some(values::first_field(v))).map(drop),
+            Kind::StrValTime => {
+                values::parse_time_ns(values::first_field(v), self.time_unit()).map(drop)
+            }
+            Kind::Int | Kind::Ull | Kind::StrVal | Kind::StrValZone => self.check_number(v, kb),
+            Kind::Deprecated => Err(ValueError::OutOfRange(format!(
+                "option {} is deprecated",
+                self.name
+            ))),
+            Kind::SoftDeprecated => Ok(()),
+        }
+    }
+
+    fn check_number(&self, v: &str, kb: KbBase) -> Result<(), ValueError> {
+        let fields: Vec<&str> = if self.is_rwt() {
+            values::split_rwt(v, true).into_iter().flatten().collect()
+        } else {
+            vec![values::first_field(v)]
+        };
+        for f in fields {
+            if f.ends_with('z') {
+                // Zone counts need the zoned-device support plumb does not have.
+                return Err(ValueError::OutOfRange(format!("zone value {f}")));
+            }
+            let n = if self.time {
+                values::parse_time_ns(f, self.time_unit())? / 1000
+            } else {
+                match values::parse_size(f, kb, PERCENT.contains(&self.name))? {
+                    values::Size::Bytes(b) => b,
+                    values::Size::Percent(p) => {
+                        if p == 0 || (p > 100 && self.name != "io_size") {
+                            return Err(ValueError::PercentRange(f.to_string()));
+                        }
+                        continue;
+                    }
+                }
+            };
+            let (min, max) = self.bounds();
+            let n = i128::from(n);
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                return Err(ValueError::OutOfRange(f.to_string()));
+            }
+            if !self.values.is_empty() && !self.values.iter().any(|(w, _)| w.parse() == Ok(n)) {
+                return Err(ValueError::NotAValidValue(f.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// All main options, in fio's table order.
+pub fn main_options() -> &'static [Opt] {
+    table::MAIN
+}
+
+/// All engine options (one entry per name; `engines` lists who defines it).
+pub fn engine_options() -> &'static [Opt] {
+    table::ENGINE
+}
+
+/// The options whose values change the files a job lays out: points of a sweep that agree
+/// on them use the same files.
+pub const DATA_SET: &[&str] = &[
+    "size",
+    "filesize",
+    "filename",
+    "directory",
+    "nrfiles",
+    "filename_format",
+    "opendir",
+    "file_append",
+    "fill_device",
+];
+
+/// A main option by name or alias.
+pub fn find(name: &str) -> Option<&'static Opt> {
+    table::MAIN
+        .iter()
+        .find(|o| o.name == name || o.alias == Some(name))
+}
+
+/// An option of `engine` by name or alias.
+pub fn find_engine_option(name: &str, engine: &str) -> Option<&'static Opt> {
+    table::ENGINE
+        .iter()
+        .find(|o| (o.name == name || o.alias == Some(name)) && o.engines.contains(&engine))
+}
+
+/// Any engine's option by name, for telling "needs --ioengine first" from "unknown".
+pub fn find_any_engine_option(name: &str) -> Option<&'static Opt> {
+    table::ENGINE
+        .iter()
+        .find(|o| o.name == name || o.alias == Some(name))
+}
+
+/// fio's edit distance between two option names (Levenshtein, unit costs).
+pub fn string_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = (prev[j + 1] + 1).min(cur[j] + 1).min(sub);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// fio's rule for printing a guess: the distance is at most half the typed name's length.
+pub fn distance_ok(typed: &str, distance: usize) -> bool {
+    distance <= typed.len().div_ceil(2)
+}
+
+/// The closest of `names` to `typed` (the first of equals), if close enough to suggest.
+pub fn closest<'a>(typed: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(&str, usize)> = None;
+    for n in names {
+        let d = string_distance(typed, n);
+        if best.is_none_or(|(_, bd)| d < bd) {
+            best = Some((n, d));
+        }
+    }
+    best.filter(|(_, d)| distance_ok(typed, *d)).map(|(n, _)| n)
+}
+
+/// The suggestion for an unknown job-file option: only main option names count, as in fio.
+pub fn suggest_for_jobfile(line: &str) -> Option<&'static str> {
+    let typed = line.split('=').next().unwrap_or(line);
+    if typed.is_empty() {
+        return None;
+    }
+    closest(typed, table::MAIN.iter().map(|o| o.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases() {
+        assert_eq!(find("readwrite").unwrap().name, "rw");
+        assert_eq!(find("blocksize").unwrap().name, "bs");
+        assert_eq!(find("iodepth_batch_submit").unwrap().name, "iodepth_batch");
+        assert_eq!(find("timeout").unwrap().name, "runtime");
+        assert_eq!(find("wait_for_previous").unwrap().name, "stonewall");
+        assert_eq!(find("fill_fs").unwrap().name, "fill_device");
+        assert!(find("nosuch").is_none());
+        assert!(find("hipri").is_none());
+        assert_eq!(
+            find_engine_option("hipri", "io_uring").unwrap().name,
+            "hipri"
+        );
+        assert!(find_engine_option("hipri", "libaio").is_none());
+        assert!(find_engine_option("userspace_reap", "libaio").is_some());
+    }
+
+    #[test]
+    fn known_unsupported_is_not_unknown() {
+        let o = find("zonemode").unwrap();
+        assert!(!o.supported);
+        assert!(find("size").unwrap().supported);
+        assert!(find_any_engine_option("sqthread_poll").unwrap().supported);
+        assert!(!find_any_engine_option("userspace_reap").unwrap().supported);
+    }
+
+    #[test]
+    fn every_supported_name_is_in_the_table() {
+        let n = table::MAIN
+            .iter()
+            .chain(table::ENGINE)
+            .filter(|o| o.supported)
+            .count();
+        // plumb's first set: 76 main options and 5 engine options; then thinktime_spin,
+        // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting.
+        assert_eq!(n, 85);
+    }
+
+    #[test]
+    fn defaults_and_kinds() {
+        let bs = find("bs").unwrap();
+        assert_eq!(bs.default, Some("4096"));
+        assert!(bs.is_rwt());
+        assert_eq!(find("rw").unwrap().default, Some("read"));
+        assert_eq!(find("kb_base").unwrap().prio, 1);
+        assert!(find("runtime").unwrap().seconds);
+        assert!(find("thinktime").unwrap().time);
+        assert!(!find("thinktime").unwrap().seconds);
+        assert_eq!(find("time_based").unwrap().kind, Kind::StrSet);
+    }
+
+    #[test]
+    fn value_checks() {
+        let k = KbBase::K1024;
+        assert!(find("direct").unwrap().check(Some("1"), k).is_ok());
+        assert!(find("direct").unwrap().check(Some("true"), k).is_err());
+        assert!(find("direct").unwrap().check(None, k).is_err());
+        assert!(find("time_based").unwrap().check(None, k).is_ok());
+        assert!(find("write_bw_log").unwrap().check(None, k).is_ok());
+        assert!(find("rw").unwrap().check(Some("randread:8"), k).is_ok());
+        assert!(find("rw").unwrap().check(Some("readx"), k).is_err());
+        assert!(find("rw").unwrap().check(None, k).is_err());
+        assert!(find("size").unwrap().check(Some("20%"), k).is_ok());
+        assert!(find("bs").unwrap().check(Some("20%"), k).is_err());
+        assert!(find("bs").unwrap().check(Some("4k,8k"), k).is_ok());
+        assert!(find("bs").unwrap().check(Some("0"), k).is_err());
+        assert!(find("iodepth").unwrap().check(Some("1k"), k).is_ok());
+        assert!(find("runtime").unwrap().check(Some("10m"), k).is_ok());
+        assert!(find("kb_base").unwrap().check(Some("1000"), k).is_ok());
+        assert!(find("kb_base").unwrap().check(Some("1001"), k).is_err());
+        assert!(find("bssplit")
+            .unwrap()
+            .check(Some("4k/60:8k/50"), k)
+            .is_err());
+        assert!(find("percentile_list")
+            .unwrap()
+            .check(Some("99.5:99.9"), k)
+            .is_ok());
+        assert!(find("percentile_list")
+            .unwrap()
+            .check(Some("101"), k)
+            .is_err());
+        assert!(find("ioengine").unwrap().check(Some("nosuch"), k).is_ok());
+        assert!(find("rwmixcycle").unwrap().check(Some("1"), k).is_err());
+        assert!(find("size").unwrap().check(Some("2z"), k).is_err());
+    }
+
+    #[test]
+    fn distance_and_suggestions() {
+        assert_eq!(string_distance("kitten", "sitting"), 3);
+        assert_eq!(string_distance("", "abc"), 3);
+        assert_eq!(suggest_for_jobfile("foo=1"), Some("flow"));
+        assert_eq!(suggest_for_jobfile("drect=1"), Some("direct"));
+        assert_eq!(suggest_for_jobfile("qqqqqqqqqqqq=1"), None);
+    }
+}

@@ -1,0 +1,171 @@
+//! fio's pacing options into plumb's job model: `thinktime` (with `thinktime_spin`,
+//! `thinktime_blocks`, `thinktime_blocks_type`) into the job's [`Think`], and `startdelay`
+//! (a time, or a range `a-b` drawn per job) into the job's start delay.
+
+use std::time::Duration;
+
+use plumb_core::random::Rng;
+use plumb_fileio::think::{Think, ThinkCount};
+
+use super::translate::{JobOptions, TranslateError};
+use super::values::{parse_int, parse_time_ns, TimeUnit};
+
+/// The random stream a start delay range is drawn from, apart from the workers' streams
+/// (which are numbered from 0).
+const DELAY_STREAM: u64 = u64::MAX;
+
+fn parse_err(name: &str, value: &str) -> TranslateError {
+    TranslateError::Parse {
+        name: name.into(),
+        value: value.into(),
+    }
+}
+
+fn time_ns(j: &(impl JobOptions + ?Sized), name: &str) -> Result<u64, TranslateError> {
+    match j.get(name) {
+        None => Ok(0),
+        Some(v) => parse_time_ns(v, TimeUnit::Micros).map_err(|_| parse_err(name, v)),
+    }
+}
+
+/// The job's think time, `None` when `thinktime` is 0 or unset (then the other three have
+/// no effect, as in fio).
+pub fn think(j: &(impl JobOptions + ?Sized)) -> Result<Option<Think>, TranslateError> {
+    let stall_ns = time_ns(j, "thinktime")?;
+    let spin_ns = time_ns(j, "thinktime_spin")?;
+    let every = match j.get("thinktime_blocks") {
+        None => 1,
+        Some(v) => parse_int(v).map_err(|_| parse_err("thinktime_blocks", v))?,
+    };
+    let count = match j.get("thinktime_blocks_type") {
+        None | Some("complete") => ThinkCount::Completed,
+        Some("issue") => ThinkCount::Issued,
+        Some(v) => return Err(parse_err("thinktime_blocks_type", v)),
+    };
+    Ok((stall_ns > 0).then_some(Think {
+        stall_ns,
+        // fio cuts a spin longer than the whole think time down to it.
+        spin_ns: spin_ns.min(stall_ns),
+        every,
+        count,
+    }))
+}
+
+/// The start delay of the job whose random seed is `seed`: `t` or a value drawn from
+/// `a-b` (also `a:b`, `a,b`; seconds unless a unit says otherwise), in whole microseconds.
+pub fn start_delay(value: Option<&str>, seed: u64) -> Result<Duration, TranslateError> {
+    const NAME: &str = "startdelay";
+    let Some(v) = value else {
+        return Ok(Duration::ZERO);
+    };
+    // fio splits a value into its low and high ends at the first separator it finds.
+    let cut = v.find(',').or_else(|| v.find(':')).or_else(|| v.find('-'));
+    let (lo, hi) = match cut {
+        Some(i) => (&v[..i], &v[i + 1..]),
+        None => (v, v),
+    };
+    let us = |s: &str| {
+        parse_time_ns(s, TimeUnit::Seconds)
+            .map(|ns| ns / 1000)
+            .map_err(|_| parse_err(NAME, v))
+    };
+    let (lo, hi) = (us(lo)?, us(hi)?);
+    if lo > hi {
+        return Err(TranslateError::Job(format!(
+            "plumb: {NAME}={v}: the range's low end is above its high end"
+        )));
+    }
+    let drawn = if lo == hi {
+        lo
+    } else {
+        lo + Rng::new(seed, DELAY_STREAM).below(hi - lo + 1)
+    };
+    Ok(Duration::from_micros(drawn))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Opts(Vec<(&'static str, &'static str)>);
+    impl JobOptions for Opts {
+        fn name(&self) -> &str {
+            "t"
+        }
+        fn get(&self, name: &str) -> Option<&str> {
+            self.0.iter().rev().find(|o| o.0 == name).map(|o| o.1)
+        }
+        fn last_set<'a>(&self, _names: &[&'a str]) -> Option<&'a str> {
+            None
+        }
+    }
+
+    #[test]
+    fn think_time_is_in_microseconds_unless_a_unit_says_otherwise() {
+        assert_eq!(think(&Opts(vec![])).unwrap(), None);
+        assert_eq!(
+            think(&Opts(vec![("thinktime", "0"), ("thinktime_blocks", "4")])).unwrap(),
+            None
+        );
+        assert_eq!(
+            think(&Opts(vec![("thinktime", "250")])).unwrap(),
+            Some(Think {
+                stall_ns: 250_000,
+                spin_ns: 0,
+                every: 1,
+                count: ThinkCount::Completed
+            })
+        );
+        assert_eq!(
+            think(&Opts(vec![
+                ("thinktime", "2ms"),
+                ("thinktime_spin", "5ms"),
+                ("thinktime_blocks", "8"),
+                ("thinktime_blocks_type", "issue"),
+            ]))
+            .unwrap(),
+            Some(Think {
+                stall_ns: 2_000_000,
+                spin_ns: 2_000_000,
+                every: 8,
+                count: ThinkCount::Issued
+            })
+        );
+        assert_eq!(
+            think(&Opts(vec![("thinktime", "x")]))
+                .unwrap_err()
+                .to_string(),
+            "fio: failed parsing thinktime=x"
+        );
+    }
+
+    #[test]
+    fn start_delay_is_in_seconds_and_a_range_is_drawn_per_seed() {
+        assert_eq!(start_delay(None, 1).unwrap(), Duration::ZERO);
+        assert_eq!(start_delay(Some("2"), 1).unwrap(), Duration::from_secs(2));
+        assert_eq!(
+            start_delay(Some("500ms"), 1).unwrap(),
+            Duration::from_millis(500)
+        );
+        let drawn: Vec<Duration> = (0..50)
+            .map(|seed| start_delay(Some("1s-3s"), seed).unwrap())
+            .collect();
+        assert!(drawn
+            .iter()
+            .all(|d| (Duration::from_secs(1)..=Duration::from_secs(3)).contains(d)));
+        assert!(drawn.iter().any(|d| *d != drawn[0]), "drawn per seed");
+        assert_eq!(
+            start_delay(Some("1:3"), 7).unwrap(),
+            start_delay(Some("1-3"), 7).unwrap(),
+            "the same seed, the same delay"
+        );
+        assert!(start_delay(Some("3-1"), 1)
+            .unwrap_err()
+            .to_string()
+            .contains("low end is above its high end"));
+        assert_eq!(
+            start_delay(Some("x"), 1).unwrap_err().to_string(),
+            "fio: failed parsing startdelay=x"
+        );
+    }
+}

@@ -1,0 +1,470 @@
+//! `plumb fio ...` and the binary run as `fio`: parse fio's command line and job files,
+//! translate every job into plumb's job model, run them group after group on the pipeline,
+//! and print fio's report (plus, under the name `plumb`, plumb's observations and findings).
+//!
+//! fio's exit status: 1 for a parse or option error (nothing runs), otherwise the number of
+//! jobs that failed; a run cut short by a signal exits 128 under the name `fio`, as fio does,
+//! and 128 + the signal under plumb's.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use plumb_core::{StopCause, Workload};
+use plumb_fileio::FileioError;
+use plumb_pipeline::jobs::fileio::FileioJob;
+use plumb_pipeline::{
+    Group, Job, JobError, JobRecord, JobSpec, PipelineError, Plan, PlanOptions, Settings, Step,
+    StepContext, Targets,
+};
+use plumb_report::fio::job::{FioJobInfo, OutputOptions};
+use plumb_report::fio::{layout_line, prologue, Fio};
+
+use super::translate::{self, Context, JobClone, JobOptions};
+use super::{parse, Eta, Host, Invocation, Parsed, ParsedJob};
+use crate::{exit, signals};
+
+/// Which name the binary answers to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// `plumb fio ...`: plumb's sections follow fio's report.
+    Plumb,
+    /// Run as `fio`: fio's report only (plumb's evidence in the JSON document's `plumb` key).
+    DropIn,
+}
+
+impl JobOptions for ParsedJob {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn get(&self, name: &str) -> Option<&str> {
+        self.raw(name).map(|v| v.unwrap_or(""))
+    }
+    fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str> {
+        self.options
+            .iter()
+            .rev()
+            .find_map(|s| names.iter().find(|n| **n == s.name).copied())
+    }
+}
+
+/// plumb's own options, taken out before fio's parser sees the rest.
+type PlumbOptions = crate::plumb_flags::PlumbFlags;
+
+fn take_plumb_options(args: &[String], mode: Mode) -> Result<(PlumbOptions, Vec<String>), String> {
+    let mut p = PlumbOptions::new(mode == Mode::Plumb);
+    let mut rest = Vec::with_capacity(args.len());
+    for a in args {
+        match p.take(a) {
+            Some(r) => r?,
+            None => rest.push(a.clone()),
+        }
+    }
+    Ok((p, rest))
+}
+
+/// The fio front end; returns the exit status.
+pub fn main(args: &[String], mode: Mode) -> i32 {
+    // fio names itself in its messages by argv[0] as typed (`/usr/bin/fio: unrecognized
+    // option`), so the drop-in does too.
+    let argv0 = std::env::args().next().unwrap_or_else(|| "fio".to_string());
+    let prog = if mode == Mode::DropIn {
+        argv0.as_str()
+    } else {
+        "plumb fio"
+    };
+    let (plumb, args) = match take_plumb_options(args, mode) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("plumb: {e}");
+            return 1;
+        }
+    };
+    let inv = match parse(prog, &args, &Host::real()) {
+        Ok(inv) => inv,
+        Err(e) => {
+            if let Some(out) = e.stdout() {
+                print!("{out}");
+            }
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    match inv {
+        Invocation::Print(text) => {
+            print!("{text}");
+            0
+        }
+        Invocation::CmdHelp { stdout, stderr } => {
+            print!("{stdout}");
+            eprint!("{stderr}");
+            0
+        }
+        Invocation::Run(run) => execute(run, &args, mode, &plumb),
+    }
+}
+
+/// A fio job on plumb's file-I/O job: prints fio's layout line before laying out its files.
+struct FioFileJob {
+    job: FileioJob,
+    name: String,
+    /// Files to lay out, for fio's notice (printed with the normal format only).
+    layout: Option<(u32, u64)>,
+    logs: Option<super::translate::LogFiles>,
+    /// iodepth > 1 on an engine that completes each request in its call: fio's note.
+    depth_note: bool,
+}
+
+impl Job for FioFileJob {
+    fn kind(&self) -> &'static str {
+        "fio"
+    }
+    fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        if let Some((files, bytes)) = self.layout {
+            let _ = write!(ctx.log(), "{}", layout_line(&self.name, files, bytes));
+        }
+        if self.depth_note {
+            let _ = writeln!(ctx.log(), "{}", plumb_report::fio::DEPTH_NOTE);
+        }
+        self.job.prepare(ctx).map_err(|e| self.fail(e))
+    }
+    fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        self.job.cleanup(ctx).map_err(|e| self.fail(e))
+    }
+    fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
+        self.job
+            .spec()
+            .check_run()
+            .map_err(|e| JobError::Usage(format!("fio: {}: {}", self.name, e.describe(&spell))))?;
+        self.job.workload(notes).map_err(|e| self.fail(e))
+    }
+    fn settings(&self) -> Settings {
+        self.job.settings()
+    }
+    fn targets(&self) -> Targets {
+        self.job.targets()
+    }
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        self.job.after_run(job)?;
+        if let Some(files) = &self.logs {
+            let split = !self.job.spec().engine.caps.queued;
+            super::logs::write(files, self.job.take_logs(), split).map_err(|e| {
+                JobError::Failed(
+                    format!("fio: {}: cannot write its log files: {e}", self.name).into(),
+                )
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl FioFileJob {
+    fn fail(&self, e: JobError) -> JobError {
+        match e {
+            JobError::Failed(inner) => match inner.downcast::<FileioError>() {
+                Ok(fe) => JobError::Usage(format!("fio: {}: {}", self.name, fe.describe(&spell))),
+                Err(other) => JobError::Failed(other),
+            },
+            other => other,
+        }
+    }
+}
+
+/// The settings plumb's errors name, in fio's options.
+fn spell(s: plumb_fileio::setting::Setting) -> String {
+    use plumb_fileio::setting::Setting as S;
+    match s {
+        S::FileCount => "nrfiles",
+        S::TotalSize => "size",
+        S::BlockSize => "bs",
+        S::Engine => "ioengine",
+        S::QueueDepth => "iodepth",
+        S::Direct => "direct",
+        S::OpenFlags => "direct/sync",
+        S::Threads => "numjobs",
+        S::Dir => "directory",
+        S::Validate => "verify",
+        other => return other.plain().to_string(),
+    }
+    .to_string()
+}
+
+/// The exit status of a run cut short by a signal: fio's 128 under its name, plumb's
+/// 128 + the signal under plumb's.
+fn interrupted(signal: i32, mode: Mode) -> i32 {
+    eprintln!("fio: terminating on signal {signal}");
+    match mode {
+        Mode::DropIn => 128,
+        Mode::Plumb => exit::for_signal(signal),
+    }
+}
+
+/// A fio command line checked and turned into its plan, ready to run.
+pub struct Checked {
+    pub plan: Plan,
+    infos: Vec<FioJobInfo>,
+    normal: bool,
+    output: Option<String>,
+}
+
+/// Check a fio command line (the words after `fio`) under plumb's name and build its plan,
+/// for callers that run it themselves (a sweep). `Err` holds fio's message lines.
+pub fn check(args: &[String]) -> Result<Checked, String> {
+    let (plumb, args) = take_plumb_options(args, Mode::Plumb)?;
+    match parse("plumb fio", &args, &Host::real()) {
+        Ok(Invocation::Run(run)) => build(run, &args, Mode::Plumb, &plumb),
+        Ok(_) => Err("this fio command line prints help or a version, it runs nothing".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn execute(run: Parsed, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i32 {
+    let parse_only = run.flags.parse_only;
+    match build(run, args, mode, plumb) {
+        Ok(checked) => run_checked(checked, args, mode, plumb),
+        Err(lines) if lines.is_empty() && parse_only => 0,
+        Err(lines) => {
+            eprintln!("{lines}");
+            1
+        }
+    }
+}
+
+/// The plan of a parsed command line; `Err` holds fio's message lines (empty: nothing to
+/// say, fio's --parse-only).
+fn build(
+    run: Parsed,
+    args: &[String],
+    mode: Mode,
+    plumb: &PlumbOptions,
+) -> Result<Checked, String> {
+    let flags = &run.flags;
+    if flags.eta == Eta::Always {
+        return Err("plumb: fio flag '--eta=always' is not supported yet (plumb prints no live status line)".into());
+    }
+    let f = flags.formats;
+    let output = OutputOptions {
+        formats: plumb_report::fio::job::Formats {
+            terse: f.terse,
+            json: f.json,
+            json_plus: f.json_plus,
+            normal: f.normal,
+        },
+        terse_version: flags.terse_version as u32,
+        drop_in: mode == Mode::DropIn,
+        plumb_sections: plumb.findings.unwrap_or(mode == Mode::Plumb),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    // Clones by the group they run in: a stonewall (or a later job file) waits for every
+    // job before it; new_group only starts a new report group, its jobs run with the others.
+    let mut clones: Vec<(u32, JobClone)> = Vec::new();
+    let mut run_group = 0u32;
+    let mut number = 1u32;
+    let global_options: Vec<(String, String)> = run
+        .global_options_json()
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    for job in &run.jobs {
+        let job_options: Vec<(String, String)> = job
+            .job_options()
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let ctx = Context {
+            job_number: number,
+            groupid: job.group,
+            global_options: &global_options,
+            job_options: &job_options,
+            output: &output,
+            cwd: &cwd,
+        };
+        let waits = match job.stonewall() {
+            Ok(w) => w,
+            Err(e) => return Err(e.to_string()),
+        };
+        if waits && !clones.is_empty() {
+            run_group += 1;
+        }
+        match translate::translate(job, &ctx) {
+            Ok(cs) => {
+                for w in cs.iter().flat_map(|c| c.warnings.iter()) {
+                    eprintln!("{w}");
+                }
+                number += cs.len() as u32;
+                clones.extend(cs.into_iter().map(|c| (run_group, c)));
+            }
+            Err(e) => {
+                if matches!(e, translate::TranslateError::Parse { .. }) {
+                    return Err(format!("{e}\nfio: job {} dropped", job.name));
+                }
+                return Err(e.to_string());
+            }
+        }
+    }
+    if flags.parse_only {
+        return Err(String::new());
+    }
+    if flags.readonly {
+        if let Some((_, c)) = clones
+            .iter()
+            .find(|(_, c)| c.spec.access.is_some_and(|a| a.writes()))
+        {
+            return Err(format!(
+                "fio: job <{}> has write bit set, but fio is in read-only mode",
+                c.name
+            ));
+        }
+    }
+    // Writing to a block device that holds data is refused before anything runs.
+    for (_, c) in &clones {
+        let writes = c.spec.access.is_some_and(|a| a.writes());
+        let allow = c.allow_mounted_write;
+        if let (true, false, Some(j)) = (writes, allow, c.spec.job.as_ref()) {
+            for f in &j.files {
+                if let Err(refusal) = plumb_observe::device_write::check_device_write(
+                    &f.path,
+                    "allow_mounted_write=1",
+                ) {
+                    return Err(format!("fio: {refusal}"));
+                }
+            }
+        }
+    }
+
+    let infos: Vec<FioJobInfo> = clones.iter().map(|(_, c)| c.info.clone()).collect();
+    let stop = signals::install();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut current: Option<u32> = None;
+    // exitall: one flag per group, shared by its jobs.
+    let mut together: std::collections::HashMap<u32, Arc<std::sync::atomic::AtomicBool>> =
+        Default::default();
+    for (gid, c) in &clones {
+        if c.exitall {
+            together.entry(*gid).or_default();
+        }
+    }
+    for (gid, mut c) in clones {
+        if let Some(flag) = together.get(&gid) {
+            c.config.together = Some(plumb_core::Together {
+                ended: flag.clone(),
+                ends_others: c.exitall,
+            });
+        }
+        if current != Some(gid) {
+            groups.push(Group {
+                steps: vec![Step::Prepare, Step::Run, Step::Cleanup],
+                jobs: Vec::new(),
+            });
+            current = Some(gid);
+        }
+        let layout = serde_json::to_value(&c.info).ok();
+        let depth_note =
+            plumb_report::fio::depth_note_applies(c.info.header.iodepth, c.spec.engine.caps);
+        let job = FioFileJob {
+            job: FileioJob::new(c.spec, None, stop.clone()),
+            name: c.name.clone(),
+            layout: c.info.laid_out.filter(|_| f.normal),
+            logs: c.logs.clone(),
+            depth_note,
+        };
+        groups.last_mut().expect("a group").jobs.push(JobSpec {
+            name: c.name,
+            config: c.config,
+            seed_given: c.seed_given,
+            layout,
+            start_delay: c.start_delay,
+            job: Box::new(job),
+        });
+    }
+    let plan = Plan {
+        front_end: "fio",
+        layout: None,
+        command_line: plumb_core::redact::args(
+            std::iter::once(if mode == Mode::DropIn {
+                "fio"
+            } else {
+                "plumb fio"
+            })
+            .chain(args.iter().map(String::as_str)),
+        ),
+        groups,
+        options: PlanOptions {
+            percentiles: infos
+                .first()
+                .map(|i| i.percentiles.clone())
+                .unwrap_or_default(),
+            histogram: false,
+            text: true,
+            json_file: plumb.json_file.clone(),
+            strict: false,
+            observe_interval: Some(std::time::Duration::from_millis(250)),
+            notes: mode == Mode::Plumb,
+            keep_going: true,
+        },
+    };
+
+    Ok(Checked {
+        plan,
+        infos,
+        normal: f.normal,
+        output: flags.output.clone(),
+    })
+}
+
+/// Run a checked command line; returns fio's exit status.
+fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i32 {
+    let Checked {
+        plan,
+        infos,
+        normal,
+        output,
+    } = c;
+    let stop = signals::install();
+    // Where the report goes: --output=FILE, or stdout.
+    let mut report: Box<dyn Write + Send> = match &output {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("fio: unable to open '{p}' for output: {e}");
+                return 1;
+            }
+        },
+        None => Box::new(std::io::stdout()),
+    };
+    if normal {
+        let _ = write!(report, "{}", prologue(&infos));
+    }
+    let mut stderr = std::io::stderr();
+    let mut quiet = plumb_core::progress::Quiet;
+    let mut out = plumb_pipeline::Output {
+        report: &mut report,
+        diagnostics: &mut stderr,
+        progress: &mut quiet,
+    };
+    let result = plumb_pipeline::execute(&plan, &Fio::LAYOUT, &stop, &mut out);
+    let _ = report.flush();
+    match result {
+        Ok(f) => {
+            crate::keep::keep(&f.record, &plumb.keep);
+            // fio exits with the number of jobs that failed.
+            let mut failed = 0;
+            for j in f.record.groups.iter().flat_map(|g| g.jobs.iter()) {
+                if let Some(e) = &j.error {
+                    eprintln!("fio: job {}: {e}", j.name);
+                    failed += 1;
+                }
+            }
+            match f.stopped_by {
+                Some(StopCause::Signal(s)) => interrupted(s, mode),
+                Some(_) => 1,
+                None => failed,
+            }
+        }
+        Err(PipelineError::Job(JobError::Interrupted(s))) => interrupted(s, mode),
+        Err(e) => {
+            eprintln!("{}", plumb_core::redact::text(&e.to_string(), args));
+            1
+        }
+    }
+}

@@ -1,0 +1,1111 @@
+//! One parsed fio job into plumb's job model: a [`FileioSpec`] with named files (one per
+//! clone of `numjobs`), the harness settings, and the facts fio's layout prints
+//! ([`FioJobInfo`]). fio's names, defaults and refusals live here; nothing downstream knows
+//! them.
+//!
+//! What each option becomes is in docs/fio.md. An option plumb accepts but whose value it
+//! cannot honour yet (a trim mode, a zoned random distribution, ...)
+//! is refused with one line naming it and its value: never ignored.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use plumb_core::RunConfig;
+use plumb_fileio::access::{Access, Mix, Order};
+use plumb_fileio::engine::{self, EngineDef, EngineOptions};
+use plumb_fileio::placement::{allowed_cpus, cpus_of_mask, parse_cpu_list, Placement};
+use plumb_fileio::spec::{
+    BlockSizes, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice, SyncPolicy,
+};
+use plumb_report::fio::job::{FioJobInfo, OutputOptions, DEFAULT_PERCENTILES};
+use plumb_report::fio::JobHeader;
+
+use super::values::{
+    parse_bool, parse_bssplit, parse_enum, parse_float_list, parse_int, parse_rwt_bytes,
+    parse_rwt_ranges, parse_size, parse_time_ns, KbBase, Size, TimeUnit,
+};
+
+/// What the translation needs from a parsed job: the value each option ends up with.
+pub trait JobOptions {
+    /// The job's name.
+    fn name(&self) -> &str;
+    /// The value of canonical option `name` after globals and the job's own lines (`Some("")`
+    /// when given bare), `None` when nobody set it.
+    fn get(&self, name: &str) -> Option<&str>;
+    /// Which of `names` was set last (for pairs where the last one wins).
+    fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str>;
+}
+
+/// A refusal or a bad value, in fio's words where fio has words for it.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TranslateError {
+    /// `fio: failed parsing NAME=VALUE`
+    #[error("fio: failed parsing {name}={value}")]
+    Parse { name: String, value: String },
+    /// An option (or value) fio has and plumb does not do yet.
+    #[error("plumb: fio option '{name}' (value '{value}') is not supported yet{why}")]
+    Unsupported {
+        name: String,
+        value: String,
+        why: String,
+    },
+    /// fio's own complaint about the job (`you need to specify size=`), one line.
+    #[error("{0}")]
+    Job(String),
+}
+
+fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
+    TranslateError::Unsupported {
+        name: name.into(),
+        value: value.into(),
+        why: if why.is_empty() {
+            String::new()
+        } else {
+            format!(": {why}")
+        },
+    }
+}
+
+fn parse_err(name: &str, value: &str) -> TranslateError {
+    TranslateError::Parse {
+        name: name.into(),
+        value: value.into(),
+    }
+}
+
+/// fio's rw words, and what they mean.
+const RW_WORDS: &[&str] = &[
+    "read",
+    "write",
+    "trim",
+    "randread",
+    "randwrite",
+    "randtrim",
+    "rw",
+    "readwrite",
+    "randrw",
+    "trimwrite",
+    "randtrimwrite",
+];
+
+/// Engines fio has that plumb does not (refused by name).
+pub fn engine_for(name: &str) -> Result<&'static EngineDef, TranslateError> {
+    engine::find(name).ok_or_else(|| {
+        TranslateError::Job(format!(
+            "plumb: fio engine '{name}' is not supported (plumb has: {})",
+            engine::ENGINES
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+/// Run-wide facts a job's translation needs.
+pub struct Context<'a> {
+    /// 1-based number of the first clone among all jobs (fio's global job number).
+    pub job_number: u32,
+    pub groupid: u32,
+    pub global_options: &'a [(String, String)],
+    pub job_options: &'a [(String, String)],
+    pub output: &'a OutputOptions,
+    /// Where relative names are resolved (the current directory).
+    pub cwd: &'a Path,
+}
+
+/// One clone, ready for the pipeline.
+pub struct JobClone {
+    pub name: String,
+    pub spec: FileioSpec,
+    pub config: RunConfig,
+    pub info: FioJobInfo,
+    /// Seed given explicitly (randseed), for the record.
+    pub seed_given: bool,
+    /// allow_mounted_write=1: write to a block device even if it holds data.
+    pub allow_mounted_write: bool,
+    /// write_bw_log / write_iops_log / write_lat_log.
+    pub logs: Option<LogFiles>,
+    /// exitall: when this job finishes, the other jobs of its group stop.
+    pub exitall: bool,
+    /// startdelay, drawn for this clone when it is a range.
+    pub start_delay: Duration,
+    /// What fio says about the job on stderr before it runs (the job still runs).
+    pub warnings: Vec<String>,
+}
+
+/// The log files a job asked for: each a file name prefix (fio: `<prefix>_bw.<n>.log`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogFiles {
+    pub bw: Option<PathBuf>,
+    pub iops: Option<PathBuf>,
+    pub lat: Option<PathBuf>,
+    /// fio's global job number, 1-based.
+    pub number: u32,
+    /// log_avg_msec (0: a line per request).
+    pub window_ms: u64,
+}
+
+struct Get<'a, J: JobOptions + ?Sized> {
+    j: &'a J,
+    kb: KbBase,
+}
+
+impl<J: JobOptions + ?Sized> Get<'_, J> {
+    fn raw(&self, n: &str) -> Option<&str> {
+        self.j.get(n)
+    }
+    fn flag(&self, n: &str, default: bool) -> Result<bool, TranslateError> {
+        match self.raw(n) {
+            None => Ok(default),
+            // A set option given bare.
+            Some("") => Ok(true),
+            Some(v) => parse_bool(v).map_err(|_| parse_err(n, v)),
+        }
+    }
+    fn int(&self, n: &str, default: u64) -> Result<u64, TranslateError> {
+        match self.raw(n) {
+            None => Ok(default),
+            Some(v) => parse_int(v).map_err(|_| parse_err(n, v)),
+        }
+    }
+    fn size(&self, n: &str) -> Result<Option<Size>, TranslateError> {
+        match self.raw(n) {
+            None => Ok(None),
+            Some(v) => parse_size(v, self.kb, true)
+                .map(Some)
+                .map_err(|_| parse_err(n, v)),
+        }
+    }
+    fn time(&self, n: &str, unit: TimeUnit) -> Result<Option<Duration>, TranslateError> {
+        match self.raw(n) {
+            None => Ok(None),
+            Some(v) => parse_time_ns(v, unit)
+                .map(|ns| Some(Duration::from_nanos(ns)))
+                .map_err(|_| parse_err(n, v)),
+        }
+    }
+    /// Refuse `n` unless it is unset or has one of the values plumb does (`ok`).
+    fn only(&self, n: &str, ok: &[&str], why: &str) -> Result<(), TranslateError> {
+        match self.raw(n) {
+            Some(v) if !ok.contains(&v) => Err(unsupported(n, v, why)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Options plumb's fio parser accepts whose non-default values the job model cannot carry
+/// yet: (option, the values that are fine, why).
+const NOT_YET: &[(&str, &[&str], &str)] = &[
+    ("fill_device", &["0"], ""),
+    (
+        "scramble_buffers",
+        &["1"],
+        "plumb's data is always unique per block",
+    ),
+    (
+        "iodepth_batch",
+        &["1"],
+        "plumb submits each request as it is queued",
+    ),
+    ("iodepth_batch_complete_min", &["1"], ""),
+    (
+        "unified_rw_reporting",
+        &["none", "0", "mixed", "1"],
+        "fio 3.33 prints 'both' with an empty mixed block",
+    ),
+    ("iodepth_batch_complete_max", &[], ""),
+];
+
+/// fio's engine options plumb's parser knows; each must belong to the job's engine.
+const ENGINE_OPTIONS: &[&str] = &[
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "nowait",
+];
+
+fn percent_of(s: Size, whole: u64) -> u64 {
+    match s {
+        Size::Bytes(b) => b,
+        Size::Percent(p) => (whole as u128 * p as u128 / 100) as u64,
+    }
+}
+
+/// fio's `filename=a:b` list; `\:` is a literal colon.
+fn split_names(v: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                out.last_mut().unwrap().push(':');
+                chars.next();
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+fn format_name(fmt: &str, job: &str, jobnum: u32, filenum: u32) -> String {
+    fmt.replace("$jobname", job)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+        .replace("$clientuid", "0")
+}
+
+/// cpus_allowed / cpumask, nice, prio / prioclass.
+fn placement<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Placement, TranslateError> {
+    let cpus = match (g.raw("cpus_allowed"), g.raw("cpumask")) {
+        (Some(v), _) => Some(parse_cpu_list(v).ok_or_else(|| parse_err("cpus_allowed", v))?),
+        (None, Some(v)) => {
+            let mask = parse_int(v).map_err(|_| parse_err("cpumask", v))?;
+            Some(cpus_of_mask(mask)).filter(|c| !c.is_empty())
+        }
+        (None, None) => None,
+    };
+    if let Some(c) = &cpus {
+        let allowed = allowed_cpus();
+        if let Some(bad) = c.iter().find(|c| !allowed.contains(c)) {
+            return Err(TranslateError::Job(format!(
+                "fio: CPU {bad} too large (max={})",
+                allowed.iter().max().copied().unwrap_or(0)
+            )));
+        }
+    }
+    let nice = match g.raw("nice") {
+        None => None,
+        Some(v) => {
+            let n: i32 = v.trim().parse().map_err(|_| parse_err("nice", v))?;
+            if !(-20..=19).contains(&n) {
+                return Err(parse_err("nice", v));
+            }
+            (n != 0).then_some(n)
+        }
+    };
+    let io_priority = match (g.raw("prio"), g.raw("prioclass")) {
+        (None, None) => None,
+        (p, c) => {
+            let level = match p {
+                Some(v) => v
+                    .trim()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|l| *l <= 7)
+                    .ok_or_else(|| parse_err("prio", v))?,
+                None => 4,
+            };
+            let class = match c {
+                Some(v) => v
+                    .trim()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|c| (1..=3).contains(c))
+                    .ok_or_else(|| parse_err("prioclass", v))?,
+                None => 2,
+            };
+            Some((class, level))
+        }
+    };
+    Ok(Placement {
+        cpus,
+        nice,
+        io_priority,
+    })
+}
+
+/// Translate one parsed job into its clones.
+pub fn translate<J: JobOptions + ?Sized>(
+    j: &J,
+    ctx: &Context<'_>,
+) -> Result<Vec<JobClone>, TranslateError> {
+    let kb = match j.get("kb_base") {
+        None | Some("1024") => KbBase::K1024,
+        Some("1000") => KbBase::K1000,
+        Some(v) => return Err(parse_err("kb_base", v)),
+    };
+    let g = Get { j, kb };
+    for (n, ok, why) in NOT_YET {
+        g.only(n, ok, why)?;
+    }
+    let name = j.name().to_string();
+
+    // rw and the mix.
+    let rw_text = g.raw("rw").unwrap_or("read");
+    let rw = parse_enum(rw_text, RW_WORDS).map_err(|_| parse_err("rw", rw_text))?;
+
+    let word = rw.word;
+    let read_pct = match j.last_set(&["rwmixread", "rwmixwrite"]) {
+        Some("rwmixwrite") => 100 - g.int("rwmixwrite", 50)?.min(100),
+        _ => g.int("rwmixread", 50)?.min(100),
+    } as u8;
+    let (mix, random) = match word {
+        "read" => (Mix::Read, false),
+        "write" => (Mix::Write, false),
+        "randread" => (Mix::Read, true),
+        "randwrite" => (Mix::Write, true),
+        "rw" | "readwrite" => (Mix::Share { read_pct }, false),
+        "randrw" => (Mix::Share { read_pct }, true),
+        other => {
+            return Err(unsupported(
+                "rw",
+                other,
+                "trim is not supported (plumb does not discard blocks)",
+            ))
+        }
+    };
+    // rw=...:N: sequential modes skip N bytes after each request; random modes draw a new
+    // offset every N requests.
+    let stride = match rw.suffix {
+        None => None,
+        Some(n) if random => Some(parse_int(n).map_err(|_| parse_err("rw", rw_text))?),
+        Some(n) => Some(super::values::parse_bytes(n, kb).map_err(|_| parse_err("rw", rw_text))?),
+    };
+    let norandommap = g.flag("norandommap", false)?;
+    let skew = super::distribution::skew(g.raw("random_distribution"))?;
+    let think = super::pacing::think(j)?;
+    let order = if random {
+        Order::Random {
+            dist: plumb_core::random::RandType::Uniform,
+        }
+    } else {
+        Order::Sequential
+    };
+    let mut access = Access::new(mix, order);
+
+    // Block sizes.
+    let bs_text = g.raw("bs").unwrap_or("4k");
+    let bs = parse_rwt_bytes(bs_text, kb).map_err(|_| parse_err("bs", bs_text))?;
+    let mut sizes = [
+        SizeChoice::Fixed(bs[0].unwrap_or(4096)),
+        SizeChoice::Fixed(bs[1].unwrap_or(bs[0].unwrap_or(4096))),
+    ];
+    if let Some(v) = g.raw("bsrange") {
+        let r = parse_rwt_ranges(v, kb).map_err(|_| parse_err("bsrange", v))?;
+        for d in 0..2 {
+            if let Some((a, b)) = r[d] {
+                sizes[d] = if a == b {
+                    SizeChoice::Fixed(a)
+                } else {
+                    SizeChoice::Range { min: a, max: b }
+                };
+            }
+        }
+    }
+    if let Some(v) = g.raw("bssplit") {
+        let s = parse_bssplit(v, kb).map_err(|_| parse_err("bssplit", v))?;
+        for d in 0..2 {
+            if let Some(entries) = &s[d] {
+                sizes[d] = SizeChoice::Split(entries.iter().map(|e| (e.bs, e.percent)).collect());
+            }
+        }
+    }
+    let [rsz, wsz] = sizes;
+    let sizes = BlockSizes {
+        read: rsz,
+        write: wsz,
+    };
+    let min_bs = match mix {
+        Mix::Read => sizes.read.min(),
+        Mix::Write => sizes.write.min(),
+        _ => sizes.read.min().min(sizes.write.min()),
+    };
+    let align = match g.raw("ba") {
+        None => min_bs,
+        Some(v) => {
+            let b = parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?;
+            b[0].unwrap_or(min_bs)
+        }
+    };
+    if min_bs == 0 {
+        return Err(parse_err("bs", bs_text));
+    }
+
+    // Engine.
+    let engine_name = g.raw("ioengine").unwrap_or("psync");
+    let engine = engine_for(engine_name)?;
+    let mut engine_options = EngineOptions::default();
+    for name in ENGINE_OPTIONS {
+        if let (Some(v), None) = (g.raw(name), engine.options.iter().find(|o| o.name == *name)) {
+            return Err(unsupported(
+                name,
+                v,
+                &format!("plumb's {} engine does not have it", engine.name),
+            ));
+        }
+    }
+    // Every engine switch starts off, as fio's do (plumb's own defaults may differ).
+    for o in engine.options {
+        let on = match g.raw(o.name) {
+            Some(v) => v.is_empty() || parse_bool(v).map_err(|_| parse_err(o.name, v))?,
+            None => false,
+        };
+        engine_options.set(o.name, on);
+    }
+    let iodepth = g.int("iodepth", 1)?.max(1) as u32;
+    let direct = match (g.raw("direct"), g.raw("buffered")) {
+        (Some(_), _) => g.flag("direct", false)?,
+        (None, Some(_)) => !g.flag("buffered", true)?,
+        (None, None) => false,
+    };
+    let (osync, odsync) = match g.raw("sync").unwrap_or("none") {
+        "none" | "0" => (false, false),
+        "sync" | "1" => (true, false),
+        "dsync" => (false, true),
+        v => return Err(parse_err("sync", v)),
+    };
+    let flags = OpenFlags {
+        sync: osync,
+        dsync: odsync,
+        direct,
+    };
+    let fsync_n = g.int("fsync", 0)?;
+    let fdatasync_n = g.int("fdatasync", 0)?;
+    let (every, call) = if fdatasync_n > 0 {
+        (fdatasync_n, FsyncMode::Fdatasync)
+    } else {
+        (fsync_n, FsyncMode::Fsync)
+    };
+    let sync = SyncPolicy {
+        every_requests: 0,
+        each_write: false,
+        // end_fsync syncs when the job's writing ends; fsync_on_close when each file is
+        // closed, which for plumb's jobs is the same moment: both count as end syncs.
+        at_end: g.flag("end_fsync", false)? || g.flag("fsync_on_close", false)?,
+        call,
+    };
+
+    // Rate: one direction's requests per second, as the harness's open-loop schedule.
+    let rate = match (g.raw("rate"), g.raw("rate_iops")) {
+        (Some(_), Some(_)) => {
+            return Err(TranslateError::Job(
+                "fio: rate and rate_iops are mutually exclusive".into(),
+            ))
+        }
+        (None, None) => None,
+        (r, i) => {
+            let (name, v) = match (r, i) {
+                (Some(v), _) => ("rate", v),
+                (_, Some(v)) => ("rate_iops", v),
+                _ => unreachable!("one is set"),
+            };
+            let per_dir = parse_rwt_bytes(v, kb).map_err(|_| parse_err(name, v))?;
+            // Requests a second in one direction: fio's rate is bytes (by that direction's
+            // smallest block), rate_iops requests.
+            let per_s = |dir: usize| {
+                let value = per_dir[dir].or(per_dir[0]).unwrap_or(0) as f64;
+                let size = if dir == 0 { &sizes.read } else { &sizes.write };
+                if name == "rate" {
+                    value / size.min().max(1) as f64
+                } else {
+                    value
+                }
+            };
+            let total = match mix {
+                Mix::Read => per_s(0),
+                Mix::Write => per_s(1),
+                _ => {
+                    // fio limits each direction on its own, whatever rwmixread says: the
+                    // schedule carries both, and the read share follows the two rates.
+                    let (r, w) = (per_s(0), per_s(1));
+                    if r + w > 0.0 {
+                        let read_pct = (100.0 * r / (r + w)).round() as u8;
+                        access = Access::new(Mix::Share { read_pct }, order);
+                    }
+                    r + w
+                }
+            };
+            (total > 0.0).then_some(total)
+        }
+    };
+
+    let placement = placement(&g)?;
+    let log_prefix = |n: &str| -> Option<PathBuf> {
+        g.raw(n).map(|v| {
+            let v = if v.is_empty() { j.name() } else { v };
+            ctx.cwd.join(v)
+        })
+    };
+    let (bw_log, iops_log, lat_log) = (
+        log_prefix("write_bw_log"),
+        log_prefix("write_iops_log"),
+        log_prefix("write_lat_log"),
+    );
+    let window_ms = match g.raw("log_avg_msec") {
+        None => 0,
+        Some(v) => parse_int(v).map_err(|_| parse_err("log_avg_msec", v))?,
+    };
+    let verify = match g.raw("verify").unwrap_or("0") {
+        "0" | "none" => None,
+        v @ ("crc32c" | "crc32c-intel" | "md5") => {
+            if matches!(mix, Mix::Share { .. }) {
+                return Err(unsupported(
+                    "verify",
+                    v,
+                    "verification of a job that both reads and writes",
+                ));
+            }
+            Some(plumb_fileio::spec::VerifySpec {
+                checksum: if v == "md5" {
+                    plumb_fileio::verify::Checksum::Md5
+                } else {
+                    plumb_fileio::verify::Checksum::Crc32c
+                },
+                after_writes: g.flag("do_verify", true)?,
+                fatal: g.flag("verify_fatal", false)?,
+            })
+        }
+        v => {
+            return Err(unsupported(
+                "verify",
+                v,
+                "plumb verifies with crc32c and md5",
+            ))
+        }
+    };
+    let compress = match g.raw("buffer_compress_percentage") {
+        None => None,
+        Some(v) => {
+            let pct = parse_int(v)
+                .ok()
+                .filter(|p| *p <= 100)
+                .ok_or_else(|| parse_err("buffer_compress_percentage", v))?;
+            (pct > 0).then_some(pct as u8)
+        }
+    };
+    // iodepth_low: fio's default is iodepth itself (keep the queue full).
+    let queue_low = match g.raw("iodepth_low") {
+        None => None,
+        Some(v) => {
+            let low = parse_int(v).map_err(|_| parse_err("iodepth_low", v))?;
+            (low < iodepth as u64).then_some(low as u32)
+        }
+    };
+    let create_at_open = g.flag("create_on_open", false)?;
+    if create_at_open && access.reads() {
+        return Err(unsupported(
+            "create_on_open",
+            "1",
+            "on a job that reads (its files are laid out before the run)",
+        ));
+    }
+    let wants_log = bw_log.is_some() || iops_log.is_some() || lat_log.is_some();
+    let arrivals = match g.raw("rate_process").unwrap_or("linear") {
+        "linear" => plumb_core::Arrivals::Even,
+        "poisson" => plumb_core::Arrivals::Poisson,
+        v => return Err(parse_err("rate_process", v)),
+    };
+
+    // Time.
+    let runtime = g
+        .time("runtime", TimeUnit::Seconds)?
+        .filter(|d| !d.is_zero());
+    let mut time_based = g.flag("time_based", false)?;
+    let mut warnings = Vec::new();
+    if time_based && runtime.is_none() {
+        // fio warns and runs size-based.
+        warnings.push("fio: time_based requires a runtime/timeout setting".to_string());
+        time_based = false;
+    }
+    let ramp = g.time("ramp_time", TimeUnit::Seconds)?.unwrap_or_default();
+    let loops = g.int("loops", 1)?.max(1);
+
+    // Files.
+    let numjobs = g.int("numjobs", 1)?.max(1) as u32;
+    let nrfiles = g.int("nrfiles", 1)?.max(1) as u32;
+    let dirs: Vec<String> = g.raw("directory").map(split_names).unwrap_or_default();
+    let user_files: Vec<String> = g.raw("filename").map(split_names).unwrap_or_default();
+    let fmt = g
+        .raw("filename_format")
+        .unwrap_or("$jobname.$jobnum.$filenum")
+        .to_string();
+    let resolve = |name: &str, clone: u32| -> PathBuf {
+        let p = Path::new(name);
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        let base = if dirs.is_empty() {
+            ctx.cwd.to_path_buf()
+        } else {
+            ctx.cwd.join(&dirs[clone as usize % dirs.len()])
+        };
+        base.join(p)
+    };
+    let size_opt = g.size("size")?;
+    let filesize = g.size("filesize")?;
+    let io_size = g.size("io_size")?;
+    let offset = g.size("offset")?;
+    let offset_inc = g.size("offset_increment")?;
+    let unlink = g.flag("unlink", false)?;
+    let invalidate = g.flag("invalidate", true)?;
+    let zero = g.flag("zero_buffers", false)?;
+    // Read so a bad value is refused; plumb's written data changes with every write anyway
+    // (see plumb_fileio::fill), which is what refill_buffers asks for.
+    let _refill = g.flag("refill_buffers", false)?;
+
+    // Seeds: repeatable per job number unless randrepeat=0 without a randseed.
+    let randseed = match g.raw("randseed") {
+        Some(v) => Some(parse_int(v).map_err(|_| parse_err("randseed", v))?),
+        None => None,
+    };
+    let randrepeat = g.flag("randrepeat", true)?;
+
+    // Percentiles.
+    let list_text = g.raw("percentile_list").map(str::to_string);
+    let percentiles = match &list_text {
+        Some(v) => {
+            parse_float_list(v, 20, 0.0, 100.0)
+                .map_err(|_| parse_err("percentile_list", v))?
+                .0
+        }
+        None => DEFAULT_PERCENTILES.to_vec(),
+    };
+    let clat_p = g.flag("clat_percentiles", true)?;
+    let lat_p = g.flag("lat_percentiles", false)?;
+
+    let mut clones = Vec::with_capacity(numjobs as usize);
+    // Clone numbers as fio makes them: the job is 0, then numjobs-1 down to 1.
+    let subjobs: Vec<u32> = std::iter::once(0).chain((1..numjobs).rev()).collect();
+    for (k, &sub) in subjobs.iter().enumerate() {
+        let paths: Vec<PathBuf> = if user_files.is_empty() {
+            (0..nrfiles)
+                .map(|f| resolve(&format_name(&fmt, &name, sub, f), sub))
+                .collect()
+        } else {
+            user_files.iter().map(|f| resolve(f, sub)).collect()
+        };
+        let nfiles = paths.len() as u64;
+        // Each file's size: filesize, else size / files, else what the files already hold.
+        let existing: Vec<Option<u64>> = paths
+            .iter()
+            .map(|p| plumb_fileio::fileset::named::size_of(p))
+            .collect();
+        let whole = existing.iter().flatten().sum::<u64>();
+        let total = match (size_opt, filesize) {
+            (Some(s), _) => Some(percent_of(s, whole)),
+            (None, Some(fs)) => Some(percent_of(fs, whole) * nfiles),
+            (None, None) if existing.iter().all(|e| e.is_some_and(|n| n > 0)) => Some(whole),
+            _ => None,
+        };
+        let Some(total) = total else {
+            return Err(TranslateError::Job(format!(
+                "{name}: you need to specify size="
+            )));
+        };
+        let per_file = match filesize {
+            Some(fs) => percent_of(fs, whole / nfiles.max(1)),
+            None => total / nfiles,
+        };
+        let base_off = offset.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
+        let inc = offset_inc.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
+        let start = base_off + inc * sub as u64;
+        let length = if size_opt.is_none() && filesize.is_none() {
+            // The job works on the existing files from its offset to their end.
+            per_file.saturating_sub(start)
+        } else {
+            per_file
+        };
+        if length < min_bs {
+            return Err(TranslateError::Job(format!(
+                "fio: size too small, must not be less than minimum block size: {length} < {min_bs}"
+            )));
+        }
+        let files: Vec<NamedFile> = paths
+            .iter()
+            .map(|p| NamedFile {
+                path: p.clone(),
+                offset: start,
+                length,
+            })
+            .collect();
+        let region = length * nfiles;
+        let pass_bytes = match io_size {
+            Some(s) => percent_of(s, region).max(min_bs),
+            None => region,
+        };
+        let job = JobIo {
+            files,
+            sizes: sizes.clone(),
+            align: align.max(1),
+            // fio keeps no random map under a skewed distribution.
+            random_map: !norandommap && skew.is_uniform(),
+            skew,
+            think,
+            pass_bytes,
+            passes: (!time_based).then_some(loops),
+            sync_every_writes: every,
+            lay_out_data: access.reads(),
+            unlink,
+            invalidate,
+            create_at_open,
+            queue_low,
+            stride,
+            log: wants_log.then_some(plumb_fileio::iolog::LogSpec { window_ms }),
+            verify,
+        };
+        // An engine that opens no files (null) lays none out.
+        let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !create_at_open {
+            plumb_fileio::fileset::named::needs_layout(&job)
+                .into_iter()
+                .map(|(f, want)| (f.path.clone(), want))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let spec = FileioSpec {
+            dir: ctx.cwd.to_path_buf(),
+            num_files: nfiles as u32,
+            block_size: min_bs,
+            total_size: region,
+            access: Some(access),
+            engine,
+            engine_options: engine_options.clone(),
+            queue_depth: iodepth,
+            flags,
+            sync,
+            merged_requests: 0,
+            validate: false,
+            // Verified writes carry random data, as fio turns refill_buffers on for verify.
+            fill: match compress {
+                Some(pct) if verify.is_none() => Fill::Compressible { pct },
+                _ if zero && verify.is_none() => Fill::Zero,
+                _ => Fill::Random,
+            },
+            threads: 1,
+            job: Some(job),
+            placement: placement.clone(),
+        };
+        let number = ctx.job_number + k as u32;
+        let seed = match (randseed, randrepeat) {
+            (Some(s), _) => s.wrapping_add(number as u64),
+            (None, true) => 0x89u64.wrapping_add(number as u64),
+            (None, false) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0)
+                .wrapping_add(number as u64),
+        };
+        let start_delay = super::pacing::start_delay(g.raw("startdelay"), seed)?;
+        let config = RunConfig {
+            threads: 1,
+            time_limit: runtime,
+            event_limit: 0,
+            warmup: ramp,
+            // fio's bandwidth and IOPS samples: one per 500 ms window.
+            report_interval: Some(Duration::from_millis(500)),
+            rate,
+            arrivals,
+            forced_shutdown: None,
+            seed,
+            rand_type: None,
+            interval_percentiles: Vec::new(),
+            together: None,
+        };
+        let laid: u64 = layout_files.iter().map(|f| f.1).sum();
+        let info = FioJobInfo {
+            header: JobHeader {
+                name: name.clone(),
+                groupid: ctx.groupid,
+                rw: if word == "readwrite" {
+                    "rw".into()
+                } else {
+                    word.to_string()
+                },
+                bs: [
+                    (sizes.read.min(), sizes.read.max()),
+                    (sizes.write.min(), sizes.write.max()),
+                    (
+                        bs[2].or(bs[1]).or(bs[0]).unwrap_or(4096),
+                        bs[2].or(bs[1]).or(bs[0]).unwrap_or(4096),
+                    ),
+                ],
+                bs_is_seq_rand: false,
+                ioengine: engine_name.to_string(),
+                iodepth,
+                numjobs,
+                kb_base: if kb == KbBase::K1000 { 1000 } else { 1024 },
+                sig_figs: 4,
+            },
+            subjob: sub,
+            group_reporting: g.flag("group_reporting", false)?,
+            description: g.raw("description").map(str::to_string),
+            job_options: ctx.job_options.to_vec(),
+            global_options: ctx.global_options.to_vec(),
+            percentiles: percentiles.clone(),
+            percentile_list_text: list_text.clone(),
+            clat_percentiles: clat_p,
+            lat_percentiles: lat_p,
+            slat_percentiles: g.flag("slat_percentiles", false)?,
+            thread: g.flag("thread", false)?,
+            pid: std::process::id(),
+            laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),
+            output: ctx.output.clone(),
+            unified_mixed: matches!(g.raw("unified_rw_reporting"), Some("mixed" | "1")),
+        };
+        clones.push(JobClone {
+            name: name.clone(),
+            spec,
+            config,
+            info,
+            seed_given: randseed.is_some(),
+            allow_mounted_write: g.flag("allow_mounted_write", false)?,
+            logs: wants_log.then(|| LogFiles {
+                bw: bw_log.clone(),
+                iops: iops_log.clone(),
+                lat: lat_log.clone(),
+                number,
+                window_ms,
+            }),
+            exitall: g.flag("exitall", false)?,
+            warnings: if k == 0 { warnings.clone() } else { Vec::new() },
+            start_delay,
+        });
+    }
+    Ok(clones)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Opts(String, Vec<(String, String)>);
+    impl JobOptions for Opts {
+        fn name(&self) -> &str {
+            &self.0
+        }
+        fn get(&self, name: &str) -> Option<&str> {
+            self.1
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        }
+        fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str> {
+            self.1
+                .iter()
+                .rev()
+                .find_map(|(n, _)| names.iter().find(|m| **m == n).copied())
+        }
+    }
+
+    fn job(name: &str, opts: &[(&str, &str)]) -> Opts {
+        Opts(
+            name.into(),
+            opts.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        )
+    }
+
+    fn run(o: &Opts, dir: &Path) -> Result<Vec<JobClone>, TranslateError> {
+        let out = OutputOptions::default();
+        translate(
+            o,
+            &Context {
+                job_number: 1,
+                groupid: 0,
+                global_options: &[],
+                job_options: &[],
+                output: &out,
+                cwd: dir,
+            },
+        )
+    }
+
+    #[test]
+    fn clones_get_fio_s_file_names_and_offsets() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "j",
+                &[
+                    ("numjobs", "3"),
+                    ("nrfiles", "2"),
+                    ("size", "1m"),
+                    ("rw", "randwrite"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        let names: Vec<String> = c
+            .iter()
+            .flat_map(|c| c.spec.job.as_ref().unwrap().files.iter())
+            .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["j.0.0", "j.0.1", "j.2.0", "j.2.1", "j.1.0", "j.1.1"]
+        );
+        let j = c[0].spec.job.as_ref().unwrap();
+        assert_eq!(j.files[0].length, 512 << 10);
+        assert_eq!(j.pass_bytes, 1 << 20);
+        assert!(!j.lay_out_data, "a pure writer gets sized files");
+        let mut seeds = HashMap::new();
+        for c in &c {
+            seeds.insert(c.config.seed, ());
+        }
+        assert_eq!(seeds.len(), 3, "each clone its own stream");
+    }
+
+    #[test]
+    fn offset_increment_moves_each_clone_and_a_user_file_is_shared() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "j",
+                &[
+                    ("filename", "data"),
+                    ("numjobs", "2"),
+                    ("size", "64k"),
+                    ("offset", "4k"),
+                    ("offset_increment", "64k"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        let f0 = &c[0].spec.job.as_ref().unwrap().files[0];
+        let f1 = &c[1].spec.job.as_ref().unwrap().files[0];
+        assert_eq!(f0.path, f1.path);
+        assert_eq!((f0.offset, f1.offset), (4096, 4096 + 65536));
+    }
+
+    #[test]
+    fn mixes_sizes_and_refusals() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "m",
+                &[
+                    ("rw", "randrw"),
+                    ("rwmixread", "70"),
+                    ("bs", "8k,32k"),
+                    ("size", "1m"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        let s = &c[0].spec;
+        assert_eq!(s.access.unwrap().mix, Mix::Share { read_pct: 70 });
+        let j = s.job.as_ref().unwrap();
+        assert_eq!(j.sizes.read, SizeChoice::Fixed(8192));
+        assert_eq!(j.sizes.write, SizeChoice::Fixed(32768));
+        assert_eq!(c[0].info.header.bs[2], (32768, 32768));
+
+        // rw=...:N: a count for random orders, bytes (with units) for sequential ones.
+        let c = run(&job("x", &[("rw", "randread:8"), ("size", "1m")]), d.path()).unwrap();
+        assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(8));
+        let c = run(&job("x", &[("rw", "write:4k"), ("size", "1m")]), d.path()).unwrap();
+        assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(4096));
+        let e = run(&job("x", &[("rw", "trim"), ("size", "1m")]), d.path())
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string()
+                .starts_with("plumb: fio option 'rw' (value 'trim') is not supported yet"),
+            "{e}"
+        );
+        let e = run(&job("x", &[("fill_device", "1")]), d.path())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("'fill_device'"), "{e}");
+        let e = run(&job("x", &[]), d.path()).err().unwrap();
+        assert_eq!(e.to_string(), "x: you need to specify size=");
+        let e = run(&job("x", &[("size", "1k")]), d.path()).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "fio: size too small, must not be less than minimum block size: 1024 < 4096"
+        );
+        let e = run(&job("x", &[("ioengine", "rbd"), ("size", "1m")]), d.path())
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("fio engine 'rbd' is not supported"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn existing_files_give_the_size() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("f"), vec![0u8; 16384]).unwrap();
+        let c = run(&job("e", &[("filename", "f")]), d.path()).unwrap();
+        let j = c[0].spec.job.as_ref().unwrap();
+        assert_eq!(j.files[0].length, 16384);
+        assert!(c[0].info.laid_out.is_none());
+        let c = run(&job("e", &[("filename", "f"), ("size", "50%")]), d.path()).unwrap();
+        assert_eq!(c[0].spec.job.as_ref().unwrap().files[0].length, 8192);
+    }
+
+    #[test]
+    fn time_and_loops() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "t",
+                &[
+                    ("size", "1m"),
+                    ("runtime", "2"),
+                    ("time_based", ""),
+                    ("ramp_time", "500ms"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        assert_eq!(c[0].config.time_limit, Some(Duration::from_secs(2)));
+        assert_eq!(c[0].config.warmup, Duration::from_millis(500));
+        assert_eq!(c[0].spec.job.as_ref().unwrap().passes, None);
+        let c = run(&job("t", &[("size", "1m"), ("loops", "3")]), d.path()).unwrap();
+        assert_eq!(c[0].spec.job.as_ref().unwrap().passes, Some(3));
+        assert_eq!(c[0].config.time_limit, None);
+    }
+
+    #[test]
+    fn distribution_think_time_and_start_delay_reach_the_model() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "p",
+                &[
+                    ("rw", "randread"),
+                    ("size", "1m"),
+                    ("numjobs", "4"),
+                    ("random_distribution", "zipf:1.2"),
+                    ("thinktime", "100"),
+                    ("thinktime_blocks", "4"),
+                    ("startdelay", "1-2"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        let j = c[0].spec.job.as_ref().unwrap();
+        assert_eq!(
+            j.skew,
+            plumb_core::random::Skew::Zipf {
+                theta: 1.2,
+                center: None
+            }
+        );
+        assert!(!j.random_map, "a skew keeps no random map");
+        let think = j.think.unwrap();
+        assert_eq!((think.stall_ns, think.every), (100_000, 4));
+        let delays: Vec<Duration> = c.iter().map(|c| c.start_delay).collect();
+        assert!(delays
+            .iter()
+            .all(|d| (Duration::from_secs(1)..=Duration::from_secs(2)).contains(d)));
+        assert!(delays.iter().any(|d| *d != delays[0]), "{delays:?}");
+        let plain = run(&job("p", &[("rw", "randread"), ("size", "1m")]), d.path()).unwrap();
+        let j = plain[0].spec.job.as_ref().unwrap();
+        assert!(j.random_map && j.skew.is_uniform() && j.think.is_none());
+        assert_eq!(plain[0].start_delay, Duration::ZERO);
+    }
+}

@@ -1,0 +1,637 @@
+//! `plumb sweep PLAN.toml`: a matrix of option values run point after point through a front
+//! end's own pipeline, prepare and cleanup once per data set, every run kept in the history
+//! under one sweep id, then a table and the knee of each swept variable.
+
+pub mod front_end;
+mod knee;
+mod plan;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use plumb_core::stats::Histogram;
+use plumb_core::{StopCause, StopFlag};
+use plumb_pipeline::Record;
+
+use crate::exit::{self, UsageError};
+use crate::native::text::{latency, table};
+use front_end::{Command, DataSteps, Phase, Swept};
+
+/// What `plumb sweep` was asked.
+pub struct Options {
+    pub plan: PathBuf,
+    pub dry_run: bool,
+    pub no_history: bool,
+    pub json: Option<PathBuf>,
+}
+
+/// One point of the matrix: its values, in the order the plan lists the keys.
+struct Point {
+    values: Vec<String>,
+    /// The options for the command line (`--threads=2`).
+    options: Vec<String>,
+    /// Which data set it uses (its data-set values).
+    data_set: Vec<String>,
+}
+
+/// One run of a point.
+struct Done {
+    point: usize,
+    repeat: u32,
+    run_id: Option<i64>,
+    record: Record,
+}
+
+pub fn run(o: Options) -> anyhow::Result<i32> {
+    let p = plan::read(&o.plan).map_err(UsageError)?;
+    let path = o.plan.as_path();
+    let fe = front_end::find(p.front_end.as_deref(), &p.command[0]).map_err(|e| {
+        UsageError(plan::at(
+            path,
+            plan::line_of(&p.text, None, "front_end").or(plan::line_of(&p.text, None, "command")),
+            e,
+        ))
+    })?;
+    let words = if fe.claims(&p.command[0]) && fe.name() == "fio" {
+        &p.command[1..]
+    } else {
+        &p.command[..]
+    };
+    let cmd_line = plan::line_of(&p.text, None, "command");
+    let cmd = fe
+        .command(words)
+        .map_err(|e| UsageError(plan::at(path, cmd_line, e)))?;
+    let mut swept: Vec<Swept> = Vec::new();
+    for (key, _, line) in &p.matrix {
+        let s = cmd
+            .option(key)
+            .map_err(|e| UsageError(plan::at(path, Some(*line), format!("matrix.{key}: {e}"))))?;
+        if let Some(other) = swept.iter().find(|o| o.name == s.name) {
+            return Err(UsageError(plan::at(
+                path,
+                Some(*line),
+                format!(
+                    "matrix.{key}: the same option as {}",
+                    other.prefix.trim_end_matches('=')
+                ),
+            ))
+            .into());
+        }
+        if p.warmup.is_some() && s.name == cmd.warmup_name() {
+            return Err(UsageError(plan::at(
+                path,
+                Some(*line),
+                format!("matrix.{key}: the plan's warmup sets it already"),
+            ))
+            .into());
+        }
+        swept.push(s);
+    }
+    let steps = cmd.data_steps(p.prepare).map_err(|e| {
+        UsageError(plan::at(
+            path,
+            plan::line_of(&p.text, None, "prepare").or(cmd_line),
+            e,
+        ))
+    })?;
+    let mut replaced: Vec<String> = swept.iter().map(|s| s.name.clone()).collect();
+    let mut extra = Vec::new();
+    if let Some(w) = p.warmup {
+        extra.push(cmd.warmup(w.as_secs_f64()));
+        replaced.push(cmd.warmup_name().to_string());
+    }
+    let points = expand(&p.matrix, &swept, &extra);
+    // Every point's command line goes through the front end's parser before anything runs.
+    for (i, pt) in points.iter().enumerate() {
+        let args = cmd.args(&pt.options, &replaced, Phase::Run);
+        cmd.check(&args).map_err(|e| {
+            UsageError(plan::at(
+                path,
+                None,
+                format!(
+                    "point {} ({}): {}",
+                    i + 1,
+                    pt.values.join(" "),
+                    e.lines().next().unwrap_or("")
+                ),
+            ))
+        })?;
+    }
+    let keys: Vec<&str> = p.matrix.iter().map(|(k, _, _)| k.as_str()).collect();
+    let label = |pt: &Point| {
+        keys.iter()
+            .zip(&pt.values)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    print_plan(&p, &points, steps, &label, cmd.as_ref(), &replaced);
+    if o.dry_run {
+        return Ok(0);
+    }
+
+    let stop = crate::signals::install();
+    let started = Instant::now();
+    let start_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let mut store = if o.no_history {
+        None
+    } else {
+        match plumb_history::Store::open_default()
+            .and_then(|mut s| s.new_sweep(start_unix, &p.text).map(|id| (s, id)))
+        {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("plumb: warning: the sweep is not kept in the history: {e}");
+                None
+            }
+        }
+    };
+    let sweep_id = store.as_ref().map(|(_, id)| *id);
+    if let Some(id) = sweep_id {
+        println!(
+            "sweep {id}: {} points (plumb history --sweep={id})",
+            points.len()
+        );
+    }
+    let total = points.len() as u64 * p.repeat as u64;
+    let bar = progress(total);
+    let tags: Vec<String> = p.tag.iter().cloned().collect();
+    let mut done: Vec<Done> = Vec::new();
+    let mut failure: Option<anyhow::Error> = None;
+    let mut interrupted = None;
+    let mut runs = 0u64;
+    'points: for (i, pt) in points.iter().enumerate() {
+        let first_of_set = i == 0 || points[i - 1].data_set != pt.data_set;
+        let last_of_set = i + 1 == points.len() || points[i + 1].data_set != pt.data_set;
+        if let (true, DataSteps::Separate { prepare: true, .. }) = (first_of_set, steps) {
+            let args = cmd.args(&pt.options, &replaced, Phase::Prepare);
+            say(&bar, false, format!("sweep: prepare: {}", cmd.typed(&args)));
+            if let Err(e) = cmd.run(&args, &stop) {
+                failure = Some(e.context("prepare"));
+                break;
+            }
+        }
+        for r in 1..=p.repeat {
+            if stop.load(Relaxed) != 0 {
+                break 'points;
+            }
+            if runs > 0 && !p.pause.is_zero() && pause(p.pause, &stop) {
+                break 'points;
+            }
+            runs += 1;
+            let rep = if p.repeat > 1 {
+                format!(" (repeat {r}/{})", p.repeat)
+            } else {
+                String::new()
+            };
+            bar.set_message(format!("{}{rep}", label(pt)));
+            bar.set_position(runs - 1);
+            if !bar.is_hidden() {
+                bar.tick();
+            } else {
+                eprintln!(
+                    "sweep: run {runs}/{total}: {}{rep} ({} elapsed{})",
+                    label(pt),
+                    clock(started.elapsed()),
+                    remaining(started.elapsed(), runs - 1, total)
+                );
+            }
+            let args = cmd.args(&pt.options, &replaced, Phase::Run);
+            let finished = match cmd.run(&args, &stop) {
+                Ok(f) => f,
+                Err(e) => {
+                    failure = Some(e);
+                    break 'points;
+                }
+            };
+            if let Some(StopCause::Signal(s)) = finished.stopped_by {
+                interrupted = Some(s);
+                say(
+                    &bar,
+                    false,
+                    format!("sweep: point {} interrupted: not kept", i + 1),
+                );
+                break 'points;
+            }
+            let run_id = store.as_mut().and_then(|(s, id)| {
+                let at = plumb_history::SweepPoint {
+                    sweep: *id,
+                    index: i as u32 + 1,
+                    repeat: r,
+                    values: label(pt),
+                };
+                s.add_point(&finished.record, &tags, &at)
+                    .map_err(|e| {
+                        eprintln!(
+                            "plumb: warning: point {} was not kept in the history: {e}",
+                            i + 1
+                        )
+                    })
+                    .ok()
+            });
+            let d = Done {
+                point: i,
+                repeat: r,
+                run_id,
+                record: finished.record,
+            };
+            say(
+                &bar,
+                true,
+                point_line(&d, pt, &label, cmd.unit(), points.len()),
+            );
+            done.push(d);
+        }
+        if let (true, DataSteps::Separate { cleanup: true, .. }) = (last_of_set, steps) {
+            let args = cmd.args(&pt.options, &replaced, Phase::Cleanup);
+            say(&bar, false, format!("sweep: cleanup: {}", cmd.typed(&args)));
+            if let Err(e) = cmd.run(&args, &stop) {
+                failure = Some(e.context("cleanup"));
+                break;
+            }
+        }
+    }
+    bar.finish_and_clear();
+    if interrupted.is_none() && stop.load(Relaxed) != 0 {
+        interrupted = Some(stop.load(Relaxed) as i32);
+    }
+    if interrupted.is_some() {
+        if let (Some(pt), DataSteps::Separate { cleanup: true, .. }) =
+            (points.get(done.last().map_or(0, |d| d.point)), steps)
+        {
+            let args = cmd.args(&pt.options, &replaced, Phase::Cleanup);
+            eprintln!(
+                "sweep: interrupted: the data set stays in place; to remove it: {}",
+                cmd.typed(&args)
+            );
+        }
+    }
+    print!("{}", summary(&points, &keys, &done, cmd.unit()));
+    if let Some(f) = &o.json {
+        write_json(
+            f,
+            sweep_id,
+            &p.text,
+            &points,
+            &keys,
+            &done,
+            interrupted.is_some(),
+        )?;
+    }
+    if let Some(e) = failure {
+        if stop.load(Relaxed) == 0 {
+            return Err(e);
+        }
+    }
+    Ok(match interrupted {
+        Some(s) => exit::for_signal(s),
+        None => 0,
+    })
+}
+
+/// The points in the order they run: data-set variables outermost (so each data set's
+/// points run back to back), then the others, each in the plan's order, the last fastest.
+fn expand(
+    matrix: &[(String, Vec<String>, usize)],
+    swept: &[Swept],
+    extra: &[String],
+) -> Vec<Point> {
+    let mut order: Vec<usize> = (0..matrix.len()).filter(|&k| swept[k].data_set).collect();
+    order.extend((0..matrix.len()).filter(|&k| !swept[k].data_set));
+    let mut combos: Vec<Vec<usize>> = vec![vec![0; matrix.len()]];
+    for &k in &order {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                (0..matrix[k].1.len()).map(move |v| {
+                    let mut c = c.clone();
+                    c[k] = v;
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+        .into_iter()
+        .map(|c| {
+            let values: Vec<String> = c
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| matrix[k].1[v].clone())
+                .collect();
+            Point {
+                options: swept
+                    .iter()
+                    .zip(&values)
+                    .map(|(s, v)| format!("{}{v}", s.prefix))
+                    .chain(extra.iter().cloned())
+                    .collect(),
+                data_set: swept
+                    .iter()
+                    .zip(&values)
+                    .filter(|(s, _)| s.data_set)
+                    .map(|(_, v)| v.clone())
+                    .collect(),
+                values,
+            }
+        })
+        .collect()
+}
+
+fn print_plan(
+    p: &plan::Plan,
+    points: &[Point],
+    steps: DataSteps,
+    label: &dyn Fn(&Point) -> String,
+    cmd: &dyn Command,
+    replaced: &[String],
+) {
+    let mut out = String::new();
+    let sets = points
+        .windows(2)
+        .filter(|w| w[0].data_set != w[1].data_set)
+        .count()
+        + 1;
+    out.push_str(&format!(
+        "sweep: {} points x {} run(s) each, {} data set(s)\n",
+        points.len(),
+        p.repeat,
+        sets
+    ));
+    match steps {
+        DataSteps::Separate { added: true, .. } => out.push_str(
+            "sweep: the command has no prepare or cleanup: the sweep prepares each data set before its first point and cleans it up after its last (prepare = false turns this off)\n",
+        ),
+        DataSteps::ByTheRun => out.push_str(
+            "sweep: fio lays out a job's missing files when it runs: the first point of each data set lays them out, the next ones use them (fio leaves them in place unless unlink=1)\n",
+        ),
+        _ => {}
+    }
+    if let Some(w) = p.warmup {
+        out.push_str(&format!(
+            "sweep: each point warms up for {}, excluded from its figures\n",
+            clock(w)
+        ));
+    }
+    for (i, pt) in points.iter().enumerate() {
+        let first = i == 0 || points[i - 1].data_set != pt.data_set;
+        let last = i + 1 == points.len() || points[i + 1].data_set != pt.data_set;
+        if let (true, DataSteps::Separate { prepare: true, .. }) = (first, steps) {
+            out.push_str(&format!(
+                "  prepare   {}\n",
+                cmd.typed(&cmd.args(&pt.options, replaced, Phase::Prepare))
+            ));
+        }
+        out.push_str(&format!("  point {:<3} {}\n", i + 1, label(pt)));
+        if let (true, DataSteps::Separate { cleanup: true, .. }) = (last, steps) {
+            out.push_str(&format!(
+                "  cleanup   {}\n",
+                cmd.typed(&cmd.args(&pt.options, replaced, Phase::Cleanup))
+            ));
+        }
+    }
+    print!("{out}");
+    let _ = std::io::stdout().flush();
+}
+
+/// The progress line on a terminal (stderr); hidden elsewhere, where one plain line per
+/// run says the same.
+fn progress(total: u64) -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr_with_hz(4)
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(total), target);
+    if let Ok(style) = ProgressStyle::with_template(
+        "run {pos}/{len} {msg} [{elapsed_precise} elapsed, about {eta} left]",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_secs(1));
+    bar
+}
+
+/// A whole line on stdout (`out`) or stderr, with the progress line lifted while it is
+/// written.
+fn say(bar: &ProgressBar, out: bool, line: String) {
+    bar.suspend(|| {
+        if out {
+            println!("{line}");
+            let _ = std::io::stdout().flush();
+        } else {
+            eprintln!("{line}");
+        }
+    });
+}
+
+/// Wait `d`, or until a signal: true when a signal came.
+fn pause(d: Duration, stop: &StopFlag) -> bool {
+    let until = Instant::now() + d;
+    while Instant::now() < until {
+        if stop.load(Relaxed) != 0 {
+            return true;
+        }
+        std::thread::sleep((until - Instant::now()).min(Duration::from_millis(50)));
+    }
+    stop.load(Relaxed) != 0
+}
+
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// "about H:MM:SS left", from the mean time of the runs done so far.
+fn remaining(elapsed: Duration, done: u64, total: u64) -> String {
+    if done == 0 {
+        return String::new();
+    }
+    let left = elapsed.mul_f64((total - done) as f64 / done as f64);
+    format!(", about {} left", clock(left))
+}
+
+/// Events, measured seconds and the merged latency histogram of runs (groups one after
+/// another, a group's jobs together).
+fn figures<'a>(records: impl Iterator<Item = &'a Record>) -> (u64, f64, Histogram, Vec<String>) {
+    let (mut events, mut secs, mut hist, mut ids) =
+        (0, 0.0, Histogram::new(), Vec::<String>::new());
+    for r in records {
+        for g in &r.groups {
+            secs += g.jobs.iter().map(|j| j.total_time_s).fold(0.0, f64::max);
+            for j in &g.jobs {
+                events += j.events;
+                hist.merge(&j.events_histogram());
+                for f in &j.findings {
+                    if !ids.contains(&f.id) {
+                        ids.push(f.id.clone());
+                    }
+                }
+            }
+        }
+    }
+    (events, secs, hist, ids)
+}
+
+fn rate(events: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        events as f64 / secs
+    } else {
+        0.0
+    }
+}
+
+fn point_line(
+    d: &Done,
+    pt: &Point,
+    label: &dyn Fn(&Point) -> String,
+    unit: &str,
+    n: usize,
+) -> String {
+    let (events, secs, hist, ids) = figures(std::iter::once(&d.record));
+    let p95 = hist
+        .percentile(95.0)
+        .map_or("-".into(), |v| latency(v as f64));
+    let run = d.run_id.map_or(String::new(), |id| format!("  run {id}"));
+    let rep = if d.repeat > 1 {
+        format!(" #{}", d.repeat)
+    } else {
+        String::new()
+    };
+    format!(
+        "point {}/{n}{rep}: {}  {:.2} {unit}  p95 {p95}  findings: {}{run}",
+        d.point + 1,
+        label(pt),
+        rate(events, secs),
+        if ids.is_empty() {
+            "none".to_string()
+        } else {
+            ids.join(",")
+        }
+    )
+}
+
+/// The table of every point done (its runs merged: events over measured time, histograms
+/// added), then each swept variable's knee.
+fn summary(points: &[Point], keys: &[&str], done: &[Done], unit: &str) -> String {
+    let mut head: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    head.extend(["runs", unit, "p95", "p99", "findings"].map(str::to_string));
+    let mut rows = vec![head];
+    let mut tput: Vec<Option<f64>> = vec![None; points.len()];
+    for (i, pt) in points.iter().enumerate() {
+        let runs: Vec<&Done> = done.iter().filter(|d| d.point == i).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        let (events, secs, hist, ids) = figures(runs.iter().map(|d| &d.record));
+        let r = rate(events, secs);
+        tput[i] = Some(r);
+        let pct = |p| hist.percentile(p).map_or("-".into(), |v| latency(v as f64));
+        let mut row = pt.values.clone();
+        row.extend([
+            runs.len().to_string(),
+            format!("{r:.2}"),
+            pct(95.0),
+            pct(99.0),
+            if ids.is_empty() {
+                "-".into()
+            } else {
+                ids.join(",")
+            },
+        ]);
+        rows.push(row);
+    }
+    let k = keys.len();
+    let mut s = String::from("\nSweep results:\n");
+    s.push_str(&table(&rows, &[k, k + 1, k + 2, k + 3], "  "));
+    s.push_str(&format!(
+        "\nKnee (per swept variable, along points that agree on the others: the first value after which {unit} grows by {:.0}% or less per step):\n",
+        (knee::FLAT - 1.0) * 100.0
+    ));
+    for (v, key) in keys.iter().enumerate() {
+        let mut lines: Vec<Line> = Vec::new();
+        for (i, pt) in points.iter().enumerate() {
+            let Some(t) = tput[i] else { continue };
+            let others: Vec<&str> = pt
+                .values
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != v)
+                .map(|(_, x)| x.as_str())
+                .collect();
+            match lines.iter_mut().find(|(o, _)| *o == others) {
+                Some((_, l)) => l.push((pt.values[v].as_str(), t)),
+                None => lines.push((others, vec![(pt.values[v].as_str(), t)])),
+            }
+        }
+        for (others, line) in lines.iter().filter(|(_, l)| l.len() > 1) {
+            let at: Vec<String> = keys
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != v)
+                .zip(others)
+                .map(|((_, k), x)| format!("{k}={x}"))
+                .collect();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", at.join(" "))
+            };
+            match knee::knee(line) {
+                Some(x) => s.push_str(&format!("  {key}: knee at {x}{at}\n")),
+                None => s.push_str(&format!(
+                    "  {key}: no knee: still growing by more than 10% at its last step{at}\n"
+                )),
+            }
+        }
+    }
+    s
+}
+
+/// Points that agree on every variable but one (their other values), with that variable's
+/// values and throughput in the plan's order.
+type Line<'a> = (Vec<&'a str>, Vec<(&'a str, f64)>);
+
+fn write_json(
+    path: &Path,
+    sweep_id: Option<i64>,
+    plan: &str,
+    points: &[Point],
+    keys: &[&str],
+    done: &[Done],
+    interrupted: bool,
+) -> anyhow::Result<()> {
+    let pts: Vec<serde_json::Value> = done
+        .iter()
+        .map(|d| {
+            let values: serde_json::Map<String, serde_json::Value> = keys
+                .iter()
+                .zip(&points[d.point].values)
+                .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.clone())))
+                .collect();
+            serde_json::json!({
+                "point": d.point + 1,
+                "repeat": d.repeat,
+                "values": values,
+                "run_id": d.run_id,
+                "record": d.record,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "schema": "plumb.sweep/1",
+        "sweep_id": sweep_id,
+        "plan": plan,
+        "points_planned": points.len(),
+        "interrupted": interrupted,
+        "runs": pts,
+    });
+    std::fs::write(path, format!("{}\n", serde_json::to_string_pretty(&doc)?))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+}

@@ -1,0 +1,154 @@
+//! sysbench's database driver options (`--db-driver`, `--mysql-*`, `--pgsql-*`, plumb's
+//! `--sqlite-*`) and the driver they choose.
+//!
+//! Without `--db-driver`, the options given choose: `--mysql-*` means MySQL, `--pgsql-*`
+//! PostgreSQL, neither the embedded SQLite (plumb) or MySQL (the drop-in, as sysbench). An
+//! option of another driver than the one that runs is refused, not ignored.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use plumb_oltp::driver::IgnoreErrors;
+use plumb_oltp::mysql::{Endpoint, MysqlConfig, MysqlDriver, DEFAULT_SOCKET};
+use plumb_oltp::pgsql::{PgsqlConfig, PgsqlDriver};
+use plumb_oltp::sqlite::{SqliteDriver, SqliteOptions};
+use plumb_oltp::text_only::TextOnly;
+use plumb_oltp::Driver;
+
+use crate::exit::UsageError;
+use crate::sysbench::common::Common;
+use crate::sysbench::options::{Opt, Values};
+
+pub const DRIVERS: &[&str] = &["sqlite", "mysql", "pgsql"];
+
+/// The driver a command line chooses, with its dialect checks left to the caller.
+/// `options` are the test's, which include the driver options of [`super::oltp`].
+pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>, UsageError> {
+    let given_of = |prefix: &str| {
+        options
+            .iter()
+            .filter(|o| o.name.starts_with(prefix) && v.given(o.name))
+            .map(|o| o.name)
+            .collect::<Vec<_>>()
+    };
+    let (mysql, pgsql, sqlite) = (given_of("mysql-"), given_of("pgsql-"), given_of("sqlite-"));
+    let chosen = if v.given("db-driver") {
+        v.word("db-driver")
+    } else if !mysql.is_empty() {
+        "mysql"
+    } else if !pgsql.is_empty() {
+        "pgsql"
+    } else if c.dropin {
+        "mysql"
+    } else {
+        "sqlite"
+    };
+    for (name, given) in [("mysql", &mysql), ("pgsql", &pgsql), ("sqlite", &sqlite)] {
+        if name != chosen {
+            if let Some(o) = given.first() {
+                return Err(UsageError(format!(
+                    "--{o} is an option of the {name} driver, but this run uses --db-driver={chosen}"
+                )));
+            }
+        }
+    }
+    let driver: Arc<dyn Driver> = match chosen {
+        "mysql" => Arc::new(MysqlDriver::new(mysql_config(v)?)),
+        "pgsql" => Arc::new(PgsqlDriver::new(pgsql_config(v))),
+        _ => {
+            let mut opts = SqliteOptions::new(v.word("sqlite-db"));
+            opts.journal_mode = v.word("sqlite-journal-mode").to_string();
+            Arc::new(SqliteDriver::new(opts).map_err(|e| UsageError(e.to_string()))?)
+        }
+    };
+    Ok(match v.word("db-ps-mode") {
+        "disable" => Arc::new(TextOnly::new(driver)),
+        _ => driver,
+    })
+}
+
+fn mysql_config(v: &Values) -> Result<MysqlConfig, UsageError> {
+    for (name, what) in [
+        ("mysql-debug", "client library tracing"),
+        ("mysql-dry-run", "a dry run"),
+    ] {
+        if v.flag(name) {
+            return Err(UsageError(format!(
+                "--{name} is not supported: plumb's MySQL client has no {what}"
+            )));
+        }
+    }
+    if !v.word("mysql-ssl-cipher").is_empty() {
+        return Err(UsageError(
+            "--mysql-ssl-cipher is not supported: rustls negotiates the cipher itself".into(),
+        ));
+    }
+    let ports = v
+        .list("mysql-port")
+        .iter()
+        .map(|p| {
+            p.parse::<u16>()
+                .ok()
+                .filter(|&p| p > 0)
+                .ok_or_else(|| UsageError(format!("Invalid value for --mysql-port: '{p}'")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let sockets: Vec<PathBuf> = v
+        .list("mysql-socket")
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    let hosts = v.list("mysql-host");
+    // sysbench's lists: sockets in turn; else every host with every port, ports first.
+    // "localhost" without a port is the local socket, as MySQL's own clients take it.
+    let endpoints = if !sockets.is_empty() {
+        sockets.into_iter().map(Endpoint::Socket).collect()
+    } else if hosts.len() == 1
+        && hosts[0] == "localhost"
+        && !v.given("mysql-port")
+        && std::path::Path::new(DEFAULT_SOCKET).exists()
+    {
+        vec![Endpoint::Socket(DEFAULT_SOCKET.into())]
+    } else {
+        hosts
+            .iter()
+            .flat_map(|h| {
+                ports.iter().map(move |&port| Endpoint::Tcp {
+                    host: h.clone(),
+                    port,
+                })
+            })
+            .collect()
+    };
+    let ca = v.word("mysql-ssl-ca");
+    let ssl = v.flag("mysql-ssl") || !ca.is_empty();
+    if ssl && endpoints.iter().any(|e| matches!(e, Endpoint::Socket(_))) {
+        return Err(UsageError(
+            "--mysql-ssl applies to TCP connections: give --mysql-host (and --mysql-port), not a socket; a socket is local and its traffic never leaves the host".into(),
+        ));
+    }
+    Ok(MysqlConfig {
+        endpoints,
+        user: v.word("mysql-user").to_string(),
+        password: v.word("mysql-password").to_string(),
+        database: Some(v.word("mysql-db").to_string()).filter(|d| !d.is_empty()),
+        ssl,
+        ssl_ca: (!ca.is_empty()).then(|| PathBuf::from(ca)),
+        compression: v.flag("mysql-compression"),
+        ignore: IgnoreErrors::parse(&v.list("mysql-ignore-errors").join(",")),
+        ..MysqlConfig::default()
+    })
+}
+
+fn pgsql_config(v: &Values) -> PgsqlConfig {
+    PgsqlConfig {
+        host: v.word("pgsql-host").to_string(),
+        port: v.int("pgsql-port") as u16,
+        user: v.word("pgsql-user").to_string(),
+        password: v.word("pgsql-password").to_string(),
+        database: v.word("pgsql-db").to_string(),
+        ignore: IgnoreErrors::parse(&v.list("pgsql-ignore-errors").join(",")),
+        ..PgsqlConfig::default()
+    }
+}

@@ -1,0 +1,346 @@
+//! `plumb dd` against GNU dd 9.1 on the same operands: the read, write and flush calls on
+//! the two ends (strace), the output file's bytes, dd's last lines with the time and rate
+//! masked, and the error lines and exit codes of bad operands. Then the findings: a
+//! buffered write without a flush is the page cache's work; direct I/O or a final
+//! fdatasync is not. Never a speed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn plumb_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_plumb")
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The calls on `ends` that a traced run made: (call, file, requested size, result).
+fn calls(trace: &Path, ends: &[PathBuf]) -> Vec<String> {
+    let text = std::fs::read_to_string(trace).expect("trace");
+    let names: Vec<String> = ends.iter().map(|p| p.display().to_string()).collect();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        // strace -f prefixes the pid; -y writes fd<path>.
+        let line = line.split_once(' ').map_or(line, |(a, b)| {
+            if a.chars().all(|c| c.is_ascii_digit()) {
+                b.trim_start()
+            } else {
+                line
+            }
+        });
+        let Some((call, rest)) = line.split_once('(') else {
+            continue;
+        };
+        if !["read", "write", "fsync", "fdatasync", "ftruncate"].contains(&call) {
+            continue;
+        }
+        let Some(path) = rest
+            .split_once('<')
+            .and_then(|(_, r)| r.split_once('>'))
+            .map(|(p, _)| p.to_string())
+        else {
+            continue;
+        };
+        let Some(end) = names.iter().position(|n| *n == path) else {
+            continue;
+        };
+        let result = line.rsplit_once("= ").map(|(_, r)| r.trim()).unwrap_or("");
+        let size = line
+            .rsplit_once(") ")
+            .and_then(|(a, _)| a.rsplit_once(", "))
+            .map(|(_, s)| s.to_string())
+            .filter(|_| call == "read" || call == "write")
+            .unwrap_or_default();
+        out.push(format!("{call} end{end} {size} = {result}"));
+    }
+    out
+}
+
+/// Mask the time and rate in dd's bytes line.
+fn mask(stderr: &str) -> String {
+    stderr
+        .lines()
+        .map(|l| match l.split_once(" copied, ") {
+            Some((head, _)) => format!("{head} copied, T s, R"),
+            None => l.to_string(),
+        })
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct Ran {
+    code: i32,
+    stderr: String,
+    calls: Vec<String>,
+    output: Vec<u8>,
+}
+
+/// Run GNU dd or plumb dd with `ops` (IN and OUT replaced by the two files) under strace.
+fn run(plumb: bool, dir: &Path, ops: &[&str], prepare_out: Option<&[u8]>) -> Ran {
+    let input = dir.join("in");
+    let output = dir.join(if plumb { "out-plumb" } else { "out-gnu" });
+    let _ = std::fs::remove_file(&output);
+    if let Some(bytes) = prepare_out {
+        std::fs::write(&output, bytes).unwrap();
+    }
+    let trace = dir.join(if plumb { "trace-plumb" } else { "trace-gnu" });
+    let mut args: Vec<String> = vec![
+        "-f".into(),
+        "-y".into(),
+        "-e".into(),
+        "trace=read,write,fsync,fdatasync,ftruncate".into(),
+        "-o".into(),
+        trace.display().to_string(),
+    ];
+    if plumb {
+        args.extend([plumb_bin().to_string(), "dd".into(), "--no-history".into()]);
+    } else {
+        args.push("dd".into());
+    }
+    for o in ops {
+        args.push(
+            o.replace("IN", &input.display().to_string())
+                .replace("OUT", &output.display().to_string()),
+        );
+    }
+    let out = Command::new("strace")
+        .args(&args)
+        .env("PLUMB_HOME", dir)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("strace runs");
+    let ends = [
+        input.clone(),
+        output.clone(),
+        PathBuf::from("/dev/zero"),
+        PathBuf::from("/dev/null"),
+    ];
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        calls: calls(&trace, &ends),
+        output: std::fs::read(&output).unwrap_or_default(),
+    }
+}
+
+fn differential(ops: &[&str], prepare_out: Option<&[u8]>) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dir.path().join("in"), &data).unwrap();
+    let gnu = run(false, dir.path(), ops, prepare_out);
+    let ours = run(true, dir.path(), ops, prepare_out);
+    assert_eq!(ours.code, gnu.code, "{ops:?}: exit\n{}", ours.stderr);
+    assert_eq!(mask(&ours.stderr), mask(&gnu.stderr), "{ops:?}: dd's lines");
+    assert_eq!(ours.calls, gnu.calls, "{ops:?}: calls on the two ends");
+    assert_eq!(ours.output, gnu.output, "{ops:?}: output bytes");
+    assert!(!gnu.calls.is_empty(), "{ops:?}: the trace saw the copy");
+}
+
+#[test]
+fn the_same_io_and_lines_as_gnu_dd() {
+    if !have("strace") || !have("dd") {
+        eprintln!("skipped: strace or GNU dd missing");
+        return;
+    }
+    let cases: &[&[&str]] = &[
+        &["if=/dev/zero", "of=OUT", "bs=64K", "count=3"],
+        &[
+            "if=/dev/zero",
+            "of=OUT",
+            "bs=4k",
+            "count=5",
+            "conv=fdatasync",
+        ],
+        &["if=/dev/zero", "of=OUT", "bs=2x2k", "count=2", "conv=fsync"],
+        &["if=IN", "of=OUT"],
+        &["if=IN", "of=OUT", "ibs=1000", "obs=4096"],
+        &["if=IN", "of=OUT", "bs=4096", "conv=sync"],
+        &["if=IN", "of=OUT", "bs=1k", "skip=2", "seek=3"],
+        &[
+            "if=IN",
+            "of=OUT",
+            "bs=1024",
+            "iflag=count_bytes",
+            "count=5000",
+        ],
+        &["if=IN", "of=OUT", "bs=4096", "iflag=direct", "oflag=dsync"],
+        &["if=IN", "of=OUT", "bs=4096", "oflag=direct"],
+        &["if=IN", "of=/dev/null", "bs=3000", "status=noxfer"],
+        &["if=IN", "of=OUT", "bs=1000", "status=none"],
+    ];
+    for ops in cases {
+        differential(ops, None);
+    }
+    // An existing output: truncated, or kept with notrunc.
+    let old = vec![0xAAu8; 20_000];
+    differential(&["if=IN", "of=OUT", "bs=4k", "count=1"], Some(&old));
+    differential(
+        &["if=IN", "of=OUT", "bs=4k", "count=1", "conv=notrunc"],
+        Some(&old),
+    );
+    differential(
+        &["if=IN", "of=OUT", "bs=1k", "seek=2", "conv=notrunc"],
+        Some(&old),
+    );
+}
+
+#[test]
+fn bad_operands_fail_with_dd_lines() {
+    if !have("dd") {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let unwritable = dir.path().join("no/such/dir/out");
+    let unwritable = format!("of={}", unwritable.display());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["foo=1"],
+        vec!["bogus"],
+        vec!["bs=0"],
+        vec!["bs=1Q"],
+        vec!["count=abc"],
+        vec!["iflag=bogus"],
+        vec!["oflag=fullblock"],
+        vec!["conv=bogus"],
+        vec!["status=bogus"],
+        vec!["if=/nonexistent/file"],
+        vec!["if=/dev/zero", &unwritable, "count=1"],
+    ];
+    for locale in ["C", "C.UTF-8"] {
+        for ops in &cases {
+            let gnu = Command::new("dd")
+                .args(ops)
+                .env("LC_ALL", locale)
+                .output()
+                .unwrap();
+            let ours = Command::new(plumb_bin())
+                .arg("dd")
+                .arg("--no-history")
+                .args(ops)
+                .env("LC_ALL", locale)
+                .env("PLUMB_HOME", dir.path())
+                .output()
+                .unwrap();
+            assert_eq!(ours.status.code(), gnu.status.code(), "{ops:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&ours.stderr),
+                String::from_utf8_lossy(&gnu.stderr),
+                "{ops:?} ({locale})"
+            );
+        }
+    }
+    // dd's flags plumb does not carry out are refused, not ignored.
+    let out = Command::new(plumb_bin())
+        .args([
+            "dd",
+            "--no-history",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "iflag=nocache",
+        ])
+        .env("PLUMB_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "plumb: dd input flag 'nocache' is not supported\n"
+    );
+}
+
+fn findings(dir: &Path, ops: &[&str]) -> Vec<String> {
+    let json = dir.join("r.json");
+    let out = Command::new(plumb_bin())
+        .arg("dd")
+        .arg("--no-history")
+        .arg(format!("--json={}", json.display()))
+        .args(ops)
+        .env("PLUMB_HOME", dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{ops:?}: {stderr}");
+    assert!(stderr.contains(" records out\n"), "{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["front_end"], "dd");
+    let ids: Vec<String> = v["groups"][0]["jobs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect();
+    // What the JSON holds, the text shows.
+    for id in &ids {
+        assert!(stderr.contains(&format!("({id})")), "{id} in {stderr}");
+    }
+    ids
+}
+
+#[test]
+fn the_page_cache_findings_follow_what_dd_did() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = dir.path();
+    let of = format!("of={}", d.join("data").display());
+    let iff = format!("if={}", d.join("data").display());
+    let has = |ids: &[String], id: &str| ids.iter().any(|i| i == id);
+
+    let ids = findings(d, &["if=/dev/zero", &of, "bs=1M", "count=16"]);
+    assert!(
+        has(&ids, "page-cache-writes"),
+        "buffered, no flush: {ids:?}"
+    );
+    let ids = findings(
+        d,
+        &["if=/dev/zero", &of, "bs=1M", "count=16", "oflag=direct"],
+    );
+    assert!(!has(&ids, "page-cache-writes"), "oflag=direct: {ids:?}");
+    let ids = findings(
+        d,
+        &["if=/dev/zero", &of, "bs=1M", "count=16", "conv=fdatasync"],
+    );
+    assert!(!has(&ids, "page-cache-writes"), "conv=fdatasync: {ids:?}");
+
+    // The file was just written: a buffered read is served by the cache, a direct one is not.
+    let ids = findings(d, &[&iff, "of=/dev/null", "bs=1M"]);
+    assert!(has(&ids, "page-cache-reads"), "buffered read: {ids:?}");
+    let ids = findings(d, &[&iff, "of=/dev/null", "bs=1M", "iflag=direct"]);
+    assert!(!has(&ids, "page-cache-reads"), "iflag=direct: {ids:?}");
+    assert!(!has(&ids, "page-cache-writes"), "/dev/null: {ids:?}");
+}
+
+#[test]
+fn a_saved_dd_run_replays_its_lines() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = Command::new(plumb_bin())
+        .args([
+            "dd",
+            "--no-history",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "bs=4k",
+            "count=3",
+        ])
+        .arg(format!("--json={}", json.display()))
+        .env("PLUMB_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let replay = Command::new(plumb_bin())
+        .args(["report", &json.display().to_string()])
+        .env("PLUMB_HOME", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        stderr.starts_with("3+0 records in\n3+0 records out\n12288 bytes (12 kB, 12 KiB) copied, ")
+    );
+    assert_eq!(text, stderr, "plumb report prints what the run printed");
+}

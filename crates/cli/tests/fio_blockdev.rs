@@ -1,0 +1,119 @@
+//! fio jobs on a block device: a loop device over a file in a temporary directory (root
+//! only; skipped elsewhere, a failure under CI). Reads work; writing to a device that holds
+//! a filesystem is refused unless allow_mounted_write=1.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::plumb;
+
+/// A loop device over a 64 MiB file, detached when dropped.
+struct Loop {
+    dev: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new() -> Option<Loop> {
+        let dir = tempfile::TempDir::new().unwrap();
+        let img = dir.path().join("disk.img");
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&img)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        Some(Loop {
+            dev: PathBuf::from(dev),
+            _dir: dir,
+        })
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.dev).status();
+    }
+}
+
+fn fio(dev: &Path, args: &[&str]) -> std::process::Output {
+    let d = tempfile::TempDir::new().unwrap();
+    plumb()
+        .arg("fio")
+        .arg(format!("--filename={}", dev.display()))
+        .args(["--plumb-findings=off", "--size=8m"])
+        .args(args)
+        .current_dir(d.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn reads_a_device_and_refuses_to_write_over_a_filesystem() {
+    let Some(lo) = Loop::new() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI=true: a loop device is needed (root and losetup)"
+        );
+        eprintln!("skipped: cannot set up a loop device (needs root and losetup)");
+        return;
+    };
+    let out = fio(&lo.dev, &["--name=r", "--rw=randread", "--direct=1"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("issued rwts: total=2048,0,0,0"), "{report}");
+    assert!(!report.contains("Laying out"), "a device is never laid out");
+    let name = lo.dev.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        report.contains(&format!("Disk stats (read/write):\n  {name}: ios=2048/0,")),
+        "the device itself is observed: {report}"
+    );
+
+    // An empty device takes writes.
+    let out = fio(&lo.dev, &["--name=w", "--rw=write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&lo.dev)
+        .status();
+    assert!(mkfs.is_ok_and(|s| s.success()), "mkfs.ext4");
+    let out = fio(&lo.dev, &["--name=w", "--rw=write"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "fio: {} holds an ext4 filesystem (signature at byte 1080); plumb will not write to it unless allow_mounted_write=1\n",
+            lo.dev.display()
+        )
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+    // Reading it is fine, and the override writes.
+    assert!(fio(&lo.dev, &["--name=r", "--rw=read"]).status.success());
+    let out = fio(
+        &lo.dev,
+        &["--name=w", "--rw=write", "--allow_mounted_write=1"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

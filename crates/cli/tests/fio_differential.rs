@@ -1,0 +1,980 @@
+//! The fio drop-in against Debian's fio 3.33 (/usr/bin/fio): the same job, run by fio and by
+//! plumb through a symlink named `fio`, each in its own fresh temp directory, must do the
+//! same I/O (the exact file/offset/length sequence for sequential jobs, the same set of
+//! blocks for random jobs with the random map), print the same report structure, the same
+//! JSON keys and types, and the same errors.
+//!
+//! I/O is compared with strace: each program first runs the job once untraced, which lays
+//! its files out, then again under `strace -ff`, which now sees only the job's own I/O (the
+//! files exist at full size, so neither program writes a layout). Per process, every
+//! read/write on a file in the job's directory becomes (direction, offset, length) in order;
+//! the sync engine's offsets are tracked through lseek, libaio's come from the io_submit
+//! control blocks. Per file, the list of per-process sequences is sorted, so clones are
+//! compared without depending on how their processes or threads are scheduled.
+//!
+//! Without /usr/bin/fio or strace these tests are skipped with a message, except under CI
+//! (`CI=true`), where a missing peer is a failure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+const PEER: &str = "/usr/bin/fio";
+const STRACE: &str = "/usr/bin/strace";
+
+/// fio and strace, or None (with a message) when one is missing outside CI.
+fn peer() -> Option<&'static str> {
+    for tool in [PEER, STRACE] {
+        if !Path::new(tool).exists() {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{tool} is missing: CI runs the fio drop-in comparison (apt-get install fio strace)");
+            }
+            eprintln!("skipped: {tool} is not installed (apt-get install fio strace)");
+            return None;
+        }
+    }
+    Some(PEER)
+}
+
+/// A directory holding a symlink named `fio` to the plumb binary.
+struct DropIn {
+    dir: TempDir,
+}
+
+impl DropIn {
+    fn new() -> DropIn {
+        let dir = TempDir::new().unwrap();
+        let plumb = assert_cmd::cargo::cargo_bin("plumb");
+        std::os::unix::fs::symlink(plumb, dir.path().join("fio")).unwrap();
+        DropIn { dir }
+    }
+    fn bin(&self) -> PathBuf {
+        self.dir.path().join("fio")
+    }
+}
+
+/// What one command printed.
+#[derive(Debug, PartialEq)]
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `bin` named `fio` in argv[0], as a shell finds it on PATH (fio names itself in its
+/// messages by argv[0] as typed).
+fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin);
+    if bin.ends_with("fio") {
+        cmd.arg0("fio");
+    }
+    let out = cmd
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Both programs on `args`, each in a fresh directory holding `files` (name, text).
+fn run_both_with(files: &[(&str, &str)], args: &[&str]) -> Option<(Output, Output)> {
+    let peer = peer()?;
+    let drop_in = DropIn::new();
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    for d in [&a, &b] {
+        for (name, text) in files {
+            std::fs::write(d.path().join(name), text).unwrap();
+        }
+    }
+    let theirs = run_in(Path::new(peer), a.path(), args);
+    let ours = run_in(&drop_in.bin(), b.path(), args);
+    Some((theirs, ours))
+}
+
+fn run_both(args: &[&str]) -> Option<(Output, Output)> {
+    run_both_with(&[], args)
+}
+
+// ---------------------------------------------------------------------------------------
+// I/O traces
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Dir {
+    Read,
+    Write,
+    Sync,
+}
+
+/// (direction, offset, length); a sync has offset and length 0.
+type IoOp = (Dir, u64, u64);
+
+/// Per file (relative to the job's directory): one sequence per process, sorted.
+type Trace = BTreeMap<String, Vec<Vec<IoOp>>>;
+
+const TRACED: &str = "trace=pread64,pwrite64,read,write,lseek,preadv,pwritev,preadv2,pwritev2,io_submit,fsync,fdatasync";
+
+/// The text after `key=` up to the next `,` or `}` in `s`.
+fn field<'a>(s: &'a str, key: &str) -> Option<&'a str> {
+    let at = s.find(key)? + key.len();
+    let rest = &s[at..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// The path in `fd</path>` at the start of `s`, and what follows it.
+fn fd_path(s: &str) -> Option<(&str, &str, &str)> {
+    let lt = s.find('<')?;
+    let gt = lt + s[lt..].find('>')?;
+    Some((&s[..lt], &s[lt + 1..gt], &s[gt + 1..]))
+}
+
+/// The operations of one process's strace log on files under `dir`.
+fn parse_trace(log: &str, dir: &str) -> BTreeMap<String, Vec<IoOp>> {
+    let prefix = format!("{dir}/");
+    let mut ops: BTreeMap<String, Vec<IoOp>> = BTreeMap::new();
+    let mut pos: BTreeMap<String, u64> = BTreeMap::new();
+    for line in log.lines() {
+        let Some(open) = line.find('(') else { continue };
+        let call = &line[..open];
+        let args = &line[open + 1..];
+        if call == "io_submit" {
+            for cb in args.split("{aio_data=").skip(1) {
+                let (Some(op), Some(fd), Some(n), Some(off)) = (
+                    field(cb, "aio_lio_opcode="),
+                    field(cb, "aio_fildes="),
+                    field(cb, "aio_nbytes="),
+                    field(cb, "aio_offset="),
+                ) else {
+                    panic!("unparsed io_submit: {line}")
+                };
+                let Some((_, path, _)) = fd_path(fd) else {
+                    continue;
+                };
+                let Some(rel) = path.strip_prefix(&prefix) else {
+                    continue;
+                };
+                let d = if op.contains("READ") {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                };
+                ops.entry(rel.to_string()).or_default().push((
+                    d,
+                    off.parse().unwrap(),
+                    n.parse().unwrap(),
+                ));
+            }
+            continue;
+        }
+        let Some((fd, path, rest)) = fd_path(args) else {
+            continue;
+        };
+        let Some(rel) = path.strip_prefix(&prefix) else {
+            continue;
+        };
+        let Some((call_args, ret)) = rest.rsplit_once(") = ") else {
+            continue;
+        };
+        let ret: i64 = ret.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(ret >= 0, "failed I/O call: {line}");
+        let key = format!("{fd}<{rel}>");
+        let list: Vec<&str> = call_args.split(", ").collect();
+        let num = |i: usize| -> u64 { list[list.len() - i].trim().parse().unwrap() };
+        let dir_of = |c: &str| {
+            if c.contains("read") {
+                Dir::Read
+            } else {
+                Dir::Write
+            }
+        };
+        let op = match call {
+            "fsync" | "fdatasync" => (Dir::Sync, 0, 0),
+            "lseek" => {
+                pos.insert(key, ret as u64);
+                continue;
+            }
+            "read" | "write" => {
+                let at = pos.get(&key).copied().unwrap_or(0);
+                pos.insert(key, at + ret as u64);
+                (dir_of(call), at, num(1))
+            }
+            "pread64" | "pwrite64" => (dir_of(call), num(1), num(2)),
+            "preadv" | "pwritev" | "preadv2" | "pwritev2" => {
+                let len = field(call_args, "iov_len=").unwrap().parse().unwrap();
+                let off = if call.ends_with('2') { num(2) } else { num(1) };
+                (dir_of(call), off, len)
+            }
+            _ => continue,
+        };
+        ops.entry(rel.to_string()).or_default().push(op);
+    }
+    ops
+}
+
+/// Run `bin` on `args` once to lay the files out, then under strace; the trace and the
+/// traced run's stdout.
+fn traced(bin: &Path, args: &[&str]) -> (Trace, String) {
+    let work = TempDir::new().unwrap();
+    let logs = TempDir::new().unwrap();
+    let prep = run_in(bin, work.path(), args);
+    assert_eq!(prep.code, 0, "{bin:?} {args:?}: {}", prep.stderr);
+    let mut cmd = vec![
+        "-ff".to_string(),
+        "-qq".into(),
+        "-s8".into(),
+        "-y".into(),
+        "-e".into(),
+        TRACED.into(),
+        "-o".into(),
+        logs.path().join("t").display().to_string(),
+        bin.display().to_string(),
+    ];
+    cmd.extend(args.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = cmd.iter().map(String::as_str).collect();
+    let out = run_in(Path::new(STRACE), work.path(), &refs);
+    assert_eq!(out.code, 0, "strace {bin:?} {args:?}: {}", out.stderr);
+    let dir = work.path().canonicalize().unwrap().display().to_string();
+    let mut per_file: Trace = BTreeMap::new();
+    for entry in std::fs::read_dir(logs.path()).unwrap() {
+        let log = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for (file, ops) in parse_trace(&log, &dir) {
+            per_file.entry(file).or_default().push(ops);
+        }
+    }
+    per_file.values_mut().for_each(|v| v.sort());
+    (per_file, out.stdout)
+}
+
+/// Each `issued rwts:` line of a normal report, in order.
+fn issued(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| l.contains("issued rwts:"))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// (io_bytes, total_ios) of read and write for each job of a JSON report.
+fn json_io(stdout: &str) -> Vec<[(u64, u64); 2]> {
+    let doc: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            ["read", "write"].map(|d| {
+                (
+                    j[d]["io_bytes"].as_u64().unwrap(),
+                    j[d]["total_ios"].as_u64().unwrap(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Both programs' traces and reports (normal, then JSON) on one job; None when skipped.
+struct IoRun {
+    trace: [Trace; 2],
+    issued: [Vec<String>; 2],
+    json: [Vec<[(u64, u64); 2]>; 2],
+}
+
+fn io_both(args: &[&str]) -> Option<IoRun> {
+    let peer = peer()?;
+    let drop_in = DropIn::new();
+    let (ta, na) = traced(Path::new(peer), args);
+    let (tb, nb) = traced(&drop_in.bin(), args);
+    let mut json_args = args.to_vec();
+    json_args.push("--output-format=json");
+    let w = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    let ja = run_in(Path::new(peer), w.0.path(), &json_args);
+    let jb = run_in(&drop_in.bin(), w.1.path(), &json_args);
+    assert_eq!((ja.code, jb.code), (0, 0), "{}\n{}", ja.stderr, jb.stderr);
+    Some(IoRun {
+        trace: [ta, tb],
+        issued: [issued(&na), issued(&nb)],
+        json: [json_io(&ja.stdout), json_io(&jb.stdout)],
+    })
+}
+
+/// The exact I/O of a deterministic (sequential, unmixed) job.
+fn same_io(args: &[&str]) {
+    let Some(r) = io_both(args) else { return };
+    assert!(!r.trace[0].is_empty(), "fio did no traced I/O: {args:?}");
+    assert_eq!(r.issued[0], r.issued[1], "issued rwts of {args:?}");
+    assert_eq!(r.json[0], r.json[1], "io_bytes/total_ios of {args:?}");
+    assert_eq!(r.trace[0], r.trace[1], "I/O sequence of {args:?}");
+}
+
+#[test]
+fn sequential_reads_and_writes_over_files() {
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--bs=4k",
+        "--nrfiles=2",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=48k",
+        "--bs=8k",
+        "--nrfiles=3",
+    ]);
+    // 32k over 3 files: 10922 bytes each, whose tails shorter than a block stay untouched.
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--nrfiles=3",
+    ]);
+    same_io(&["--name=j", "--rw=read", "--size=10k", "--bs=4k"]);
+}
+
+#[test]
+fn sequential_engines() {
+    for engine in ["psync", "sync", "pvsync", "libaio"] {
+        let e = format!("--ioengine={engine}");
+        same_io(&[
+            "--name=j",
+            "--rw=read",
+            "--size=32k",
+            "--bs=4k",
+            "--nrfiles=2",
+            &e,
+        ]);
+        same_io(&["--name=j", "--rw=write", "--size=32k", "--bs=8k", &e]);
+    }
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--iodepth=4",
+    ]);
+}
+
+#[test]
+fn clones_offsets_and_loops() {
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--bs=4k",
+        "--numjobs=2",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--numjobs=2",
+        "--filename=shared",
+        "--offset=8k",
+        "--offset_increment=16k",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=48k",
+        "--bs=4k",
+        "--nrfiles=3",
+        "--offset=8k",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--nrfiles=2",
+        "--loops=2",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--bs=8k",
+        "--loops=2",
+        "--nrfiles=3",
+    ]);
+}
+
+#[test]
+fn io_size_beyond_size() {
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--io_size=80k",
+        "--bs=4k",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=24k",
+        "--io_size=64k",
+        "--bs=8k",
+        "--nrfiles=2",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=read",
+        "--size=32k",
+        "--io_size=64k",
+        "--bs=4k",
+        "--nrfiles=3",
+    ]);
+}
+
+#[test]
+fn block_size_pairs_and_one_sided_mixes() {
+    // rwmixread=100/0: the mix never draws, so the walk is exact.
+    same_io(&[
+        "--name=j",
+        "--rw=rw",
+        "--rwmixread=100",
+        "--size=32k",
+        "--bs=4k,8k",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=rw",
+        "--rwmixread=0",
+        "--size=32k",
+        "--bs=4k,8k",
+        "--nrfiles=2",
+    ]);
+    same_io(&["--name=j", "--rw=write", "--size=32k", "--bs=2k,8k"]);
+}
+
+#[test]
+fn syncs_every_n_writes() {
+    // fio syncs when it fetches the request after the Nth write, so none after the last
+    // write, and the sync takes the next file's turn.
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--fsync=3",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=16k",
+        "--bs=4k",
+        "--fsync=2",
+    ]);
+    same_io(&[
+        "--name=j",
+        "--rw=write",
+        "--size=16k",
+        "--bs=4k",
+        "--fsync=1",
+        "--nrfiles=2",
+    ]);
+}
+
+/// For a job whose read share is drawn at random: each (file, direction) walks its region
+/// in order from the start in both programs, and both stop at the byte limit.
+#[test]
+fn mixed_sequential_walks_each_direction_in_order() {
+    let args = [
+        "--name=j",
+        "--rw=rw",
+        "--rwmixread=70",
+        "--size=64k",
+        "--bs=4k,8k",
+        "--nrfiles=2",
+    ];
+    let Some(r) = io_both(&args) else { return };
+    for (who, trace) in ["fio", "plumb"].iter().zip(&r.trace) {
+        let mut bytes = 0;
+        for (file, seqs) in trace {
+            assert_eq!(seqs.len(), 1, "{who} {file}");
+            for (dir, bs) in [(Dir::Read, 4096), (Dir::Write, 8192)] {
+                let offs: Vec<u64> = seqs[0]
+                    .iter()
+                    .filter(|o| o.0 == dir)
+                    .map(|o| {
+                        assert_eq!(o.2, bs, "{who} {file} {o:?}");
+                        o.1
+                    })
+                    .collect();
+                let want: Vec<u64> = (0..offs.len() as u64).map(|i| i * bs).collect();
+                assert_eq!(offs, want, "{who} {file} {dir:?}");
+                bytes += offs.len() as u64 * bs;
+            }
+        }
+        assert!(
+            (64 << 10..(64 << 10) + 8192).contains(&bytes),
+            "{who}: {bytes}"
+        );
+    }
+}
+
+/// Random jobs with the random map: the same count, and each file's blocks each exactly
+/// once per pass in both (fio's generator differs from plumb's, so not in the same order).
+fn same_random_blocks(args: &[&str], passes: usize) {
+    let Some(r) = io_both(args) else { return };
+    assert_eq!(r.issued[0], r.issued[1], "issued rwts of {args:?}");
+    assert_eq!(r.json[0], r.json[1], "io_bytes/total_ios of {args:?}");
+    let sets = |t: &Trace| -> BTreeMap<String, BTreeMap<(u64, u64), usize>> {
+        t.iter()
+            .map(|(f, seqs)| {
+                let mut m = BTreeMap::new();
+                for o in seqs.iter().flatten() {
+                    *m.entry((o.1, o.2)).or_insert(0) += 1;
+                }
+                (f.clone(), m)
+            })
+            .collect()
+    };
+    let (a, b) = (sets(&r.trace[0]), sets(&r.trace[1]));
+    assert_eq!(a, b, "blocks of {args:?}");
+    for m in a.values() {
+        assert!(m.values().all(|&n| n == passes), "{args:?}: {m:?}");
+    }
+}
+
+#[test]
+fn random_map_blocks() {
+    same_random_blocks(
+        &[
+            "--name=j",
+            "--rw=randread",
+            "--size=64k",
+            "--bs=4k",
+            "--randseed=7",
+        ],
+        1,
+    );
+    same_random_blocks(
+        &[
+            "--name=j",
+            "--rw=randwrite",
+            "--size=64k",
+            "--bs=4k",
+            "--nrfiles=2",
+            "--randseed=3",
+        ],
+        1,
+    );
+    same_random_blocks(
+        &[
+            "--name=j",
+            "--rw=randread",
+            "--size=32k",
+            "--bs=8k",
+            "--loops=2",
+        ],
+        2,
+    );
+}
+
+#[test]
+fn norandommap_counts() {
+    let args = [
+        "--name=j",
+        "--rw=randread",
+        "--size=64k",
+        "--bs=4k",
+        "--norandommap",
+        "--randseed=5",
+    ];
+    let Some(r) = io_both(&args) else { return };
+    assert_eq!(r.issued[0], r.issued[1]);
+    assert_eq!(r.json[0], r.json[1]);
+    let count = |t: &Trace| t.values().flatten().map(Vec::len).sum::<usize>();
+    assert_eq!(count(&r.trace[0]), count(&r.trace[1]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Normal output
+
+/// Lines whose presence depends on measured data rather than on the job: percentile rows,
+/// the latency distribution, the bw/iops sample lines, and the disk stats (device-wide).
+fn data_dependent(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("| ")
+        || t.starts_with("lat (nsec)   :")
+        || t.starts_with("lat (usec)   :")
+        || t.starts_with("lat (msec)   :")
+        || t.starts_with("bw (")
+        || t.starts_with("iops        :")
+}
+
+/// The structure of a normal report: data-dependent lines and the disk stats dropped; each
+/// number (with its decimals, a k/M/G/… prefix and a B/bit unit right after it) becomes `N`
+/// with the padding before it; the latency units become `xsec`.
+fn mask_normal(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_disk = false;
+    for line in text.lines() {
+        if line.starts_with("Disk stats (") {
+            in_disk = true;
+            continue;
+        }
+        if in_disk && line.starts_with("  ") {
+            continue;
+        }
+        in_disk = false;
+        if data_dependent(line) {
+            continue;
+        }
+        let line = line
+            .replace("(nsec)", "(xsec)")
+            .replace("(usec)", "(xsec)")
+            .replace("(msec)", "(xsec)");
+        out.push_str(&mask_numbers(&line));
+        out.push('\n');
+    }
+    // The disk stats leave the blank line that introduced them.
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+fn mask_numbers(line: &str) -> String {
+    let c: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < c.len() {
+        let mut j = i;
+        while j < c.len() && c[j] == ' ' {
+            j += 1;
+        }
+        let starts_number = j < c.len()
+            && c[j].is_ascii_digit()
+            && (i == 0 || !c[i - 1].is_ascii_alphabetic() || j > i);
+        if !starts_number {
+            out.push(c[i]);
+            i += 1;
+            continue;
+        }
+        while j < c.len()
+            && (c[j].is_ascii_digit()
+                || (c[j] == '.' && c.get(j + 1).is_some_and(char::is_ascii_digit)))
+        {
+            j += 1;
+        }
+        if j < c.len() && "kKMGTPE".contains(c[j]) {
+            j += 1;
+            if c.get(j) == Some(&'i') {
+                j += 1;
+            }
+        }
+        if c.get(j) == Some(&'B') {
+            j += 1;
+        } else if c[j..].starts_with(&['b', 'i', 't']) {
+            j += 3;
+        }
+        if i < j && c[i] == ' ' {
+            out.push(' ');
+        }
+        out.push('N');
+        i = j;
+    }
+    out
+}
+
+fn same_normal(args: &[&str]) {
+    let Some((theirs, ours)) = run_both(args) else {
+        return;
+    };
+    assert_eq!(theirs.code, 0, "fio {args:?}: {}", theirs.stderr);
+    assert_eq!(ours.code, 0, "plumb {args:?}: {}", ours.stderr);
+    assert_eq!(ours.stderr, "", "{args:?}");
+    let (a, b) = (mask_normal(&theirs.stdout), mask_normal(&ours.stdout));
+    assert_eq!(
+        a, b,
+        "{args:?}\n--- fio:\n{}\n--- plumb:\n{}",
+        theirs.stdout, ours.stdout
+    );
+}
+
+#[test]
+fn mask_keeps_structure_and_drops_figures() {
+    assert_eq!(
+        mask_numbers("  read: IOPS=16.0k, BW=62.5MiB/s (65.5MB/s)(64.0KiB/1msec)"),
+        "  read: IOPS=N, BW=N/s (N/s)(N/Nmsec)"
+    );
+    assert_eq!(
+        mask_numbers("  cpu          : usr=0.00%, ctx=2"),
+        "  cpu          : usr=N%, ctx=N"
+    );
+    assert_eq!(mask_numbers("bs=(R) 4096B-4096B"), "bs=(R) N-N");
+    let text = "x\n  lat (usec)   : 2=6.25%\n     |  1.00th=[  410]\n\nDisk stats (read/write):\n  vda: ios=0/0\n";
+    assert_eq!(mask_normal(text), "x\n");
+}
+
+#[test]
+fn normal_single_job() {
+    same_normal(&["--name=one", "--rw=read", "--size=64k", "--bs=4k"]);
+    same_normal(&[
+        "--name=one",
+        "--rw=randwrite",
+        "--size=64k",
+        "--bs=4k",
+        "--randseed=1",
+    ]);
+}
+
+#[test]
+fn normal_clones_with_and_without_group_reporting() {
+    same_normal(&[
+        "--name=c",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--numjobs=2",
+    ]);
+    same_normal(&[
+        "--name=c",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--numjobs=2",
+        "--group_reporting",
+    ]);
+}
+
+#[test]
+fn normal_two_groups() {
+    same_normal(&[
+        "--name=a",
+        "--rw=read",
+        "--size=32k",
+        "--bs=4k",
+        "--name=b",
+        "--stonewall",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+    ]);
+}
+
+// Not compared yet: psync with iodepth=4, where fio prints `note: both iodepth >= 1 and
+// synchronous I/O engine are selected, queue depth will be capped at 1` on stdout after the
+// layout line and plumb prints nothing; and libaio at iodepth=4. plumb does not time submission apart from
+// completion, so it prints one ` lat` line with `lat percentiles` where fio prints `slat`,
+// `clat`, ` lat` and `clat percentiles` (JSON: percentiles under lat_ns, not clat_ns).
+#[test]
+fn normal_fsync_block() {
+    same_normal(&[
+        "--name=s",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--fsync=4",
+    ]);
+    same_normal(&[
+        "--name=s",
+        "--rw=randwrite",
+        "--size=32k",
+        "--bs=4k",
+        "--fsync=1",
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON and terse
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Every difference in keys or value types between `a` (fio) and `b` (plumb), by path.
+fn shape_diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+    if kind(a) != kind(b) {
+        out.push(format!("{path}: fio {} vs plumb {}", kind(a), kind(b)));
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let kx: BTreeSet<&String> = x.keys().collect();
+            let ky: BTreeSet<&String> = y
+                .keys()
+                .filter(|k| !(path.is_empty() && *k == "plumb"))
+                .collect();
+            for k in kx.symmetric_difference(&ky) {
+                let who = if x.contains_key(*k) { "fio" } else { "plumb" };
+                out.push(format!("{path}/{k}: only in {who}"));
+            }
+            for k in kx.intersection(&ky) {
+                shape_diff(&format!("{path}/{k}"), &x[*k], &y[*k], out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                out.push(format!("{path}: {} vs {} elements", x.len(), y.len()));
+            }
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                shape_diff(&format!("{path}[{i}]"), p, q, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn same_json(args: &[&str]) {
+    let mut full = args.to_vec();
+    full.push("--output-format=json");
+    let Some((theirs, ours)) = run_both(&full) else {
+        return;
+    };
+    assert_eq!(
+        (theirs.code, ours.code),
+        (0, 0),
+        "{}\n{}",
+        theirs.stderr,
+        ours.stderr
+    );
+    assert_eq!(ours.stderr, "");
+    let a: Value = serde_json::from_str(&theirs.stdout).unwrap();
+    let b: Value = serde_json::from_str(&ours.stdout)
+        .unwrap_or_else(|e| panic!("plumb's JSON ({e}): {}", ours.stdout));
+    let mut diffs = Vec::new();
+    shape_diff("", &a, &b, &mut diffs);
+    assert!(diffs.is_empty(), "{args:?}:\n{}", diffs.join("\n"));
+    assert_eq!(a.get("global options"), b.get("global options"));
+    let opts = |v: &Value| -> Vec<Value> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["job options"].clone())
+            .collect()
+    };
+    assert_eq!(opts(&a), opts(&b), "{args:?}");
+}
+
+#[test]
+fn json_keys_types_and_options() {
+    same_json(&["--name=j", "--rw=read", "--size=32k", "--bs=4k"]);
+    same_json(&[
+        "--bs=8k",
+        "--name=j",
+        "--rw=randrw",
+        "--size=64k",
+        "--numjobs=2",
+        "--group_reporting",
+    ]);
+    same_json(&[
+        "--name=s",
+        "--rw=write",
+        "--size=32k",
+        "--bs=4k",
+        "--fsync=2",
+    ]);
+}
+
+#[test]
+fn terse_field_counts() {
+    for extra in [&[][..], &["--numjobs=2"][..], &["--terse-version=5"][..]] {
+        let mut args = vec![
+            "--name=t",
+            "--rw=randrw",
+            "--size=32k",
+            "--bs=4k",
+            "--minimal",
+        ];
+        args.extend_from_slice(extra);
+        let Some((theirs, ours)) = run_both(&args) else {
+            return;
+        };
+        assert_eq!(
+            (theirs.code, ours.code),
+            (0, 0),
+            "{}\n{}",
+            theirs.stderr,
+            ours.stderr
+        );
+        let fields = |s: &str| -> Vec<usize> { s.lines().map(|l| l.split(';').count()).collect() };
+        assert_eq!(fields(&theirs.stdout), fields(&ours.stdout), "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+fn same_error_with(files: &[(&str, &str)], args: &[&str]) {
+    let Some((theirs, ours)) = run_both_with(files, args) else {
+        return;
+    };
+    assert_ne!(theirs.code, 0, "fio accepted {args:?}");
+    assert_eq!(theirs, ours, "{args:?}");
+}
+
+#[test]
+fn errors_match() {
+    same_error_with(&[], &["--name=x", "--foo=1"]);
+    same_error_with(&[], &["--name=x", "--rw=readx"]);
+    same_error_with(&[], &["nope.fio"]);
+    same_error_with(&[("bad.fio", "[x]\nfoo=1\nsize=1M\n")], &["bad.fio"]);
+    same_error_with(&[("bad.fio", "[x]\nrw=readx\nsize=1M\n")], &["bad.fio"]);
+    // `--direct` takes the next argument as its value, as getopt gives it.
+    same_error_with(&[], &["--name=x", "--direct", "--size=1M"]);
+    same_error_with(&[], &["--name=x", "--bs=", "--direct", "--size=1M"]);
+    same_error_with(&[], &["--name=x", "--size=1M", "--bs"]);
+}
+
+#[test]
+fn unified_rw_reporting_mixed_sums_the_directions_as_fio_does() {
+    let mixed = [
+        "--name=m",
+        "--rw=randrw",
+        "--size=64k",
+        "--bs=4k",
+        "--unified_rw_reporting=mixed",
+    ];
+    same_normal(&mixed);
+    same_json(&mixed);
+    let mut grouped = mixed.to_vec();
+    grouped.extend(["--numjobs=2", "--group_reporting"]);
+    same_normal(&grouped);
+    same_json(&grouped);
+    // The sum lands in the read slot, as fio's: `issued rwts` and the terse read fields.
+    let Some((theirs, ours)) = run_both(&mixed) else {
+        return;
+    };
+    assert_eq!(issued(&ours.stdout), issued(&theirs.stdout));
+    assert!(ours.stdout.contains("  mixed: IOPS="), "{}", ours.stdout);
+    assert!(ours.stdout.contains("\n  MIXED: bw="), "{}", ours.stdout);
+    // fio 3.33's `both` prints an empty mixed block: refused rather than copied.
+    let o = run_both(&[
+        "--name=m",
+        "--rw=randrw",
+        "--size=64k",
+        "--unified_rw_reporting=both",
+    ]);
+    if let Some((_, ours)) = o {
+        assert_eq!(ours.code, 1);
+        assert!(
+            ours.stderr.contains("unified_rw_reporting"),
+            "{}",
+            ours.stderr
+        );
+    }
+}

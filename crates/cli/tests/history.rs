@@ -1,0 +1,659 @@
+//! The run history through the real binary: runs kept by every front end, `plumb history`,
+//! `show`, `tag`, `baseline`, `compare`, redaction, and a history that cannot be written.
+//! Each test keeps its own history in a temporary PLUMB_HOME, except the first, which
+//! checks where the test suite's own runs go.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A temporary PLUMB_HOME and plumb run with it.
+struct Home {
+    dir: TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        Home {
+            dir: TempDir::new().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
+        c.args(args)
+            .env("PLUMB_HOME", self.dir.path())
+            .current_dir(self.dir.path());
+        c
+    }
+
+    /// (exit code, stdout, stderr).
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        output(self.command(args))
+    }
+
+    /// Must succeed with nothing on stderr; stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.run(args);
+        assert_eq!(code, 0, "plumb {args:?}: {err}");
+        assert!(err.is_empty(), "plumb {args:?}: {err}");
+        out
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        common::parse_json(self.ok(args).as_bytes())
+    }
+
+    /// The kept runs, newest first (`plumb history --json`).
+    fn runs(&self) -> Vec<Value> {
+        self.json(&["history", "--limit=0", "--json"])["runs"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+}
+
+fn output(mut c: Command) -> (i32, String, String) {
+    let o = c.output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A quick cpu run's arguments.
+const CPU: &[&str] = &["cpu", "--cpu-max-prime=100", "--events=20", "--time=0"];
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(more).copied().collect()
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is valid for its length.
+    unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+#[test]
+fn a_run_from_the_test_suite_lands_in_the_workspace_store_not_the_users() {
+    // .cargo/config.toml sets PLUMB_HOME for every process cargo runs: this test process
+    // has it, and the plumb it starts (with no PLUMB_HOME of its own) inherits it.
+    let home = PathBuf::from(std::env::var("PLUMB_HOME").expect("cargo's [env] sets PLUMB_HOME"));
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    assert_eq!(
+        home.canonicalize().unwrap_or(home.clone()).parent(),
+        Some(workspace.join("target").canonicalize().unwrap().as_path()),
+        "{}",
+        home.display()
+    );
+    if let Some(user) = std::env::var_os("HOME") {
+        assert!(!home.starts_with(Path::new(&user).join(".local/share")));
+    }
+    let tag = format!(
+        "suite-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let run = common::scenario(&with(CPU, &[&format!("--tag={tag}"), "run"])).run();
+    assert_eq!(run.0, 0, "{}", run.2);
+    assert!(run.2.is_empty(), "{}", run.2);
+    let listed = common::scenario(&["history", "--json", &format!("--tag={tag}")]).ok_json();
+    assert_eq!(listed["total"], 1, "{listed}");
+    assert_eq!(
+        listed["database"].as_str().map(PathBuf::from),
+        Some(home.join("history.db"))
+    );
+}
+
+#[test]
+fn every_run_is_kept_and_history_lists_and_filters_them() {
+    let h = Home::new();
+    h.ok(&with(CPU, &["--tag=a", "--tag=both", "run"]));
+    h.ok(&[
+        "memory",
+        "--memory-total-size=1M",
+        "--time=0",
+        "--tag=b",
+        "--tag=both",
+        "run",
+    ]);
+    h.ok(&with(CPU, &["--no-history", "run"]));
+    // Steps without a run keep nothing.
+    h.ok(&[
+        "fileio",
+        "--file-total-size=1M",
+        "--file-num=2",
+        "prepare",
+        "cleanup",
+    ]);
+    let runs = h.runs();
+    let tests: Vec<&str> = runs.iter().map(|r| r["test"].as_str().unwrap()).collect();
+    assert_eq!(
+        tests,
+        vec!["memory", "cpu"],
+        "newest first; --no-history kept nothing"
+    );
+    let cpu = &runs[1];
+    assert_eq!(cpu["events"], 20);
+    assert_eq!(cpu["threads"], 1);
+    assert_eq!(cpu["front_end"], "sysbench");
+    assert_eq!(cpu["tags"], serde_json::json!(["a", "both"]));
+    assert_eq!(cpu["host"], hostname());
+    assert_eq!(cpu["command_line"][0], "plumb");
+    assert_eq!(cpu["command_line"][2], "--cpu-max-prime=100");
+
+    let text = h.ok(&["history"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("ID  STARTED"), "{text}");
+    assert!(lines[0].ends_with("COMMAND"), "{text}");
+    assert!(
+        lines[1].contains(" memory ") && lines[1].contains(" b,both "),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains(" cpu ")
+            && lines[2].ends_with(
+                "plumb cpu --cpu-max-prime=100 --events=20 --time=0 --tag=a --tag=both run"
+            ),
+        "{text}"
+    );
+
+    let count = |args: &[&str]| -> u64 {
+        h.json(&with(&["history", "--json"], args))["runs"]
+            .as_array()
+            .unwrap()
+            .len() as u64
+    };
+    assert_eq!(count(&["--test=cpu"]), 1);
+    assert_eq!(count(&["--test=sysbench"]), 2);
+    assert_eq!(count(&["--test=fileio"]), 0);
+    assert_eq!(count(&["--tag=both"]), 2);
+    assert_eq!(count(&["--tag=both", "--tag=a"]), 1);
+    assert_eq!(count(&[&format!("--host={}", hostname())]), 2);
+    assert_eq!(count(&["--host=no-such-host"]), 0);
+    assert_eq!(count(&["--since=1h"]), 2);
+    assert_eq!(count(&["--since=2999-01-01"]), 0);
+    assert_eq!(count(&["--until=2000-01-01"]), 0);
+    assert_eq!(count(&["--until=2999-01-01 10:00"]), 2);
+
+    let (code, out, err) = h.run(&["history", "--limit=1"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert_eq!(err, "plumb: the newest 1 of 2 runs (--limit=0 lists all)\n");
+
+    let (code, out, err) = h.run(&["history", "--tag=nothing"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.starts_with("plumb: no runs match in "), "{err}");
+
+    let (code, _, err) = h.run(&["history", "--since=yesterday"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("plumb: --since: 'yesterday' is not a time"),
+        "{err}"
+    );
+}
+
+#[test]
+fn show_prints_exactly_what_report_prints() {
+    let h = Home::new();
+    h.ok(&with(
+        CPU,
+        &[
+            "--report-interval=0.01",
+            "--json=r.json",
+            "--tag=saved",
+            "run",
+        ],
+    ));
+    let id = h.runs()[0]["id"].as_i64().unwrap().to_string();
+    let report = h.ok(&["report", "r.json"]);
+    assert!(report.contains("events per second"), "{report}");
+    assert_eq!(h.ok(&["show", "saved"]), report);
+    assert_eq!(h.ok(&["show", &id]), report);
+    assert_eq!(
+        h.ok(&["show", "saved", "--format=json"]),
+        h.ok(&["report", "r.json", "--format=json"])
+    );
+
+    // fio's runs are kept too, and shown in fio's layout.
+    h.ok(&[
+        "fio",
+        "--name=j",
+        "--rw=read",
+        "--size=1m",
+        "--plumb-json=f.json",
+        "--tag=viafio",
+    ]);
+    let fio = h.ok(&["show", "viafio"]);
+    assert!(fio.contains("j: (groupid=0, jobs=1)"), "{fio}");
+    assert_eq!(fio, h.ok(&["report", "f.json"]));
+    let runs = h.runs();
+    assert_eq!(runs[0]["test"], "fio j");
+    assert_eq!(runs[0]["front_end"], "fio");
+    h.ok(&["fio", "--name=k", "--rw=read", "--size=1m", "--no-history"]);
+    assert_eq!(h.runs().len(), 2, "plumb fio --no-history kept nothing");
+
+    let (code, _, err) = h.run(&["show", "nope"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "plumb: no run tagged 'nope' in the history (plumb history lists them)\n"
+    );
+    let (code, _, err) = h.run(&["show", "r.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a file: r.json"), "{err}");
+}
+
+#[test]
+fn tags_and_baselines_name_runs() {
+    let h = Home::new();
+    h.ok(&with(CPU, &["run"]));
+    h.ok(&with(CPU, &["run"]));
+    let ids: Vec<String> = h
+        .runs()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap().to_string())
+        .collect();
+    let (new, old) = (&ids[0], &ids[1]);
+    assert_eq!(
+        h.ok(&["tag", old, "before"]),
+        format!("run {old} tagged 'before'\n")
+    );
+    assert_eq!(
+        h.ok(&["tag", old, "before"]),
+        format!("run {old} tagged 'before' (already)\n")
+    );
+    assert_eq!(h.runs()[1]["tags"], serde_json::json!(["before"]));
+    assert_eq!(
+        h.ok(&["baseline", "set", "ref", "before"]),
+        format!("baseline 'ref' is run {old}\n")
+    );
+    assert_eq!(
+        h.ok(&["baseline", "set", "ref", new]),
+        format!("baseline 'ref' is run {new} (was run {old})\n")
+    );
+    let list = h.ok(&["baseline", "list"]);
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 2, "{list}");
+    assert!(lines[0].starts_with("BASELINE  RUN  SET"), "{list}");
+    assert!(
+        lines[1].starts_with(&format!("ref       {new:>3}  ")),
+        "{list}"
+    );
+    let doc = h.json(&["baseline", "list", "--json"]);
+    assert_eq!(doc["baselines"][0]["run_id"].to_string(), *new);
+    assert_eq!(h.ok(&["show", "baseline:ref"]), h.ok(&["show", new]));
+
+    for (args, code, msg) in [
+        (
+            vec!["tag", "999999", "x"],
+            1,
+            "plumb: no run 999999 in the history (plumb history lists them)\n",
+        ),
+        (
+            vec!["tag", old, "42"],
+            2,
+            "plumb: --tag: invalid tag name '42' (not a number alone: that names a run id)\n",
+        ),
+        (
+            vec!["baseline", "set", "ref", "nope"],
+            1,
+            "plumb: no run tagged 'nope' in the history (plumb history lists them)\n",
+        ),
+        (
+            vec!["show", "baseline:nope"],
+            1,
+            "plumb: no baseline named 'nope' (plumb baseline list shows them)\n",
+        ),
+    ] {
+        let (c, _, err) = h.run(&args);
+        assert_eq!((c, err.as_str()), (code, msg), "{args:?}");
+    }
+    let (c, _, err) = h.run(&with(CPU, &["--tag=a b", "run"]));
+    assert_eq!(c, 2);
+    assert_eq!(
+        err,
+        "plumb: --tag: invalid tag name 'a b' (letters, digits, '.', '_' or '-')\n"
+    );
+}
+
+/// A memory run paced by an open-loop rate with a fixed seed: the same command gives the
+/// same schedule, so two runs differ only by timing jitter.
+const PACED: &[&str] = &[
+    "memory",
+    "--memory-total-size=0",
+    "--time=0.5",
+    "--report-interval=0.05",
+    "--rate=2000",
+    "--rand-seed=7",
+];
+
+#[test]
+fn two_runs_of_the_same_command_are_within_noise() {
+    let h = Home::new();
+    h.ok(&with(PACED, &["--tag=one", "run"]));
+    h.ok(&with(PACED, &["--tag=two", "run"]));
+    let text = h.ok(&["compare", "one", "two", "--fail-if-slower=5"]);
+    assert!(
+        text.contains("Differences: none (same host, kernel, target, filesystem and settings)"),
+        "{text}"
+    );
+    let line = events_line(&text);
+    assert!(line.ends_with("within noise"), "{text}");
+    assert!(text.contains("Comparability (seed 002"), "{text}");
+    assert!(
+        text.contains("\nNoise: 95% interval of B/A from a circular moving-block bootstrap"),
+        "{text}"
+    );
+
+    let doc = h.json(&["compare", "one", "two", "--json", "--fail-if-slower=5"]);
+    assert_eq!(doc["schema"], "plumb.compare/1");
+    let events = &doc["jobs"][0]["figures"][0];
+    assert_eq!(events["name"], "events/s");
+    assert_eq!(events["verdict"], "within_noise");
+    assert!(events["interval"]["low"].as_f64().unwrap() <= 1.0);
+    assert!(events["interval"]["high"].as_f64().unwrap() >= 1.0);
+    assert_eq!(doc["gate"]["result"]["outcome"], "pass");
+    // Repeatable: the bootstrap's seed is fixed.
+    assert_eq!(
+        h.ok(&["compare", "one", "two", "--json"]),
+        h.ok(&["compare", "one", "two", "--json"])
+    );
+}
+
+/// The events/s line of a comparison's text.
+fn events_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.trim_start().starts_with("events/s"))
+        .unwrap_or_else(|| panic!("no events/s line: {text}"))
+}
+
+const CPU_TIMED: &[&str] = &["cpu", "--time=0.5", "--report-interval=0.05"];
+
+#[test]
+fn clearly_different_runs_are_beyond_noise_and_the_gate_fails() {
+    let h = Home::new();
+    h.ok(&with(
+        CPU_TIMED,
+        &["--cpu-max-prime=2000", "--json=fast.json", "run"],
+    ));
+    h.ok(&with(
+        CPU_TIMED,
+        &["--cpu-max-prime=20000", "--tag=slow", "run"],
+    ));
+    h.ok(&["baseline", "set", "fast", &h.runs()[1]["id"].to_string()]);
+
+    let (code, text, err) = h.run(&["compare", "baseline:fast", "slow", "--fail-if-slower=10"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.starts_with("plumb: --fail-if-slower=10: B is slower beyond noise: cpu: -"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let diff = text
+        .lines()
+        .find(|l| l.contains("cpu_max_prime"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        diff.split_whitespace().collect::<Vec<_>>(),
+        ["settings", "cpu_max_prime", "2000", "20000"]
+    );
+    let events = events_line(&text);
+    assert!(events.ends_with("B lower, beyond noise (worse)"), "{text}");
+    assert!(text.starts_with("A: run "), "{text}");
+
+    // The other way round B is faster: the gate passes. A result file works as a side.
+    let (code, text, err) = h.run(&["compare", "slow", "fast.json", "--fail-if-slower=10"]);
+    assert_eq!(code, 0, "{err}");
+    let events = events_line(&text);
+    assert!(
+        events.ends_with("B higher, beyond noise (better)"),
+        "{text}"
+    );
+    assert!(text.contains("\nB: fast.json, "), "{text}");
+
+    let doc = h.json(&["compare", "fast.json", "slow", "--json"]);
+    assert_eq!(doc["jobs"][0]["figures"][0]["verdict"], "lower");
+    assert!(doc["jobs"][0]["figures"][0]["ratio"].as_f64().unwrap() < 0.5);
+    assert_eq!(doc["differences"][0]["what"], "cpu_max_prime");
+}
+
+#[test]
+fn without_intervals_the_noise_is_unknown_and_the_gate_refuses_to_guess() {
+    let h = Home::new();
+    h.ok(&[
+        "cpu",
+        "--time=0.2",
+        "--cpu-max-prime=2000",
+        "--tag=a",
+        "run",
+    ]);
+    h.ok(&[
+        "cpu",
+        "--time=0.2",
+        "--cpu-max-prime=20000",
+        "--tag=b",
+        "run",
+    ]);
+    let (code, text, err) = h.run(&["compare", "a", "b", "--fail-if-slower=10"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        err.starts_with(
+            "plumb: --fail-if-slower=10: B is slower but its noise cannot be judged: cpu: -"
+        ),
+        "{err}"
+    );
+    let events = events_line(&text);
+    assert!(
+        events.ends_with("noise unknown: no interval samples (run with --report-interval)"),
+        "{text}"
+    );
+    let (code, _, err) = h.run(&["compare", "a", "b", "--fail-if-slower=100"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fail-if-slower"), "{err}");
+}
+
+#[test]
+fn a_password_on_a_kept_command_line_never_shows() {
+    let h = Home::new();
+    h.ok(&with(CPU, &["--json=r.json", "--no-history", "run"]));
+    // A result saved elsewhere (another front end, an older plumb) with a credential in it.
+    let path = h.path().join("r.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cl = doc["command_line"].as_array_mut().unwrap();
+    cl.insert(2, "--mysql-password=hunter2".into());
+    cl.insert(3, "--pgsql-password".into());
+    cl.insert(4, "hunter3".into());
+    std::fs::write(&path, doc.to_string()).unwrap();
+
+    let out = h.ok(&["history", "import", "r.json", "--tag=imported"]);
+    let id = h.runs()[0]["id"].as_i64().unwrap();
+    assert_eq!(out, format!("r.json: kept as run {id}\n"));
+    let outputs = [
+        h.ok(&["history"]),
+        h.ok(&["history", "--json"]),
+        h.ok(&["show", "imported"]),
+        h.ok(&["show", "imported", "--format=json"]),
+        h.ok(&["compare", "imported", "r.json"]),
+        h.ok(&["compare", "imported", "r.json", "--json"]),
+    ];
+    for o in &outputs {
+        assert!(!o.contains("hunter2") && !o.contains("hunter3"), "{o}");
+    }
+    assert!(
+        outputs[0].contains("'--mysql-password=***' --pgsql-password '***'"),
+        "{}",
+        outputs[0]
+    );
+    assert!(
+        outputs[3].contains("\"--mysql-password=***\""),
+        "{}",
+        outputs[3]
+    );
+}
+
+#[test]
+fn a_history_that_cannot_be_written_costs_one_warning_and_never_the_run() {
+    let d = TempDir::new().unwrap();
+    let blocker = d.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let junk = d.path().join("junk");
+    std::fs::create_dir(&junk).unwrap();
+    std::fs::write(junk.join("history.db"), vec![b'x'; 8192]).unwrap();
+    for home in [blocker.join("home"), junk.clone()] {
+        let run = |args: &[&str]| {
+            let mut c = Command::new(assert_cmd::cargo::cargo_bin("plumb"));
+            c.args(args).env("PLUMB_HOME", &home);
+            output(c)
+        };
+        let (code, out, err) = run(&with(CPU, &["run"]));
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("events per second"), "{out}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("plumb: warning: the run was not kept in the history: "),
+            "{err}"
+        );
+        let (code, out, _) = run(&with(CPU, &["--format=json", "run"]));
+        assert_eq!(code, 0);
+        common::parse_json(out.as_bytes());
+        // Under the drop-in name nothing is printed about it.
+        let bin = d.path().join("sysbench");
+        if !bin.exists() {
+            std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("plumb"), &bin).unwrap();
+        }
+        let mut c = Command::new(&bin);
+        c.args(with(CPU, &["run"])).env("PLUMB_HOME", &home);
+        let (code, out, err) = output(c);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("events per second"), "{out}");
+        assert!(err.is_empty(), "{err}");
+    }
+}
+
+#[test]
+fn drop_in_runs_are_kept_silently_and_the_options_are_plumbs_only() {
+    let h = Home::new();
+    let dir = TempDir::new().unwrap();
+    for name in ["sysbench", "fio"] {
+        std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("plumb"), dir.path().join(name))
+            .unwrap();
+    }
+    let tool = |name: &str, args: &[&str]| {
+        let mut c = Command::new(dir.path().join(name));
+        c.args(args)
+            .env("PLUMB_HOME", h.path())
+            .current_dir(h.path());
+        output(c)
+    };
+    let (code, _, err) = tool("sysbench", &with(CPU, &["run"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let (code, _, err) = tool("fio", &["--name=d", "--rw=read", "--size=1m"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let runs = h.runs();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["command_line"][0], "fio");
+    assert_eq!(runs[1]["command_line"][0], "sysbench");
+
+    let (code, out, err) = tool("sysbench", &with(CPU, &["--no-history", "run"]));
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(err, "invalid option: --no-history\n");
+    let (code, _, err) = tool("fio", &["--name=d", "--rw=read", "--size=1m", "--tag=x"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--tag=x"), "{err}");
+    assert_eq!(h.runs().len(), 2);
+}
+
+#[test]
+fn plumb_processes_at_once_all_keep_their_runs() {
+    let h = Home::new();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            h.command(&with(CPU, &["--tag=together", "run"]))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success());
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(h.runs().len(), 4);
+}
+
+#[test]
+fn seed_002s_checks_warn_when_the_runs_did_different_things_underneath() {
+    let h = Home::new();
+    let set = [
+        "fileio",
+        "--file-total-size=4M",
+        "--file-num=4",
+        "--file-test-mode=seqrewr",
+        "--events=400",
+        "--time=0",
+    ];
+    h.ok(&with(&set, &["--threads=1", "--tag=one", "prepare", "run"]));
+    h.ok(&with(
+        &set,
+        &[
+            "--threads=2",
+            "--file-fsync-freq=0",
+            "--tag=two",
+            "run",
+            "cleanup",
+        ],
+    ));
+    let text = h.ok(&["compare", "one", "two"]);
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row: {text}"))
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(row("fsync calls"), "DIFFER", "{text}");
+    assert_eq!(row("filesystem concurrency"), "DIFFER", "{text}");
+    // Sequential modes share one cursor: every thread writes the cursor's file.
+    assert!(
+        text.contains("\nwarning: filesystem concurrency: A 1.000, B 2.000 threads per file: the runs did not do the same thing underneath\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nwarning: fsync calls: A "), "{text}");
+    let doc = h.json(&["compare", "one", "two", "--json"]);
+    let checks = doc["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 5);
+    assert_eq!(checks[0]["name"], "fsync calls");
+    assert_eq!(checks[0]["verdict"], "differ");
+
+    // A CPU test has no file I/O: those checks do not apply.
+    h.ok(&with(CPU, &["--tag=c", "run"]));
+    let text = h.ok(&["compare", "c", "c"]);
+    let fsync = text.lines().find(|l| l.contains("fsync calls")).unwrap();
+    assert!(fsync.ends_with("n/a"), "{text}");
+    assert!(!text.contains("warning:"), "{text}");
+}

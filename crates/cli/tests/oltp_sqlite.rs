@@ -1,0 +1,208 @@
+//! sysbench's OLTP tests on the embedded SQLite database, from the command line: prepare,
+//! run, cleanup, the SQL statistics, script paths, option spellings and refusals.
+
+mod common;
+
+use std::path::Path;
+
+use common::{figure, plumb};
+use tempfile::TempDir;
+
+fn run(dir: &Path, args: &[&str]) -> std::process::Output {
+    plumb().args(args).current_dir(dir).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn read_write_prepares_runs_and_cleans_up_on_sqlite() {
+    let d = TempDir::new().unwrap();
+    let out = run(
+        d.path(),
+        &[
+            "oltp_read_write",
+            "--tables=2",
+            "--table-size=500",
+            "--events=50",
+            "--time=0",
+            "prepare",
+            "run",
+            "cleanup",
+        ],
+    );
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for line in [
+        "Creating table 'sbtest1'...",
+        "Inserting 500 records into 'sbtest1'",
+        "Creating a secondary index on 'sbtest2'...",
+        "SQL statistics:\n    queries performed:\n",
+        "Dropping table 'sbtest1'...",
+        "Dropping table 'sbtest2'...",
+    ] {
+        assert!(report.contains(line), "{line}: {report}");
+    }
+    // 50 transactions of 10 point selects, 4 ranges, 2 updates, a delete and an insert,
+    // BEGIN and COMMIT.
+    assert_eq!(figure(&report, "transactions:"), 50);
+    assert_eq!(figure(&report, "read:"), 50 * 14);
+    assert_eq!(figure(&report, "write:"), 50 * 4);
+    assert_eq!(figure(&report, "other:"), 50 * 2);
+    assert_eq!(figure(&report, "total:"), 50 * 20);
+    assert_eq!(figure(&report, "ignored errors:"), 0);
+    assert!(d.path().join("sbtest.db").exists());
+}
+
+#[test]
+fn script_paths_underscores_and_the_json_record() {
+    let d = TempDir::new().unwrap();
+    let db = d.path().join("x.db");
+    let dbarg = format!("--sqlite-db={}", db.display());
+    let out = run(
+        d.path(),
+        &[
+            "/usr/share/sysbench/oltp_point_select.lua",
+            &dbarg,
+            "--table_size=200",
+            "prepare",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(
+        d.path(),
+        &[
+            "oltp_point_select",
+            &dbarg,
+            "--table_size=200",
+            "--events=20",
+            "--time=0",
+            "--format=json",
+            "run",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let job = &doc["groups"][0]["jobs"][0];
+    assert_eq!(job["test"], "oltp");
+    assert_eq!(job["workload"]["test"], "oltp_point_select");
+    assert_eq!(job["counters"]["reads"], 20);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/plumb.result.2.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let db = &job["workload"]["database"];
+    assert_eq!(db["driver"], "sqlite");
+    assert_eq!(db["journal_mode"], "wal");
+}
+
+#[test]
+fn refusals_name_what_is_not_supported() {
+    let d = TempDir::new().unwrap();
+    for (args, want) in [
+        (
+            vec!["./tests/mine.lua", "run"],
+            "plumb: custom Lua scripts are not supported yet: './tests/mine.lua'",
+        ),
+        (
+            vec!["oltp_read_write", "--db-driver=pgsql", "--mysql-user=x", "run"],
+            "plumb: --mysql-user is an option of the mysql driver, but this run uses --db-driver=pgsql",
+        ),
+        (
+            vec!["oltp_read_write", "--mysql-dry-run", "run"],
+            "plumb: --mysql-dry-run is not supported",
+        ),
+        (
+            vec!["oltp_read_write", "--mysql-ssl-cipher=AES128-SHA", "run"],
+            "plumb: --mysql-ssl-cipher is not supported",
+        ),
+        (
+            vec!["oltp_read_write", "--no-such=1", "run"],
+            "plumb: unknown option --no-such for the 'oltp_read_write' test",
+        ),
+    ] {
+        let out = run(d.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn writers_take_turns_on_sqlite() {
+    // SQLite lets one connection write at a time; without turns one thread did nearly all
+    // the transactions while the other waited out its busy back-off.
+    let d = TempDir::new().unwrap();
+    let out = run(
+        d.path(),
+        &["oltp_write_only", "--table-size=500", "prepare"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(
+        d.path(),
+        &[
+            "oltp_write_only",
+            "--table-size=500",
+            "--threads=2",
+            "--events=400",
+            "--time=0",
+            "--format=json",
+            "run",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let threads = doc["groups"][0]["jobs"][0]["threads"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let events: Vec<u64> = threads
+        .iter()
+        .map(|t| t["events"].as_u64().unwrap())
+        .collect();
+    assert_eq!(events.iter().sum::<u64>(), 400);
+    assert!(events.iter().all(|&e| e >= 100), "{events:?}");
+}
+
+#[test]
+fn sysbench_0_5_syntax_runs_on_sqlite() {
+    // Seed 004's shape (its server options aside): a 0.5 tree's oltp.lua and --oltp-* names.
+    let d = TempDir::new().unwrap();
+    let base = [
+        "--test=./sysbench/tests/db/oltp.lua",
+        "--oltp-tables-count=2",
+        "--oltp-table-size=300",
+    ];
+    let out = run(d.path(), &[&base[..], &["prepare"]].concat());
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        report.contains("Inserting 300 records into 'sbtest2'"),
+        "{report}"
+    );
+    let out = run(
+        d.path(),
+        &[
+            &base[..],
+            &[
+                "--max-requests=20",
+                "--max-time=0",
+                "--num-threads=2",
+                "run",
+            ],
+        ]
+        .concat(),
+    );
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(figure(&report, "transactions:"), 20);
+    assert_eq!(figure(&report, "read:"), 20 * 14);
+}

@@ -1,0 +1,301 @@
+//! Files a job names itself (fio's `filename`, or names a front end generates): laid out
+//! before the run when missing or too short, opened for the run, removed afterwards only if
+//! the job created them and asked for it.
+//!
+//! Layout follows fio: a job that reads gets files written in full (so reads find data, not
+//! holes); a job that only writes gets them created and sized. A file that already holds
+//! the region is used as it is. Block devices are never laid out or removed.
+
+use std::fs;
+use std::io;
+use std::os::fd::RawFd;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
+use std::path::{Path, PathBuf};
+
+use plumb_core::random::Rng;
+use plumb_core::StopFlag;
+
+use super::{open_raw, FileTable};
+use crate::error::FileioError;
+use crate::fileset::open::{with_direct_checks, RunFiles};
+use crate::fill::randomize;
+use crate::message;
+use crate::setting::Setting;
+use crate::spec::{FileioSpec, Fill, JobIo, NamedFile};
+
+/// What laying out the files did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LayoutOutcome {
+    /// Files that were created or extended, and bytes written or allocated in all.
+    pub files: Vec<PathBuf>,
+    pub bytes: u64,
+    /// Files this job created (removed by `unlink`).
+    pub created: Vec<PathBuf>,
+}
+
+fn is_block_device(p: &Path) -> bool {
+    fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+}
+
+/// Files that are missing or shorter than their region, with the size each must reach.
+pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
+    job.files
+        .iter()
+        .filter_map(|f| {
+            let want = f.offset + f.length;
+            match fs::metadata(&f.path) {
+                Ok(m) if m.file_type().is_block_device() || m.file_type().is_char_device() => None,
+                Ok(m) if m.len() >= want => None,
+                _ => Some((f, want)),
+            }
+        })
+        .collect()
+}
+
+/// Create or extend the files of `spec.job` that need it. `stop` ends it between chunks.
+pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, FileioError> {
+    let Some(job) = &spec.job else {
+        return Ok(LayoutOutcome::default());
+    };
+    let mut out = LayoutOutcome::default();
+    let mut rng = Rng::new(0x5eed, 7);
+    let mut buf = vec![0u8; 1 << 20];
+    if spec.fill != Fill::Zero {
+        randomize(&mut buf, &mut rng);
+    }
+    if let Fill::Compressible { pct } = spec.fill {
+        crate::fill::compressible(&mut buf, pct);
+    }
+    for (f, want) in needs_layout(job) {
+        if job.create_at_open {
+            // Created by the run when it opens them: still the job's own files.
+            if !f.path.exists() {
+                out.created.push(f.path.clone());
+            }
+            continue;
+        }
+        if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.exists() {
+                // fio creates missing directories (mode 0700) on the way to a file name.
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(parent)
+                    .map_err(|e| {
+                        FileioError::io(format!("cannot create directory {}", parent.display()), e)
+                    })?;
+            }
+        }
+        let existed = f.path.exists();
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&f.path)
+            .map_err(|e| FileioError::io(format!("cannot create {}", f.path.display()), e))?;
+        if !existed {
+            out.created.push(f.path.clone());
+        }
+        let have = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if job.lay_out_data {
+            use std::os::unix::fs::FileExt;
+            let mut at = have;
+            while at < want {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
+                    return Err(FileioError::Interrupted(
+                        stop.load(std::sync::atomic::Ordering::Relaxed) as i32,
+                    ));
+                }
+                let n = ((want - at) as usize).min(buf.len());
+                file.write_all_at(&buf[..n], at).map_err(|e| {
+                    FileioError::io(format!("cannot write {}", f.path.display()), e)
+                })?;
+                at += n as u64;
+                if spec.fill != Fill::Zero {
+                    // Each chunk differs, so the data neither dedupes nor compresses.
+                    buf[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
+                }
+            }
+            file.sync_all()
+                .map_err(|e| FileioError::io(format!("cannot sync {}", f.path.display()), e))?;
+        } else {
+            file.set_len(want)
+                .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
+        }
+        out.bytes += want - have;
+        out.files.push(f.path.clone());
+    }
+    Ok(out)
+}
+
+/// Open the job's files for a run.
+pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioError> {
+    let access = spec.access.expect("run needs an access pattern");
+    let mut table = FileTable::new(PathBuf::new());
+    // A job that only reads opens read-only, so a device or a file it must not change
+    // cannot be written by mistake.
+    let mode = if access.writes() {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    };
+    let mut flags = mode | spec.flags.open_flags();
+    if job.create_at_open {
+        flags |= libc::O_CREAT;
+    }
+    for f in &job.files {
+        let fd: RawFd = open_raw(&f.path, flags).map_err(|e| match e.raw_os_error() {
+            Some(libc::EINVAL) if spec.flags.direct => FileioError::Direct(message![
+                format!(
+                    "the filesystem holding {} refuses O_DIRECT (",
+                    f.path.display()
+                ),
+                Setting::Direct,
+                "): test a file on a disk filesystem"
+            ]),
+            _ => FileioError::io(format!("cannot open {}", f.path.display()), e),
+        })?;
+        table.push(fd, f.path.display().to_string());
+        let size = size_of(&f.path).unwrap_or(0);
+        if !job.create_at_open && !is_block_device(&f.path) && size < f.offset + f.length {
+            return Err(FileioError::Other(format!(
+                "{} is {size} bytes, shorter than the job's region ({} bytes from offset {})",
+                f.path.display(),
+                f.length,
+                f.offset
+            )));
+        }
+        if job.invalidate {
+            // SAFETY: fd is open; POSIX_FADV_DONTNEED only drops clean cached pages.
+            unsafe {
+                libc::posix_fadvise(
+                    fd,
+                    f.offset as libc::off_t,
+                    f.length as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+        }
+    }
+    let mut checks = vec![
+        (
+            message![Setting::BlockSize, " (reads)"],
+            job.sizes.read.min(),
+        ),
+        (
+            message![Setting::BlockSize, " (writes)"],
+            job.sizes.write.min(),
+        ),
+        (message!["the alignment of random offsets"], job.align),
+    ];
+    checks.extend(job.files.iter().map(|f| {
+        (
+            message![format!("the offset in {}", f.path.display())],
+            f.offset,
+        )
+    }));
+    let place = job.files[0].path.parent().unwrap_or(Path::new("."));
+    with_direct_checks(table, spec.flags.direct, place, checks)
+}
+
+/// The size of a file, or of a block device (its length, not its inode's); `None` when it
+/// does not exist.
+pub fn size_of(path: &Path) -> Option<u64> {
+    let m = fs::metadata(path).ok()?;
+    if m.file_type().is_block_device() {
+        use std::io::Seek;
+        return fs::File::open(path).ok()?.seek(io::SeekFrom::End(0)).ok();
+    }
+    Some(m.len())
+}
+
+/// Remove the files this job created (fio's `unlink=1`).
+pub fn unlink_created(created: &[PathBuf]) -> io::Result<()> {
+    for p in created {
+        match fs::remove_file(p) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+    use crate::spec::BlockSizes;
+
+    fn spec(dir: &Path, access: Access, data: bool) -> FileioSpec {
+        FileioSpec {
+            access: Some(access),
+            job: Some(JobIo {
+                files: vec![NamedFile {
+                    path: dir.join("sub/j.0.0"),
+                    offset: 4096,
+                    length: 3 << 20,
+                }],
+                sizes: BlockSizes::fixed(4096),
+                align: 4096,
+                random_map: true,
+                skew: Default::default(),
+                think: None,
+                pass_bytes: 3 << 20,
+                passes: Some(1),
+                sync_every_writes: 0,
+                lay_out_data: data,
+                unlink: true,
+                invalidate: false,
+                create_at_open: false,
+                queue_low: None,
+                stride: None,
+                log: None,
+                verify: None,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn readers_get_data_writers_get_sized_files() {
+        let d = tempfile::tempdir().unwrap();
+        let s = spec(d.path(), Access::seq_read(), true);
+        let out = lay_out(&s, &StopFlag::default()).unwrap();
+        let p = d.path().join("sub/j.0.0");
+        assert_eq!(out.created, vec![p.clone()]);
+        assert_eq!(out.bytes, 4096 + (3 << 20));
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!(m.len(), 4096 + (3 << 20));
+        use std::os::unix::fs::MetadataExt;
+        assert!(m.blocks() * 512 >= 3 << 20, "written, not sparse");
+        // Already long enough: left alone.
+        assert_eq!(
+            lay_out(&s, &StopFlag::default()).unwrap(),
+            LayoutOutcome::default()
+        );
+        let files = open_named(&s, s.job.as_ref().unwrap()).unwrap();
+        assert_eq!(files.table.len(), 1);
+        unlink_created(&out.created).unwrap();
+        assert!(!p.exists());
+
+        let w = spec(d.path(), Access::rand_write(), false);
+        lay_out(&w, &StopFlag::default()).unwrap();
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!(m.len(), 4096 + (3 << 20));
+        assert!(m.blocks() * 512 < 1 << 20, "sized, not written");
+    }
+
+    #[test]
+    fn a_short_file_is_refused_at_open() {
+        let d = tempfile::tempdir().unwrap();
+        let s = spec(d.path(), Access::seq_read(), true);
+        fs::create_dir_all(d.path().join("sub")).unwrap();
+        fs::write(d.path().join("sub/j.0.0"), b"abc").unwrap();
+        let e = open_named(&s, s.job.as_ref().unwrap()).err().unwrap();
+        assert!(
+            e.to_string().contains("shorter than the job's region"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Think time: a stall between requests that stands for the work an application does with
+//! the data (fio's `thinktime`).
+//!
+//! After every N requests (completed, or issued), the worker first waits for everything it
+//! has in flight, then stalls: it spins for the busy part, then sleeps the rest. The stall
+//! is between requests, so no request's latency includes it. Only reads and writes count;
+//! syncs neither count nor trigger a stall.
+//!
+//! A worker without think time carries no [`Thinker`], and pays one untaken branch per
+//! request for the possibility.
+
+use std::time::{Duration, Instant};
+
+/// Which requests count towards the next stall.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkCount {
+    /// Requests completed (so with requests in flight the stall waits for completions).
+    #[default]
+    Completed,
+    /// Requests issued.
+    Issued,
+}
+
+/// A stall of `stall_ns` after every `every` requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Think {
+    /// The whole stall.
+    pub stall_ns: u64,
+    /// The part spent spinning on the CPU (at most `stall_ns`); the rest is slept.
+    pub spin_ns: u64,
+    /// Requests between stalls (0 behaves as 1 counted at issue: a stall after every
+    /// request, before it completes).
+    pub every: u64,
+    pub count: ThinkCount,
+}
+
+/// Longest single sleep: a stop (time limit, signal) is seen within this.
+const SLICE: Duration = Duration::from_millis(50);
+/// How much a sleep overshoots (the kernel's default timer slack is 50 µs).
+const SLACK: Duration = Duration::from_micros(60);
+
+/// One worker's think-time state.
+#[derive(Clone, Debug)]
+pub struct Thinker {
+    think: Think,
+    issued: u64,
+    /// The count at the last stall.
+    last: u64,
+}
+
+impl Thinker {
+    /// `None` when `think` never stalls.
+    pub fn new(think: Think) -> Option<Thinker> {
+        (think.stall_ns > 0).then_some(Thinker {
+            think,
+            issued: 0,
+            last: 0,
+        })
+    }
+
+    /// Count `n` more requests issued.
+    #[inline]
+    pub fn issued(&mut self, n: u64) {
+        self.issued += n;
+    }
+
+    /// Whether a stall is due, with `in_flight` requests not yet completed.
+    #[inline]
+    pub fn due(&self, in_flight: u64) -> bool {
+        self.count(in_flight) >= self.last + self.think.every
+    }
+
+    fn count(&self, in_flight: u64) -> u64 {
+        match self.think.count {
+            ThinkCount::Completed => self.issued.saturating_sub(in_flight),
+            ThinkCount::Issued => self.issued,
+        }
+    }
+
+    /// Stall now (the caller has waited for its requests in flight); returns early once
+    /// `stopping` says so.
+    pub fn stall(&mut self, stopping: impl Fn() -> bool) {
+        self.last = self.count(0);
+        let t = self.think;
+        let spin = Duration::from_nanos(t.spin_ns.min(t.stall_ns));
+        let start = Instant::now();
+        let end = start + Duration::from_nanos(t.stall_ns);
+        let spin_end = start + spin;
+        while Instant::now() < spin_end {
+            if stopping() {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        loop {
+            let now = Instant::now();
+            if now >= end || stopping() {
+                return;
+            }
+            let left = end - now;
+            if left > SLACK + SLACK / 3 {
+                std::thread::sleep((left - SLACK).min(SLICE));
+            } else {
+                // A sleep overshoots by the timer slack: spin the last stretch, as fio does.
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn think(every: u64, count: ThinkCount) -> Think {
+        Think {
+            stall_ns: 2_000_000,
+            spin_ns: 500_000,
+            every,
+            count,
+        }
+    }
+
+    #[test]
+    fn zero_think_time_needs_no_thinker() {
+        assert!(Thinker::new(Think {
+            stall_ns: 0,
+            ..think(1, ThinkCount::Completed)
+        })
+        .is_none());
+    }
+
+    #[test]
+    fn completed_requests_count_once_they_complete() {
+        let mut t = Thinker::new(think(2, ThinkCount::Completed)).unwrap();
+        t.issued(2);
+        assert!(!t.due(2), "both still in flight");
+        assert!(!t.due(1));
+        assert!(t.due(0));
+        t.stall(|| false);
+        t.issued(1);
+        assert!(!t.due(0));
+        t.issued(1);
+        assert!(t.due(0));
+    }
+
+    #[test]
+    fn issued_requests_count_at_once() {
+        let mut t = Thinker::new(think(3, ThinkCount::Issued)).unwrap();
+        t.issued(2);
+        assert!(!t.due(2));
+        t.issued(1);
+        assert!(t.due(3));
+        let mut every = Thinker::new(think(0, ThinkCount::Completed)).unwrap();
+        every.issued(1);
+        assert!(every.due(1), "every=0 stalls before completions");
+    }
+
+    #[test]
+    fn a_stall_lasts_its_time_and_a_stop_cuts_it_short() {
+        let mut t = Thinker::new(think(1, ThinkCount::Completed)).unwrap();
+        let s = Instant::now();
+        t.stall(|| false);
+        let took = s.elapsed();
+        assert!(took >= Duration::from_millis(2), "{took:?}");
+        assert!(took < Duration::from_millis(200), "{took:?}");
+        let mut long = Thinker::new(Think {
+            stall_ns: 10_000_000_000,
+            ..think(1, ThinkCount::Completed)
+        })
+        .unwrap();
+        let s = Instant::now();
+        long.stall(|| s.elapsed() > Duration::from_millis(5));
+        assert!(s.elapsed() < Duration::from_secs(1));
+    }
+}

@@ -1,0 +1,800 @@
+//! A job's own walk over the regions of its named files (fio's model, [`JobIo`]).
+//!
+//! Unlike sysbench's shared stream ([`crate::pattern`]), nothing is shared between threads:
+//! each has its files' positions, its random map and its byte count.
+//!
+//! - Files take turns, one request each (fio's `file_service_type=roundrobin`).
+//! - Sequential: each direction keeps its own position per file (reads and writes of a mixed
+//!   job each walk the file from its start); a request never crosses the region's end. A file
+//!   whose next request would cross it is done for the round and the others take its turns,
+//!   as fio closes an exhausted file. When every file is done, the files start over only if
+//!   the pass asks for more bytes than the regions hold (fio's `io_size` > `size`) and at
+//!   least one more largest request fits in what is left; otherwise the pass is over, so a
+//!   region that does not divide by the block size leaves its tail untouched, as fio does.
+//! - Random: offsets are multiples of the alignment inside the region. With the random map
+//!   every aligned block is used once per pass, in random order: a drawn block already used
+//!   moves to the next free one, as fio's map does. A skew ([`plumb_core::random::Skew`],
+//!   fio's `random_distribution`) draws each file's blocks with its own hot set and keeps
+//!   no map (as in fio, where a non-uniform distribution turns the map off); a file's hot
+//!   set is placed with the thread's random stream at its first draw, unless a center fixes
+//!   it.
+//! - A pass ends when its bytes are done (fio's `io_size`, by default the regions' size);
+//!   positions and maps start over for the next pass. The job ends after its passes
+//!   (`loops`), or runs until its time limit when it has no pass limit (`time_based`).
+//! - After every N writes (fio's `fsync=N`) the next request is a sync, issued only if the
+//!   job goes on; it takes the next file's round-robin turn and syncs that file, because fio
+//!   decides on the sync when it fetches the next request, after picking its file.
+
+use plumb_core::random::{Rng, SkewedBlocks};
+
+use crate::access::{Access, Mix, Order};
+use crate::pattern::{Io, Op};
+use crate::spec::{JobIo, SizeChoice};
+
+/// Blocks used in the current pass, one bit each, with a summary bit per word of the map
+/// that says the word is full: finding the next free block skips 64 full words at a time
+/// (fio's axmap does the same), so a pass stays cheap to its last blocks.
+struct BlockMap {
+    words: Vec<u64>,
+    /// Bit `i` of `full[i / 64]`: `words[i]` has no free block left.
+    full: Vec<u64>,
+    blocks: u64,
+    used: u64,
+}
+
+impl BlockMap {
+    fn new(blocks: u64) -> BlockMap {
+        let nwords = blocks.div_ceil(64) as usize;
+        let mut m = BlockMap {
+            words: vec![0; nwords],
+            full: vec![0; nwords.div_ceil(64)],
+            blocks,
+            used: 0,
+        };
+        m.clear();
+        m
+    }
+    fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.full.iter_mut().for_each(|w| *w = 0);
+        // Bits past the last block are marked used, so every word can fill up.
+        let tail = self.blocks % 64;
+        if tail != 0 {
+            let last = self.words.len() - 1;
+            self.words[last] = !0u64 << tail;
+        }
+        self.used = 0;
+    }
+    /// The first word at or after `w` with a free block (wrapping), `None` if all are full.
+    fn next_open_word(&self, w: usize) -> Option<usize> {
+        let n = self.words.len();
+        let (mut s, bit) = (w / 64, w % 64);
+        let mut mask = !0u64 << bit;
+        for _ in 0..=self.full.len() {
+            let open = !self.full[s] & mask;
+            if open != 0 {
+                let found = s * 64 + open.trailing_zeros() as usize;
+                if found < n {
+                    return Some(found);
+                }
+            }
+            s = if s + 1 == self.full.len() { 0 } else { s + 1 };
+            mask = !0;
+        }
+        None
+    }
+    /// Mark block `b` used (a request went there without drawing it).
+    fn mark(&mut self, b: u64) {
+        if b >= self.blocks {
+            return;
+        }
+        let (w, bit) = ((b / 64) as usize, b % 64);
+        if self.words[w] & (1 << bit) == 0 {
+            self.words[w] |= 1 << bit;
+            self.used += 1;
+            if self.words[w] == !0 {
+                self.full[w / 64] |= 1 << (w % 64);
+            }
+        }
+    }
+    /// Take block `b`, or the next free one after it (wrapping). `None` when all are used.
+    fn take(&mut self, b: u64) -> Option<u64> {
+        if self.used >= self.blocks {
+            return None;
+        }
+        let (w, bit) = ((b / 64) as usize, b % 64);
+        let mut free = !self.words[w] & (!0u64 << bit);
+        let mut at = w;
+        if free == 0 {
+            let next = if w + 1 == self.words.len() { 0 } else { w + 1 };
+            at = self.next_open_word(next)?;
+            free = !self.words[at];
+        }
+        let found = at as u64 * 64 + free.trailing_zeros() as u64;
+        self.words[at] |= 1 << (found % 64);
+        if self.words[at] == !0 {
+            self.full[at / 64] |= 1 << (at % 64);
+        }
+        self.used += 1;
+        Some(found)
+    }
+}
+
+struct FileWalk {
+    offset: u64,
+    length: u64,
+    /// Next sequential position per direction (read, write), relative to `offset`.
+    pos: [u64; 2],
+    /// No further sequential request fits in this round.
+    done: bool,
+    map: Option<BlockMap>,
+    blocks: u64,
+    /// Non-uniform blocks (none: uniform).
+    skew: Option<SkewedBlocks>,
+    /// Random orders with a stride: requests left in the current sequential run, per
+    /// direction.
+    run_left: [u64; 2],
+}
+
+/// One thread's walk.
+pub struct JobWalk {
+    access: Access,
+    files: Vec<FileWalk>,
+    sizes: [SizeChoice; 2],
+    align: u64,
+    next_file: usize,
+    pass_bytes: u64,
+    passes: Option<u64>,
+    pass: u64,
+    done_in_pass: u64,
+    sync_every: u64,
+    writes: u64,
+    sync_due: bool,
+    finished: bool,
+    /// Writes to read back once the writing is done (verify), and how far the read-back
+    /// got (`None`: not started).
+    written: Option<Vec<Io>>,
+    reading_back: Option<usize>,
+    /// The longest region: no request is longer.
+    longest: u64,
+    stride: Option<u64>,
+}
+
+impl JobWalk {
+    pub fn new(access: Access, job: &JobIo) -> JobWalk {
+        let random = !access.is_sequential();
+        let align = job.align.max(1);
+        let skewed = random && !job.skew.is_uniform();
+        // Regions of one length share the skew's constants (zipf's sum is long to make).
+        let mut made: Vec<SkewedBlocks> = Vec::new();
+        let files = job
+            .files
+            .iter()
+            .map(|f| {
+                let blocks = (f.length / align).max(1);
+                let skew = if skewed {
+                    match made.iter().find(|s| s.blocks() == blocks) {
+                        Some(s) => Some(s.clone()),
+                        None => {
+                            let s = SkewedBlocks::new(job.skew, blocks);
+                            made.extend(s.clone());
+                            s
+                        }
+                    }
+                } else {
+                    None
+                };
+                FileWalk {
+                    offset: f.offset,
+                    length: f.length,
+                    pos: [0; 2],
+                    done: false,
+                    map: (random && job.random_map && !skewed).then(|| BlockMap::new(blocks)),
+                    blocks,
+                    skew,
+                    run_left: [0; 2],
+                }
+            })
+            .collect();
+        JobWalk {
+            access,
+            files,
+            sizes: [job.sizes.read.clone(), job.sizes.write.clone()],
+            align,
+            next_file: 0,
+            pass_bytes: job.pass_bytes.max(1),
+            passes: job.passes,
+            pass: 0,
+            done_in_pass: 0,
+            sync_every: job.sync_every_writes,
+            writes: 0,
+            sync_due: false,
+            finished: job.passes == Some(0),
+            // fio reads back what a job wrote when the writing ends by itself (not time-based).
+            written: job
+                .verify
+                .filter(|v| v.after_writes && access.mix == Mix::Write && job.passes.is_some())
+                .map(|_| Vec::new()),
+            reading_back: None,
+            longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
+            stride: job.stride.filter(|&n| n > 0),
+        }
+    }
+
+    /// After the writes: drain, then every write again as a read, in the order written.
+    fn read_back(&mut self) -> Op {
+        let Some(written) = &self.written else {
+            return Op::Done;
+        };
+        match self.reading_back {
+            None => {
+                self.reading_back = Some(0);
+                Op::Drain
+            }
+            Some(i) if i < written.len() => {
+                self.reading_back = Some(i + 1);
+                Op::Read(written[i])
+            }
+            Some(_) => Op::Done,
+        }
+    }
+
+    fn size(&self, dir: usize, rng: &mut Rng) -> u64 {
+        match &self.sizes[dir] {
+            SizeChoice::Fixed(b) => *b,
+            SizeChoice::Range { min, max } => {
+                let steps = (max - min) / min.max(&1) + 1;
+                min + rng.below(steps) * min
+            }
+            SizeChoice::Split(v) => {
+                let mut r = rng.below(100) as u32;
+                for &(b, pct) in v {
+                    if r < pct {
+                        return b;
+                    }
+                    r -= pct;
+                }
+                v.last().map_or(4096, |e| e.0)
+            }
+        }
+    }
+
+    fn new_pass(&mut self) {
+        self.pass += 1;
+        self.done_in_pass = 0;
+        if self.passes.is_some_and(|p| self.pass >= p) {
+            self.finished = true;
+        }
+        for f in &mut self.files {
+            f.pos = [0; 2];
+            f.run_left = [0; 2];
+            f.done = false;
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+        }
+    }
+
+    /// Every file is done for this round: start the files over inside this pass, or end it.
+    fn end_round(&mut self) {
+        let regions: u64 = self.files.iter().map(|f| f.length).sum();
+        let largest = self.sizes[0].max().max(self.sizes[1].max());
+        let left = self.pass_bytes.saturating_sub(self.done_in_pass);
+        if self.pass_bytes > regions && left >= largest.max(1) {
+            for f in &mut self.files {
+                f.pos = [0; 2];
+                f.done = false;
+            }
+        } else {
+            self.new_pass();
+        }
+    }
+
+    /// The next file in turn whose next request of `len` bytes in direction `dir` fits, or
+    /// `None` when none does (each file that does not fit is done for the round).
+    fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
+        let n = self.files.len();
+        for k in 0..n {
+            let fi = (self.next_file + k) % n;
+            let f = &mut self.files[fi];
+            if f.done {
+                continue;
+            }
+            // rw=write:N leaves a hole after each request (not before the first); a hole
+            // that reaches the region's end starts it over, as fio's holed I/O does.
+            if let Some(hole) = self.stride.filter(|_| f.pos[dir] > 0) {
+                let next = f.pos[dir] + hole;
+                f.pos[dir] = if next >= f.length { 0 } else { next };
+            }
+            if f.pos[dir] + len <= f.length {
+                self.next_file = (fi + 1) % n;
+                return Some(fi);
+            }
+            f.done = true;
+        }
+        None
+    }
+
+    /// The next operation of this thread.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng) -> Op {
+        if self.finished {
+            return self.read_back();
+        }
+        if std::mem::take(&mut self.sync_due) {
+            let n = self.files.len();
+            let fi = (0..n)
+                .map(|k| (self.next_file + k) % n)
+                .find(|&i| !self.files[i].done)
+                .unwrap_or(self.next_file);
+            self.next_file = (fi + 1) % n;
+            return Op::Fsync(fi as u32);
+        }
+        let write = match self.access.mix {
+            Mix::Read => false,
+            Mix::Write => true,
+            Mix::Share { read_pct } => rng.below(100) >= read_pct as u64,
+            Mix::Interleaved { reads_per_write } => {
+                rng.next_f64() >= reads_per_write / (1.0 + reads_per_write)
+            }
+        };
+        let dir = usize::from(write);
+        // A request longer than every region is cut to the longest one, so that a fresh
+        // round always has a file it fits in.
+        let mut len = self.size(dir, rng).min(self.longest);
+        let fi = match self.access.order {
+            Order::Sequential => match self.next_sequential_file(dir, len) {
+                Some(fi) => fi,
+                None => {
+                    self.end_round();
+                    return self.next(rng);
+                }
+            },
+            Order::Random { .. } => {
+                let fi = self.next_file;
+                self.next_file = if fi + 1 == self.files.len() {
+                    0
+                } else {
+                    fi + 1
+                };
+                fi
+            }
+        };
+        let f = &mut self.files[fi];
+        let rel = match self.access.order {
+            Order::Sequential => {
+                let at = f.pos[dir];
+                f.pos[dir] += len;
+                at
+            }
+            Order::Random { .. } if f.run_left[dir] > 0 && f.pos[dir] + len <= f.length => {
+                // rw=randread:N: sequential between the random draws.
+                f.run_left[dir] -= 1;
+                let at = f.pos[dir];
+                if let Some(m) = &mut f.map {
+                    m.mark(at / self.align);
+                }
+                f.pos[dir] = at + len;
+                at
+            }
+            Order::Random { .. } => {
+                let drawn = match &mut f.skew {
+                    None => rng.below(f.blocks),
+                    Some(s) => {
+                        if s.needs_place() {
+                            s.place(rng.next_u64());
+                        }
+                        s.sample(rng)
+                    }
+                };
+                let b = match &mut f.map {
+                    Some(m) => match m.take(drawn) {
+                        Some(b) => b,
+                        None => {
+                            // Every block of this file is used: the pass is over for it.
+                            m.clear();
+                            m.take(drawn).unwrap_or(drawn)
+                        }
+                    },
+                    None => drawn,
+                };
+                if let Some(n) = self.stride {
+                    f.run_left[dir] = n.saturating_sub(1);
+                    f.pos[dir] = b * self.align + len;
+                }
+                b * self.align
+            }
+        };
+        len = len.min(f.length - rel.min(f.length)).max(1);
+        let io = Io {
+            file: fi as u32,
+            offset: f.offset + rel,
+            len: len as u32,
+        };
+        self.done_in_pass += len;
+        if self.done_in_pass >= self.pass_bytes {
+            self.new_pass();
+        }
+        if write {
+            if let Some(w) = &mut self.written {
+                w.push(io);
+            }
+            self.writes += 1;
+            if self.sync_every > 0 && self.writes.is_multiple_of(self.sync_every) {
+                self.sync_due = true;
+            }
+            Op::Write(io)
+        } else {
+            Op::Read(io)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{BlockSizes, NamedFile};
+    use plumb_core::random::Skew;
+    use std::collections::HashMap;
+
+    fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
+        JobIo {
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, &(offset, length))| NamedFile {
+                    path: format!("f{i}").into(),
+                    offset,
+                    length,
+                })
+                .collect(),
+            sizes: BlockSizes::fixed(bs),
+            align: bs,
+            random_map: true,
+            skew: Skew::Uniform,
+            think: None,
+            pass_bytes: files.iter().map(|f| f.1).sum(),
+            passes: Some(1),
+            sync_every_writes: 0,
+            lay_out_data: true,
+            unlink: false,
+            invalidate: false,
+            create_at_open: false,
+            queue_low: None,
+            stride: None,
+            log: None,
+            verify: None,
+        }
+    }
+
+    fn run(w: &mut JobWalk) -> Vec<Op> {
+        let mut rng = Rng::new(3, 0);
+        let mut v = Vec::new();
+        loop {
+            match w.next(&mut rng) {
+                Op::Done => return v,
+                op => v.push(op),
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_files_take_turns_from_their_offsets() {
+        let mut w = JobWalk::new(Access::seq_read(), &job(&[(0, 8192), (4096, 8192)], 4096));
+        let ops = run(&mut w);
+        let r = |file, offset| {
+            Op::Read(Io {
+                file,
+                offset,
+                len: 4096,
+            })
+        };
+        assert_eq!(ops, [r(0, 0), r(1, 4096), r(0, 4096), r(1, 8192)]);
+    }
+
+    #[test]
+    fn random_map_uses_every_block_once_per_pass() {
+        let mut j = job(&[(0, 1 << 20)], 4096);
+        j.passes = Some(3);
+        let mut w = JobWalk::new(Access::rand_write(), &j);
+        let ops = run(&mut w);
+        assert_eq!(ops.len(), 3 * 256);
+        for pass in ops.chunks(256) {
+            let mut seen = HashMap::new();
+            for o in pass {
+                let Op::Write(io) = o else { panic!("{o:?}") };
+                assert_eq!(io.offset % 4096, 0);
+                *seen.entry(io.offset).or_insert(0) += 1;
+            }
+            assert_eq!(seen.len(), 256);
+        }
+    }
+
+    #[test]
+    fn share_mix_and_sync_every_writes() {
+        let mut j = job(&[(0, 4 << 20)], 4096);
+        j.sync_every_writes = 4;
+        let mut w = JobWalk::new(
+            Access::new(Mix::Share { read_pct: 70 }, Order::Sequential),
+            &j,
+        );
+        let ops = run(&mut w);
+        let reads = ops.iter().filter(|o| matches!(o, Op::Read(_))).count();
+        let writes = ops.iter().filter(|o| matches!(o, Op::Write(_))).count();
+        let syncs = ops.iter().filter(|o| matches!(o, Op::Fsync(_))).count();
+        assert_eq!(reads + writes, 1024);
+        assert!((650..780).contains(&reads), "{reads}");
+        // A sync comes after every 4th write only when another request follows it.
+        let ends_on_sync_point = matches!(ops.last(), Some(Op::Write(_))) && writes % 4 == 0;
+        assert_eq!(syncs, writes / 4 - usize::from(ends_on_sync_point));
+        // Each direction walks the file on its own from offset 0.
+        let first_write = ops.iter().find_map(|o| match o {
+            Op::Write(io) => Some(io.offset),
+            _ => None,
+        });
+        assert_eq!(first_write, Some(0));
+    }
+
+    fn io(file: u32, offset: u64) -> Io {
+        Io {
+            file,
+            offset,
+            len: 4096,
+        }
+    }
+
+    #[test]
+    fn a_region_tail_shorter_than_a_block_is_left_untouched() {
+        // fio's size=32k over nrfiles=3: 10922 bytes each, two whole blocks per file.
+        let j = job(&[(0, 10922), (0, 10922), (0, 10922)], 4096);
+        let ops = run(&mut JobWalk::new(Access::seq_read(), &j));
+        let want: Vec<Op> = [0, 4096]
+            .iter()
+            .flat_map(|&o| (0..3).map(move |f| Op::Read(io(f, o))))
+            .collect();
+        assert_eq!(ops, want);
+    }
+
+    #[test]
+    fn io_size_beyond_the_regions_starts_the_files_over_while_a_block_fits() {
+        let mut j = job(&[(0, 10922), (0, 10922), (0, 10922)], 4096);
+        j.pass_bytes = 64 << 10;
+        let ops = run(&mut JobWalk::new(Access::seq_write(), &j));
+        // Two rounds of 6 blocks (48 KiB), then 4 of the third round reach 64 KiB.
+        assert_eq!(ops.len(), 16);
+        let w = |f, o| Op::Write(io(f, o));
+        assert_eq!(ops[12..], [w(0, 0), w(1, 0), w(2, 0), w(0, 4096)]);
+    }
+
+    #[test]
+    fn a_sync_takes_the_next_turn_and_only_when_the_job_goes_on() {
+        let mut j = job(&[(0, 8192), (0, 8192)], 4096);
+        j.sync_every_writes = 1;
+        let ops = run(&mut JobWalk::new(Access::seq_write(), &j));
+        let w = |f, o| Op::Write(io(f, o));
+        assert_eq!(
+            ops,
+            [
+                w(0, 0),
+                Op::Fsync(1),
+                w(0, 4096),
+                Op::Fsync(1),
+                w(1, 0),
+                Op::Fsync(1),
+                w(1, 4096)
+            ]
+        );
+        j.sync_every_writes = 2;
+        let ops = run(&mut JobWalk::new(Access::seq_write(), &j));
+        assert_eq!(ops.iter().filter(|o| matches!(o, Op::Fsync(_))).count(), 1);
+    }
+
+    #[test]
+    fn split_sizes_follow_their_weights() {
+        let mut j = job(&[(0, 64 << 20)], 4096);
+        j.sizes.read = SizeChoice::Split(vec![(4096, 25), (65536, 75)]);
+        let mut w = JobWalk::new(Access::rand_read(), &j);
+        let ops = run(&mut w);
+        let big = ops
+            .iter()
+            .filter(|o| matches!(o, Op::Read(io) if io.len == 65536))
+            .count() as f64;
+        let share = big / ops.len() as f64;
+        assert!((0.70..0.80).contains(&share), "{share}");
+        let bytes: u64 = ops
+            .iter()
+            .map(|o| match o {
+                Op::Read(io) => io.len as u64,
+                _ => 0,
+            })
+            .sum();
+        assert!(bytes >= 64 << 20);
+    }
+
+    #[test]
+    fn no_pass_limit_runs_on() {
+        let mut j = job(&[(0, 8192)], 4096);
+        j.passes = None;
+        let mut w = JobWalk::new(Access::seq_write(), &j);
+        let mut rng = Rng::new(1, 0);
+        let offs: Vec<u64> = (0..5)
+            .map(|_| match w.next(&mut rng) {
+                Op::Write(io) => io.offset,
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        assert_eq!(offs, [0, 4096, 0, 4096, 0]);
+    }
+
+    #[test]
+    fn holes_after_each_sequential_request_wrap_at_the_end() {
+        // fio's rw=write:4k over 32 KiB: 0, 8k, 16k, 24k, then over again until 32 KiB done.
+        let mut j = job(&[(0, 32768)], 4096);
+        j.stride = Some(4096);
+        let offs: Vec<u64> = run(&mut JobWalk::new(Access::seq_write(), &j))
+            .iter()
+            .map(|o| match o {
+                Op::Write(io) => io.offset,
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        assert_eq!(offs, [0, 8192, 16384, 24576, 0, 8192, 16384, 24576]);
+    }
+
+    #[test]
+    fn random_runs_draw_a_new_offset_every_n_requests() {
+        let mut j = job(&[(0, 1 << 20)], 4096);
+        j.stride = Some(4);
+        j.random_map = false;
+        let ops = run(&mut JobWalk::new(Access::rand_read(), &j));
+        let offs: Vec<u64> = ops
+            .iter()
+            .map(|o| match o {
+                Op::Read(io) => io.offset,
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        // Within each run of 4 that fits the region, the offsets follow on.
+        let mut sequential = 0;
+        for w in offs.windows(2) {
+            if w[1] == w[0] + 4096 {
+                sequential += 1;
+            }
+        }
+        assert!(
+            sequential >= offs.len() * 3 / 4 - 8,
+            "{sequential} of {}",
+            offs.len()
+        );
+    }
+
+    #[test]
+    fn block_map_hands_out_every_block_once_whatever_the_draws() {
+        for blocks in [1u64, 63, 64, 65, 130, 4096, 5000, 70_000] {
+            let mut m = BlockMap::new(blocks);
+            let mut rng = Rng::new(9, blocks);
+            let mut seen = vec![false; blocks as usize];
+            for _ in 0..blocks {
+                let b = m.take(rng.below(blocks)).expect("a free block");
+                assert!(!seen[b as usize], "{b} twice of {blocks}");
+                seen[b as usize] = true;
+            }
+            assert_eq!(m.take(0), None);
+            m.clear();
+            assert!(m.take(blocks - 1).is_some());
+        }
+    }
+
+    #[test]
+    fn block_map_wraps_to_the_next_free_block() {
+        let mut m = BlockMap::new(130);
+        assert_eq!(m.take(129), Some(129));
+        assert_eq!(m.take(129), Some(0));
+        assert_eq!(m.take(0), Some(1));
+        for _ in 0..127 {
+            assert!(m.take(5).is_some());
+        }
+        assert_eq!(m.take(5), None);
+    }
+
+    /// Offsets of a random read walk, counted per block.
+    fn block_counts(j: &JobIo, seed: u64) -> HashMap<(u32, u64), u64> {
+        let mut w = JobWalk::new(Access::rand_read(), j);
+        let mut rng = Rng::new(seed, 0);
+        let mut c = HashMap::new();
+        loop {
+            match w.next(&mut rng) {
+                Op::Read(io) => *c.entry((io.file, io.offset)).or_insert(0) += 1,
+                Op::Done => return c,
+                o => panic!("{o:?}"),
+            }
+        }
+    }
+
+    fn hottest_tenth_share(c: &HashMap<(u32, u64), u64>, blocks: usize) -> f64 {
+        let mut v: Vec<u64> = c.values().copied().collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        let total: u64 = v.iter().sum();
+        v.iter().take(blocks / 10).sum::<u64>() as f64 / total as f64
+    }
+
+    #[test]
+    fn zipf_concentrates_io_on_few_blocks_and_drops_the_map() {
+        // 1024 blocks, 20 passes' worth of reads.
+        let mut j = job(&[(0, 4 << 20)], 4096);
+        j.pass_bytes = 80 << 20;
+        let uniform = hottest_tenth_share(&block_counts(&j, 9), 1024);
+        j.skew = Skew::Zipf {
+            theta: 1.2,
+            center: None,
+        };
+        let c = block_counts(&j, 9);
+        let zipf = hottest_tenth_share(&c, 1024);
+        assert!(uniform < 0.15, "uniform: {uniform}");
+        assert!(zipf > 0.7, "zipf 1.2: {zipf}");
+        // No map: blocks repeat within a pass and some are never touched.
+        assert!(c.len() < 1024, "{}", c.len());
+        for &(_, off) in c.keys() {
+            assert!(off % 4096 == 0 && off < 4 << 20);
+        }
+    }
+
+    #[test]
+    fn each_file_gets_its_own_hot_set_unless_a_center_fixes_it() {
+        let mut j = job(&[(0, 4 << 20), (0, 4 << 20)], 4096);
+        j.pass_bytes = 80 << 20;
+        j.skew = Skew::Pareto {
+            h: 0.1,
+            center: None,
+        };
+        let hottest = |c: &HashMap<(u32, u64), u64>, file: u32| {
+            c.iter()
+                .filter(|(k, _)| k.0 == file)
+                .max_by_key(|(_, n)| **n)
+                .map(|(k, _)| k.1)
+                .unwrap()
+        };
+        let c = block_counts(&j, 10);
+        assert_ne!(hottest(&c, 0), hottest(&c, 1));
+        j.skew = Skew::Pareto {
+            h: 0.1,
+            center: Some(0.5),
+        };
+        let c = block_counts(&j, 10);
+        assert_eq!(hottest(&c, 0), 512 * 4096);
+        assert_eq!(hottest(&c, 1), 512 * 4096);
+    }
+
+    #[test]
+    fn a_region_offset_moves_the_skewed_blocks_with_it() {
+        let mut j = job(&[(1 << 20, 1 << 20)], 4096);
+        j.pass_bytes = 16 << 20;
+        j.skew = Skew::Normal {
+            spread_pct: 10.0,
+            center: Some(0.25),
+        };
+        let c = block_counts(&j, 11);
+        for &(_, off) in c.keys() {
+            assert!((1 << 20..2 << 20).contains(&off), "{off}");
+        }
+        assert!(hottest_tenth_share(&c, 256) > 0.3);
+    }
+
+    #[test]
+    fn sequential_orders_ignore_the_skew() {
+        let mut j = job(&[(0, 16384)], 4096);
+        j.skew = Skew::Zipf {
+            theta: 1.2,
+            center: None,
+        };
+        let mut w = JobWalk::new(Access::seq_read(), &j);
+        let offs: Vec<u64> = run(&mut w)
+            .into_iter()
+            .map(|o| match o {
+                Op::Read(io) => io.offset,
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        assert_eq!(offs, [0, 4096, 8192, 12288]);
+    }
+}

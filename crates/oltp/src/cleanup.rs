@@ -1,0 +1,39 @@
+//! `cleanup`: drop the tables, one connection, in order, as sysbench does.
+
+use std::io::Write;
+
+use crate::driver::Driver;
+use crate::error::OltpError;
+use crate::schema;
+use crate::spec::{OltpSpec, Test};
+
+/// How many tables cleanup drops: the *current* table count (sysbench does not remember what
+/// prepare made), or one per thread for bulk_insert.
+pub fn tables_to_drop(spec: &OltpSpec, threads: usize) -> u32 {
+    if spec.test == Test::BulkInsert {
+        threads.max(1) as u32
+    } else {
+        spec.tables
+    }
+}
+
+/// Drop sbtest1..N (`DROP TABLE IF EXISTS`), writing sysbench's lines to `out`. Returns the
+/// number of DROP statements sent.
+pub fn cleanup(
+    driver: &dyn Driver,
+    spec: &OltpSpec,
+    threads: usize,
+    out: &mut dyn Write,
+) -> Result<u32, OltpError> {
+    let mut conn = driver.connect().map_err(OltpError::Connect)?;
+    let n = tables_to_drop(spec, threads);
+    for i in 1..=n {
+        writeln!(out, "Dropping table 'sbtest{i}'...")?;
+        conn.execute_plain(&schema::drop_table(i), &[])
+            .map_err(|error| OltpError::Statement {
+                what: format!("DROP TABLE sbtest{i}"),
+                error,
+            })?;
+    }
+    Ok(n)
+}

@@ -1,0 +1,79 @@
+//! What can go wrong in the OLTP library, and the settings its errors name.
+//!
+//! Like plumb-fileio, the library knows no front end's option names: an error about a setting
+//! names the [`Setting`], and the front end spells it (`--table-size` for sysbench).
+
+use thiserror::Error;
+
+use crate::driver::DriverError;
+
+/// One setting of an OLTP job, as errors name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Setting {
+    Tables,
+    TableSize,
+    RangeSize,
+    RandomPoints,
+    NumberOfRanges,
+    Secondary,
+    Threads,
+    BusyTimeout,
+    JournalMode,
+    Synchronous,
+    PageSize,
+}
+
+impl Setting {
+    /// The setting in plain words, for messages shown without a front end's spelling.
+    pub fn plain(self) -> &'static str {
+        match self {
+            Setting::Tables => "number of tables",
+            Setting::TableSize => "table size",
+            Setting::RangeSize => "range size",
+            Setting::RandomPoints => "random points",
+            Setting::NumberOfRanges => "number of ranges",
+            Setting::Secondary => "secondary id index",
+            Setting::Threads => "threads",
+            Setting::BusyTimeout => "busy timeout",
+            Setting::JournalMode => "journal mode",
+            Setting::Synchronous => "synchronous",
+            Setting::PageSize => "page size",
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum OltpError {
+    /// A setting the job cannot run with.
+    #[error("{}: {problem}", setting.plain())]
+    Setting { setting: Setting, problem: String },
+    /// A statement the database refused; `what` names the statement kind and table.
+    // The message carries the driver's: no #[source], so a chain printer does not say it twice.
+    #[error("{what}: {error}")]
+    Statement { what: String, error: DriverError },
+    /// Could not connect to the database.
+    #[error("cannot connect: {0}")]
+    Connect(DriverError),
+    /// The progress lines could not be written.
+    #[error("cannot write progress: {0}")]
+    Output(#[from] std::io::Error),
+    #[error("a prepare thread panicked")]
+    Panic,
+}
+
+impl OltpError {
+    /// The message with the setting spelled as the front end names it.
+    pub fn describe(&self, spell: &dyn Fn(Setting) -> String) -> String {
+        match self {
+            OltpError::Setting { setting, problem } => format!("{}: {problem}", spell(*setting)),
+            other => other.to_string(),
+        }
+    }
+
+    pub(crate) fn setting(setting: Setting, problem: impl Into<String>) -> Self {
+        OltpError::Setting {
+            setting,
+            problem: problem.into(),
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! plumb-oltp: sysbench 1.0's OLTP workloads (oltp_read_write and the rest) behind a small SQL
+//! driver interface: the embedded SQLite driver, MySQL/MariaDB and PostgreSQL.
+//!
+//! - [`driver`]: the interface a database driver implements, and its error classes.
+//! - [`sqlite`]: SQLite through rusqlite (bundled SQLite), WAL by default; [`mysql`] and
+//!   [`pgsql`]: the servers, through pure-Rust clients.
+//! - [`spec`]: the tests and their options with sysbench's defaults; [`settings`] as results
+//!   keep them.
+//! - [`schema`], [`prepare`], [`cleanup`]: the sbtest tables, their loading and removal.
+//! - [`statements`], [`workload`]: the per-event statement sequences under the core harness.
+//! - [`slap`]: mysqlslap's generated SQL, stages and clients.
+
+pub mod cleanup;
+pub mod driver;
+pub mod error;
+mod fanout;
+pub mod mysql;
+pub mod pgsql;
+pub mod prepare;
+pub mod prewarm;
+pub mod schema;
+pub mod settings;
+pub mod slap;
+pub mod spec;
+pub mod sqlite;
+pub mod statements;
+pub mod text_only;
+pub mod unique;
+pub mod workload;
+
+#[cfg(test)]
+mod testdriver;
+
+pub use driver::{
+    Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
+    TxIntent, Value,
+};
+pub use error::{OltpError, Setting};
+pub use spec::{OltpSpec, Test};
+pub use workload::Oltp;
+#[cfg(test)]
+mod sqlite_tests;
+#[cfg(test)]
+mod workload_tests;

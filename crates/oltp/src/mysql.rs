@@ -1,0 +1,485 @@
+//! MySQL and MariaDB, on the `mysql` crate: a pure-Rust client (no libmysqlclient to match
+//! at run time), synchronous like sysbench's worker threads, binary protocol for prepared
+//! statements, TLS through rustls.
+//!
+//! Errors are classed as sysbench 1.0 does: codes in the ignore list (1213 deadlock, 1020
+//! record changed, 1205 lock wait timeout by default, or `all`) are ignorable; a lost
+//! connection is reconnected when a connection-loss code is in that list, and fatal
+//! otherwise. Unlike sysbench, a connection that is gone is never used again (sysbench
+//! 1.0.20 crashes there).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder, Params, SslOpts, Statement};
+
+use crate::driver::{
+    Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
+    StmtId, TxIntent, Value,
+};
+use crate::settings::{DatabaseSettings, ServerSettings};
+
+/// Where a server listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    Socket(PathBuf),
+    Tcp { host: String, port: u16 },
+}
+
+impl Endpoint {
+    /// Whether the server is on this host.
+    pub fn is_local(&self) -> bool {
+        match self {
+            Endpoint::Socket(_) => true,
+            Endpoint::Tcp { host, .. } => {
+                host == "localhost"
+                    || host
+                        .parse::<std::net::IpAddr>()
+                        .is_ok_and(|a| a.is_loopback())
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Socket(p) => write!(f, "socket {}", p.display()),
+            Endpoint::Tcp { host, port } => write!(f, "tcp {host}:{port}"),
+        }
+    }
+}
+
+/// The socket Debian's MariaDB and MySQL listen on, which their clients use for `localhost`.
+pub const DEFAULT_SOCKET: &str = "/var/run/mysqld/mysqld.sock";
+
+/// The client error codes of a lost connection (CR_SERVER_GONE_ERROR, CR_SERVER_LOST,
+/// CR_TCP_CONNECTION, CR_SERVER_LOST_EXTENDED): listed in the ignore list, they make a lost
+/// connection a reconnect.
+pub const LOST_CONNECTION: &[&str] = &["2006", "2013", "2011", "2055"];
+
+/// Server errors that mean this session is over: ER_CONNECTION_KILLED, ER_SERVER_SHUTDOWN.
+const SESSION_ENDED: &[u16] = &[1927, 1053];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MysqlConfig {
+    /// Connections take these in turn (sysbench's host and port lists).
+    pub endpoints: Vec<Endpoint>,
+    pub user: String,
+    pub password: String,
+    pub database: Option<String>,
+    /// TLS, through rustls: required when on.
+    pub ssl: bool,
+    /// A CA certificate to verify the server with; without it the server's certificate is
+    /// accepted as it is (what libmysqlclient does with `--ssl` and no CA).
+    pub ssl_ca: Option<PathBuf>,
+    pub compression: bool,
+    pub ignore: IgnoreErrors,
+    pub connect_timeout: Duration,
+}
+
+impl Default for MysqlConfig {
+    fn default() -> Self {
+        MysqlConfig {
+            endpoints: vec![Endpoint::Socket(DEFAULT_SOCKET.into())],
+            user: "sbtest".into(),
+            password: String::new(),
+            database: Some("sbtest".into()),
+            ssl: false,
+            ssl_ca: None,
+            compression: false,
+            ignore: IgnoreErrors::parse("1213,1020,1205"),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+pub struct MysqlDriver {
+    cfg: MysqlConfig,
+    next: AtomicUsize,
+}
+
+impl MysqlDriver {
+    pub fn new(cfg: MysqlConfig) -> Self {
+        MysqlDriver {
+            cfg,
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn config(&self) -> &MysqlConfig {
+        &self.cfg
+    }
+
+    fn opts(&self, at: &Endpoint) -> OptsBuilder {
+        let c = &self.cfg;
+        let mut o = OptsBuilder::new()
+            .user(Some(&c.user))
+            .pass(Some(&c.password))
+            .db_name(c.database.as_ref())
+            // The driver keeps its statements itself; the crate's cache would close the
+            // ones it evicts under them.
+            .stmt_cache_size(0)
+            .tcp_connect_timeout(Some(c.connect_timeout))
+            .tcp_nodelay(true)
+            // The crate would switch a loopback TCP connection to the server's socket: a
+            // user who named a host and port measures TCP.
+            .prefer_socket(false);
+        o = match at {
+            Endpoint::Socket(p) => o.socket(Some(p.display().to_string())),
+            Endpoint::Tcp { host, port } => o.ip_or_hostname(Some(host)).tcp_port(*port),
+        };
+        if c.ssl {
+            let mut ssl = SslOpts::default();
+            match &c.ssl_ca {
+                Some(ca) => ssl = ssl.with_root_cert_path(Some(ca.clone())),
+                None => ssl = ssl.with_danger_accept_invalid_certs(true),
+            }
+            o = o.ssl_opts(Some(ssl));
+        }
+        if c.compression {
+            o = o.compress(Some(mysql::Compression::default()));
+        }
+        o
+    }
+
+    fn open(&self) -> Result<MysqlConnection, DriverError> {
+        let eps = &self.cfg.endpoints;
+        let at = &eps[self.next.fetch_add(1, Ordering::Relaxed) % eps.len().max(1)];
+        let conn = Conn::new(self.opts(at)).map_err(|e| self.connect_error(at, e))?;
+        Ok(MysqlConnection {
+            conn,
+            stmts: Vec::new(),
+            ignore: self.cfg.ignore.clone(),
+            lost: false,
+        })
+    }
+
+    fn connect_error(&self, at: &Endpoint, e: mysql::Error) -> DriverError {
+        let message = format!("MySQL server at {at}: {}", describe(&e));
+        let mut d = classify(e, &self.cfg.ignore);
+        // An ignorable error cannot be retried without a connection; a server that is not
+        // there is retried only when losing it is allowed (Reconnect).
+        if d.class == ErrorClass::Ignorable {
+            d.class = ErrorClass::Fatal;
+        }
+        d.message = message;
+        d
+    }
+
+    fn read_settings(&self) -> Result<ServerSettings, DriverError> {
+        let mut c = self.open()?;
+        let vars = c.variables(&[
+            "version",
+            "version_comment",
+            "default_storage_engine",
+            "innodb_buffer_pool_size",
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "log_bin",
+            "innodb_flush_method",
+            "innodb_doublewrite",
+            "datadir",
+        ])?;
+        let get = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        let mut durability = std::collections::BTreeMap::new();
+        for n in [
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "log_bin",
+            "innodb_flush_method",
+            "innodb_doublewrite",
+        ] {
+            if let Some(v) = get(n) {
+                durability.insert(n.to_string(), v);
+            }
+        }
+        let database = c.scalar("SELECT DATABASE()")?.unwrap_or_default();
+        let size = c.scalar(
+            "SELECT SUM(data_length + index_length) FROM information_schema.tables \
+             WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'",
+        )?;
+        let engine = c.scalar(
+            "SELECT engine FROM information_schema.tables \
+             WHERE table_schema = DATABASE() AND table_name = 'sbtest1'",
+        )?;
+        let at = &self.cfg.endpoints[0];
+        Ok(ServerSettings {
+            endpoint: if self.cfg.ssl {
+                format!("{at} with TLS")
+            } else {
+                at.to_string()
+            },
+            local: at.is_local(),
+            database,
+            version: match get("version_comment") {
+                Some(comment) => format!("{} ({comment})", get("version").unwrap_or_default()),
+                None => get("version").unwrap_or_default(),
+            },
+            storage_engine: engine.or_else(|| get("default_storage_engine")),
+            buffer_pool_bytes: get("innodb_buffer_pool_size").and_then(|v| v.parse().ok()),
+            durability,
+            data_dir: get("datadir").filter(|_| at.is_local()),
+            data_set_bytes: size.and_then(|v| v.parse().ok()),
+        })
+    }
+
+    fn read_counters(&self) -> Result<ServerCounters, DriverError> {
+        let mut c = self.open()?;
+        // MySQL counts InnoDB's rows as Innodb_rows_*; MariaDB 10.6+ dropped those, and its
+        // Rows_read and Handler_* count the same for all engines (internal temporary tables
+        // apart, which have their own Handler_tmp_* counters).
+        let rows: Vec<(String, String)> = c
+            .conn
+            .query(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_rows_read', \
+                 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', \
+                 'Rows_read', 'Handler_write', 'Handler_update', 'Handler_delete', \
+                 'Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')",
+            )
+            .map_err(|e| classify(e, &c.ignore))?;
+        let get = |n: &str| {
+            rows.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                .and_then(|(_, v)| v.parse::<u64>().ok())
+        };
+        let either = |innodb: &str, general: &str| get(innodb).or(get(general)).unwrap_or(0);
+        Ok(ServerCounters {
+            rows_read: either("Innodb_rows_read", "Rows_read"),
+            rows_inserted: either("Innodb_rows_inserted", "Handler_write"),
+            rows_updated: either("Innodb_rows_updated", "Handler_update"),
+            rows_deleted: either("Innodb_rows_deleted", "Handler_delete"),
+            pool_requests: get("Innodb_buffer_pool_read_requests").unwrap_or(0),
+            pool_misses: get("Innodb_buffer_pool_reads").unwrap_or(0),
+        })
+    }
+}
+
+impl Driver for MysqlDriver {
+    fn name(&self) -> &'static str {
+        "mysql"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Mysql
+    }
+    fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
+        Ok(Box::new(self.open()?))
+    }
+    fn settings(&self) -> Option<DatabaseSettings> {
+        self.read_settings().ok().map(DatabaseSettings::Mysql)
+    }
+    fn counters(&self) -> Option<ServerCounters> {
+        self.read_counters().ok()
+    }
+}
+
+/// Class a client failure: the server's code decides, a broken connection is a lost one.
+fn classify(e: mysql::Error, ignore: &IgnoreErrors) -> DriverError {
+    let lost = |code: &str, message: String| {
+        let class = if ignore.reconnects(LOST_CONNECTION) {
+            ErrorClass::Reconnect
+        } else {
+            ErrorClass::Fatal
+        };
+        DriverError::new(class, Some(code.to_string()), message)
+    };
+    match e {
+        mysql::Error::MySqlError(m) => {
+            let code = m.code.to_string();
+            let message = format!("error {} ({}): {}", m.code, m.state, m.message);
+            if SESSION_ENDED.contains(&m.code) {
+                lost(&code, message)
+            } else if ignore.covers(&code) {
+                DriverError::new(ErrorClass::Ignorable, Some(code), message)
+            } else {
+                DriverError::new(ErrorClass::Fatal, Some(code), message)
+            }
+        }
+        e if e.is_connectivity_error() => lost(
+            "2013",
+            format!("error 2013: lost connection to server ({})", describe(&e)),
+        ),
+        e => DriverError::new(ErrorClass::Fatal, None, describe(&e)),
+    }
+}
+
+/// The client's error in plain words (its Display of driver errors is a Debug dump).
+fn describe(e: &mysql::Error) -> String {
+    match e {
+        mysql::Error::MySqlError(m) => format!("error {} ({}): {}", m.code, m.state, m.message),
+        mysql::Error::DriverError(mysql::DriverError::CouldNotConnect(Some((_, desc, _)))) => {
+            desc.clone()
+        }
+        mysql::Error::DriverError(d) => d.to_string(),
+        mysql::Error::IoError(io) => io.to_string(),
+        other => other.to_string(),
+    }
+}
+
+pub struct MysqlConnection {
+    conn: Conn,
+    stmts: Vec<Statement>,
+    ignore: IgnoreErrors,
+    /// The connection broke: it is not used again.
+    lost: bool,
+}
+
+fn params(values: &[Value<'_>]) -> Params {
+    if values.is_empty() {
+        return Params::Empty;
+    }
+    Params::Positional(
+        values
+            .iter()
+            .map(|v| match *v {
+                Value::Int(i) => mysql::Value::Int(i),
+                Value::Text(s) => mysql::Value::Bytes(s.as_bytes().to_vec()),
+            })
+            .collect(),
+    )
+}
+
+/// Read a result to its end: the rows of a result set, or the rows a statement changed.
+fn drain<P: mysql::prelude::Protocol>(
+    mut r: mysql::QueryResult<'_, '_, '_, P>,
+) -> mysql::Result<Outcome> {
+    if r.columns().as_ref().is_empty() {
+        return Ok(Outcome::Changed(r.affected_rows()));
+    }
+    let mut n = 0u64;
+    if let Some(set) = r.iter() {
+        for row in set {
+            row?;
+            n += 1;
+        }
+    }
+    Ok(Outcome::Rows(n))
+}
+
+impl MysqlConnection {
+    fn fail(&mut self, e: mysql::Error) -> DriverError {
+        let d = classify(e, &self.ignore);
+        if d.class == ErrorClass::Reconnect
+            || d.code
+                .as_deref()
+                .is_some_and(|c| LOST_CONNECTION.contains(&c))
+        {
+            self.lost = true;
+        }
+        d
+    }
+
+    fn check_alive(&self) -> Result<(), DriverError> {
+        if self.lost {
+            return Err(DriverError::new(
+                if self.ignore.reconnects(LOST_CONNECTION) {
+                    ErrorClass::Reconnect
+                } else {
+                    ErrorClass::Fatal
+                },
+                Some("2006".into()),
+                "error 2006: the connection to the server is gone",
+            ));
+        }
+        Ok(())
+    }
+
+    fn text(&mut self, sql: &str) -> Result<Outcome, DriverError> {
+        self.check_alive()?;
+        let r = self.conn.query_iter(sql).and_then(drain);
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Session or global variables by name, as text.
+    fn variables(&mut self, names: &[&str]) -> Result<Vec<(String, String)>, DriverError> {
+        let list = names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!("SHOW VARIABLES WHERE Variable_name IN ({list})");
+        let r = self.conn.query::<(String, String), _>(sql);
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// The first column of the first row, as text (NULL and no row are `None`).
+    fn scalar(&mut self, sql: &str) -> Result<Option<String>, DriverError> {
+        let r = self.conn.query_first::<Option<String>, _>(sql);
+        r.map(Option::flatten).map_err(|e| self.fail(e))
+    }
+}
+
+impl Connection for MysqlConnection {
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
+        self.check_alive()?;
+        let st = self.conn.prep(sql).map_err(|e| self.fail(e))?;
+        self.stmts.push(st);
+        Ok(StmtId(self.stmts.len() - 1))
+    }
+
+    fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        self.check_alive()?;
+        let st = self.stmts.get(stmt.0).ok_or_else(|| {
+            DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                "statement not prepared on this connection",
+            )
+        })?;
+        let r = self.conn.exec_iter(st, params(values)).and_then(drain);
+        r.map_err(|e| self.fail(e))
+    }
+
+    fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        if values.is_empty() {
+            return self.text(sql);
+        }
+        self.check_alive()?;
+        // Prepared once and closed: with the crate's statement cache off, a statement that
+        // is not closed stays on the server until the connection ends.
+        let st = self.conn.prep(sql).map_err(|e| self.fail(e))?;
+        let r = self.conn.exec_iter(&st, params(values)).and_then(drain);
+        let out = r.map_err(|e| self.fail(e))?;
+        self.conn.close(st).map_err(|e| self.fail(e))?;
+        Ok(out)
+    }
+
+    fn column(&mut self, sql: &str, each: &mut dyn FnMut(&str)) -> Result<u64, DriverError> {
+        self.check_alive()?;
+        let r = (|| {
+            let mut n = 0u64;
+            let mut res = self.conn.query_iter(sql)?;
+            if let Some(set) = res.iter() {
+                for row in set {
+                    let row = row?;
+                    let text = match row.as_ref(0) {
+                        None | Some(mysql::Value::NULL) => "NULL".to_string(),
+                        Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                        Some(v) => v.as_sql(true),
+                    };
+                    each(&text);
+                    n += 1;
+                }
+            }
+            Ok::<_, mysql::Error>(n)
+        })();
+        r.map_err(|e| self.fail(e))
+    }
+
+    fn begin(&mut self, _intent: TxIntent) -> Result<(), DriverError> {
+        self.text("BEGIN").map(|_| ())
+    }
+
+    fn commit(&mut self) -> Result<(), DriverError> {
+        self.text("COMMIT").map(|_| ())
+    }
+
+    fn rollback(&mut self) -> Result<(), DriverError> {
+        if self.lost {
+            return Ok(());
+        }
+        self.text("ROLLBACK").map(|_| ())
+    }
+}

@@ -1,0 +1,467 @@
+//! PostgreSQL, on the `postgres` crate (the synchronous face of tokio-postgres: a pure-Rust
+//! client speaking the extended protocol, so no libpq to match at run time).
+//!
+//! Statements are written with `?` like MySQL's and numbered `$1..$n` here. Parameters are
+//! bound in the type PostgreSQL inferred for them (sysbench's integers land in INTEGER
+//! columns, so an i64 is sent as int4 where the server asks for int4).
+//!
+//! Errors: SQLSTATEs in the ignore list (sysbench's fixed 40P01 deadlock, 23505 unique
+//! violation, 40001 serialization failure by default; plumb lets the list be changed) are
+//! ignorable; a lost connection reconnects when a connection-loss code (or `all`) is in the
+//! list, where sysbench 1.0 crashes or stops.
+
+use std::error::Error as StdError;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::{IsNull, ToSql, Type};
+use postgres::{Client, NoTls, Statement};
+
+use crate::driver::{
+    Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
+    StmtId, TxIntent, Value,
+};
+use crate::settings::{DatabaseSettings, ServerSettings};
+
+/// SQLSTATEs of a lost connection: connection failure, connection does not exist, the
+/// server ended the session (pg_terminate_backend, shutdown).
+pub const LOST_CONNECTION: &[&str] = &["08006", "08003", "57P01", "57P02", "57P03"];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgsqlConfig {
+    /// A host name or address, or a socket directory (a path starting with '/').
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    pub database: String,
+    pub ignore: IgnoreErrors,
+    pub connect_timeout: Duration,
+}
+
+impl Default for PgsqlConfig {
+    fn default() -> Self {
+        PgsqlConfig {
+            host: "localhost".into(),
+            port: 5432,
+            user: "sbtest".into(),
+            password: String::new(),
+            database: "sbtest".into(),
+            ignore: IgnoreErrors::parse("40P01,23505,40001"),
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl PgsqlConfig {
+    /// The postgres crate's settings for a connection to this server.
+    pub fn client_config(&self) -> postgres::Config {
+        let mut conf = Client::configure();
+        if self.host.starts_with('/') {
+            conf.host_path(PathBuf::from(&self.host));
+        } else {
+            conf.host(&self.host);
+        }
+        conf.port(self.port)
+            .user(&self.user)
+            .dbname(&self.database)
+            .connect_timeout(self.connect_timeout)
+            .application_name("plumb");
+        if !self.password.is_empty() {
+            conf.password(&self.password);
+        }
+        conf
+    }
+
+    fn endpoint(&self) -> String {
+        if self.host.starts_with('/') {
+            format!("socket {}/.s.PGSQL.{}", self.host, self.port)
+        } else {
+            format!("tcp {}:{}", self.host, self.port)
+        }
+    }
+
+    fn is_local(&self) -> bool {
+        self.host.starts_with('/')
+            || self.host == "localhost"
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|a| a.is_loopback())
+    }
+}
+
+pub struct PgsqlDriver {
+    cfg: PgsqlConfig,
+}
+
+impl PgsqlDriver {
+    pub fn new(cfg: PgsqlConfig) -> Self {
+        PgsqlDriver { cfg }
+    }
+
+    pub fn config(&self) -> &PgsqlConfig {
+        &self.cfg
+    }
+
+    fn open(&self) -> Result<PgsqlConnection, DriverError> {
+        let c = &self.cfg;
+        let client = c.client_config().connect(NoTls).map_err(|e| {
+            let mut d = classify(&e, &c.ignore);
+            if d.class == ErrorClass::Ignorable {
+                d.class = ErrorClass::Fatal;
+            }
+            let why = if e.as_db_error().is_some() {
+                d.message.clone()
+            } else {
+                plain(&e)
+            };
+            d.message = format!("PostgreSQL at {}: {why}", c.endpoint());
+            d
+        })?;
+        Ok(PgsqlConnection {
+            client,
+            stmts: Vec::new(),
+            ignore: c.ignore.clone(),
+            lost: false,
+        })
+    }
+
+    fn read_settings(&self) -> Result<ServerSettings, DriverError> {
+        let mut c = self.open()?;
+        let mut durability = std::collections::BTreeMap::new();
+        for n in [
+            "synchronous_commit",
+            "fsync",
+            "full_page_writes",
+            "wal_sync_method",
+        ] {
+            if let Some(v) = c.scalar(&format!("SELECT current_setting('{n}')"))? {
+                durability.insert(n.to_string(), v);
+            }
+        }
+        // data_directory is readable by superusers and pg_read_all_settings only.
+        let data_dir = if self.cfg.is_local() {
+            c.scalar("SELECT current_setting('data_directory', true)")
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
+        Ok(ServerSettings {
+            endpoint: self.cfg.endpoint(),
+            local: self.cfg.is_local(),
+            database: c
+                .scalar("SELECT current_database()::text")?
+                .unwrap_or_default(),
+            version: c.scalar("SELECT version()")?.unwrap_or_default(),
+            storage_engine: None,
+            buffer_pool_bytes: c
+                .scalar("SELECT pg_size_bytes(current_setting('shared_buffers'))::text")?
+                .and_then(|v| v.parse().ok()),
+            durability,
+            data_dir,
+            data_set_bytes: c
+                .scalar(
+                    "SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c \
+                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind = 'r' AND c.relname LIKE 'sbtest%' \
+                     AND n.nspname = current_schema()",
+                )?
+                .and_then(|v| v.parse().ok()),
+        })
+    }
+
+    fn read_counters(&self) -> Result<ServerCounters, DriverError> {
+        let mut c = self.open()?;
+        let row = c
+            .client
+            .query_one(
+                "SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read \
+                 FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .map_err(|e| classify(&e, &c.ignore))?;
+        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        Ok(ServerCounters {
+            rows_read: n(0),
+            rows_inserted: n(1),
+            rows_updated: n(2),
+            rows_deleted: n(3),
+            pool_requests: n(4) + n(5),
+            pool_misses: n(5),
+        })
+    }
+}
+
+impl Driver for PgsqlDriver {
+    fn name(&self) -> &'static str {
+        "pgsql"
+    }
+    fn dialect(&self) -> Dialect {
+        Dialect::Pgsql
+    }
+    fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
+        Ok(Box::new(self.open()?))
+    }
+    fn settings(&self) -> Option<DatabaseSettings> {
+        self.read_settings().ok().map(DatabaseSettings::Pgsql)
+    }
+    fn counters(&self) -> Option<ServerCounters> {
+        self.read_counters().ok()
+    }
+}
+
+fn classify(e: &postgres::Error, ignore: &IgnoreErrors) -> DriverError {
+    let lost_class = if ignore.reconnects(LOST_CONNECTION) {
+        ErrorClass::Reconnect
+    } else {
+        ErrorClass::Fatal
+    };
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code().to_string();
+        let message = format!("{}: {} (SQLSTATE {code})", db.severity(), db.message());
+        let class = if LOST_CONNECTION.contains(&code.as_str()) {
+            lost_class
+        } else if ignore.covers(&code) {
+            ErrorClass::Ignorable
+        } else {
+            ErrorClass::Fatal
+        };
+        return DriverError::new(class, Some(code), message);
+    }
+    if e.is_closed() || e.source().is_some_and(|s| s.is::<std::io::Error>()) {
+        return DriverError::new(
+            lost_class,
+            Some("08006".into()),
+            format!("connection lost (SQLSTATE 08006): {}", plain(e)),
+        );
+    }
+    DriverError::new(
+        ErrorClass::Fatal,
+        e.code().map(|c| c.code().into()),
+        e.to_string(),
+    )
+}
+
+/// The error with its cause: the crate's Display stops at "error connecting to server".
+fn plain(e: &postgres::Error) -> String {
+    match e.source() {
+        Some(s) => format!("{e}: {s}"),
+        None => e.to_string(),
+    }
+}
+
+/// `?` placeholders numbered as PostgreSQL wants them, outside quoted text.
+pub fn number_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    // Writing a number cannot fail.
+    let _ = crate::driver::rewrite_placeholders(sql, &mut out, |o, n| {
+        o.push('$');
+        o.push_str(&(n + 1).to_string());
+        Ok(())
+    });
+    out
+}
+
+/// A parameter, converted to the type the server inferred for it.
+#[derive(Debug)]
+struct Param<'a>(Value<'a>);
+
+impl ToSql for Param<'_> {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        match self.0 {
+            Value::Int(v) => match *ty {
+                Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
+                Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
+                Type::INT8 => v.to_sql(ty, out),
+                Type::FLOAT8 => (v as f64).to_sql(ty, out),
+                // text, char(n), varchar, numeric and the rest: the decimal text.
+                _ => v.to_string().as_str().to_sql(ty, out),
+            },
+            Value::Text(s) => s.to_sql(ty, out),
+        }
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+    postgres::types::to_sql_checked!();
+}
+
+pub struct PgsqlConnection {
+    client: Client,
+    stmts: Vec<Statement>,
+    ignore: IgnoreErrors,
+    lost: bool,
+}
+
+impl PgsqlConnection {
+    fn fail(&mut self, e: postgres::Error) -> DriverError {
+        let d = classify(&e, &self.ignore);
+        if d.code
+            .as_deref()
+            .is_some_and(|c| LOST_CONNECTION.contains(&c))
+        {
+            self.lost = true;
+        }
+        d
+    }
+
+    fn check_alive(&self) -> Result<(), DriverError> {
+        if self.lost || self.client.is_closed() {
+            let class = if self.ignore.reconnects(LOST_CONNECTION) {
+                ErrorClass::Reconnect
+            } else {
+                ErrorClass::Fatal
+            };
+            return Err(DriverError::new(
+                class,
+                Some("08003".into()),
+                "the connection to the server is gone",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, st: &Statement, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        if st.params().len() != values.len() {
+            return Err(DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                format!(
+                    "statement takes {} parameters, {} given",
+                    st.params().len(),
+                    values.len()
+                ),
+            ));
+        }
+        let reads = !st.columns().is_empty();
+        let r = (|| {
+            let mut rows = self
+                .client
+                .query_raw(st, values.iter().map(|v| Param(*v)))?;
+            let mut n = 0u64;
+            while rows.next()?.is_some() {
+                n += 1;
+            }
+            Ok::<_, postgres::Error>(if reads {
+                Outcome::Rows(n)
+            } else {
+                Outcome::Changed(rows.rows_affected().unwrap_or(0))
+            })
+        })();
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Simple-query protocol, as sysbench's plain queries go.
+    fn simple(&mut self, sql: &str) -> Result<Outcome, DriverError> {
+        self.check_alive()?;
+        let msgs = self.client.simple_query(sql).map_err(|e| self.fail(e))?;
+        let mut rows = 0u64;
+        let mut described = false;
+        let mut changed = 0u64;
+        for m in msgs {
+            match m {
+                postgres::SimpleQueryMessage::Row(_) => rows += 1,
+                postgres::SimpleQueryMessage::RowDescription(_) => described = true,
+                postgres::SimpleQueryMessage::CommandComplete(n) => changed = n,
+                _ => {}
+            }
+        }
+        Ok(if described || rows > 0 {
+            Outcome::Rows(rows)
+        } else {
+            Outcome::Changed(changed)
+        })
+    }
+
+    fn scalar(&mut self, sql: &str) -> Result<Option<String>, DriverError> {
+        let r = self.client.query_opt(sql, &[]);
+        let row = r.map_err(|e| self.fail(e))?;
+        Ok(row.and_then(|r| r.get::<_, Option<String>>(0)))
+    }
+}
+
+impl Connection for PgsqlConnection {
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
+        self.check_alive()?;
+        let st = self
+            .client
+            .prepare(&number_placeholders(sql))
+            .map_err(|e| self.fail(e))?;
+        self.stmts.push(st);
+        Ok(StmtId(self.stmts.len() - 1))
+    }
+
+    fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        self.check_alive()?;
+        let st = self.stmts.get(stmt.0).cloned().ok_or_else(|| {
+            DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                "statement not prepared on this connection",
+            )
+        })?;
+        self.run(&st, values)
+    }
+
+    fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        if values.is_empty() {
+            return self.simple(sql);
+        }
+        self.check_alive()?;
+        let st = self
+            .client
+            .prepare(&number_placeholders(sql))
+            .map_err(|e| self.fail(e))?;
+        self.run(&st, values)
+    }
+
+    fn column(&mut self, sql: &str, each: &mut dyn FnMut(&str)) -> Result<u64, DriverError> {
+        self.check_alive()?;
+        let msgs = self.client.simple_query(sql).map_err(|e| self.fail(e))?;
+        let mut n = 0u64;
+        for m in msgs {
+            if let postgres::SimpleQueryMessage::Row(r) = m {
+                each(r.get(0).unwrap_or("NULL"));
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    fn begin(&mut self, _intent: TxIntent) -> Result<(), DriverError> {
+        self.simple("BEGIN").map(|_| ())
+    }
+
+    fn commit(&mut self) -> Result<(), DriverError> {
+        self.simple("COMMIT").map(|_| ())
+    }
+
+    fn rollback(&mut self) -> Result<(), DriverError> {
+        if self.lost || self.client.is_closed() {
+            return Ok(());
+        }
+        self.simple("ROLLBACK").map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_outside_quotes() {
+        assert_eq!(
+            number_placeholders("SELECT c FROM t WHERE id BETWEEN ? AND ? AND c <> '?'"),
+            "SELECT c FROM t WHERE id BETWEEN $1 AND $2 AND c <> '?'"
+        );
+        assert_eq!(number_placeholders("BEGIN"), "BEGIN");
+    }
+}

@@ -1,0 +1,290 @@
+//! `prepare`: create sbtest1..N, load them with multi-row INSERTs as sysbench does, and build
+//! the index on k after the data, over several threads when asked.
+//!
+//! Rows are appended to one statement of at most [`BULK_PACKET_SIZE`] bytes (sysbench's
+//! buffer, NUL included); a statement is sent when the next row would not fit. On MySQL and
+//! PostgreSQL each statement commits on its own (autocommit), as sysbench sends them. On
+//! SQLite each statement is wrapped in `BEGIN IMMEDIATE` ... `COMMIT`: the commit count is
+//! the same (one per statement), but the write lock is taken before the statement runs, so
+//! threads loading other tables of the same file queue on the busy timeout for a whole batch
+//! instead of failing halfway into one.
+//!
+//! Unlike sysbench, a batch refused with an ignorable error (busy, deadlock) is rolled back
+//! and sent again rather than ending the prepare.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use plumb_core::random::{Distribution, Rng};
+
+use crate::driver::{Connection, Dialect, Driver, DriverError, ErrorClass, TxIntent};
+use crate::error::{OltpError, Setting};
+use crate::fanout;
+use crate::schema::{self, C_GROUPS, PAD_GROUPS};
+use crate::spec::{OltpSpec, Test};
+
+/// sysbench's multi-row INSERT buffer, terminating NUL included.
+pub const BULK_PACKET_SIZE: usize = 512 * 1024;
+
+/// What a prepare did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrepareSummary {
+    pub tables: u32,
+    pub rows: u64,
+    /// Multi-row INSERT statements sent (retries not included).
+    pub insert_statements: u64,
+    /// Statements sent again after an ignorable error.
+    pub retries: u64,
+}
+
+impl PrepareSummary {
+    fn add(&mut self, o: &PrepareSummary) {
+        self.tables += o.tables;
+        self.rows += o.rows;
+        self.insert_statements += o.insert_statements;
+        self.retries += o.retries;
+    }
+}
+
+/// The tables worker `t` of `threads` builds: t+1, t+1+threads, ... up to `tables`.
+pub fn tables_of_worker(t: usize, threads: usize, tables: u32) -> impl Iterator<Item = u32> {
+    (t as u64 + 1..=u64::from(tables))
+        .step_by(threads.max(1))
+        .map(|i| i as u32)
+}
+
+/// The rows each table gets: oltp_insert with client-side ids starts empty, so the ids it
+/// draws later cannot collide with loaded ones.
+pub fn rows_per_table(spec: &OltpSpec) -> u64 {
+    if spec.test == Test::OltpInsert && !spec.auto_inc {
+        0
+    } else {
+        spec.table_size
+    }
+}
+
+/// Create and load the tables of `spec` over `threads` connections, writing sysbench's
+/// progress lines to `out`. `seed` makes the data repeatable (worker t draws from stream t).
+pub fn prepare(
+    driver: &dyn Driver,
+    spec: &OltpSpec,
+    threads: usize,
+    seed: u64,
+    out: &mut dyn Write,
+) -> Result<PrepareSummary, OltpError> {
+    spec.check(driver.dialect())?;
+    let threads = threads.max(1);
+    if spec.test == Test::BulkInsert {
+        return prepare_bulk(driver, threads, out);
+    }
+    let parts = fanout::per_worker(
+        driver,
+        threads,
+        spec.tables,
+        out,
+        |t, conn, mine, stop, line| {
+            let mut rng = Rng::new(seed, t as u64);
+            build_tables(conn, driver.dialect(), spec, mine, &mut rng, stop, line)
+        },
+    )?;
+    let mut total = PrepareSummary::default();
+    for p in &parts {
+        total.add(p);
+    }
+    Ok(total)
+}
+
+fn statement_error(what: String) -> impl FnOnce(DriverError) -> OltpError {
+    move |error| OltpError::Statement { what, error }
+}
+
+fn build_tables(
+    conn: &mut dyn Connection,
+    dialect: Dialect,
+    spec: &OltpSpec,
+    tables: &mut dyn Iterator<Item = u32>,
+    rng: &mut Rng,
+    stop: &AtomicBool,
+    line: &mut fanout::Line<'_>,
+) -> Result<PrepareSummary, OltpError> {
+    let rows = rows_per_table(spec);
+    let mut sum = PrepareSummary::default();
+    // k is drawn from the run's distribution over the table size, as sysbench's
+    // rand.default(1, table_size) does.
+    let k_dist =
+        (spec.table_size > 0).then(|| Distribution::new(spec.rand_type, 1, spec.table_size));
+    for i in tables {
+        if stop.load(Relaxed) {
+            break;
+        }
+        let name = schema::table_name(i);
+        line(format!("Creating table '{name}'..."))?;
+        ddl(conn, &schema::create_table(dialect, spec, i))
+            .map_err(statement_error(format!("CREATE TABLE {name}")))?;
+        if rows > 0 {
+            line(format!("Inserting {rows} records into '{name}'"))?;
+            if let Some(k_dist) = &k_dist {
+                load(conn, dialect, spec, i, rows, k_dist, rng, stop, &mut sum)?;
+            }
+        }
+        if spec.create_secondary {
+            line(format!("Creating a secondary index on '{name}'..."))?;
+            ddl(conn, &schema::create_k_index(i))
+                .map_err(statement_error(format!("CREATE INDEX k_{i}")))?;
+        }
+        sum.tables += 1;
+    }
+    Ok(sum)
+}
+
+/// A schema statement, again after an ignorable error: with several prepare threads, SQLite
+/// refuses a write whose snapshot another connection's commit made stale (SQLITE_BUSY_SNAPSHOT)
+/// at once, without waiting on the busy timeout.
+fn ddl(conn: &mut dyn crate::Connection, sql: &str) -> Result<(), DriverError> {
+    let mut tries = 0;
+    loop {
+        match conn.execute_plain(sql, &[]) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.class == ErrorClass::Ignorable && tries < 1000 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn load(
+    conn: &mut dyn Connection,
+    dialect: Dialect,
+    spec: &OltpSpec,
+    i: u32,
+    rows: u64,
+    k_dist: &Distribution,
+    rng: &mut Rng,
+    stop: &AtomicBool,
+    sum: &mut PrepareSummary,
+) -> Result<(), OltpError> {
+    let head = schema::load_insert_head(spec, i);
+    let mut buf = String::with_capacity(BULK_PACKET_SIZE);
+    buf.push_str(&head);
+    let mut in_buf = 0u64;
+    let (mut c, mut pad, mut row) = (String::new(), String::new(), String::new());
+    for id in 1..=rows {
+        let k = k_dist.sample(rng);
+        schema::random_digits(&mut c, C_GROUPS, rng);
+        schema::random_digits(&mut pad, PAD_GROUPS, rng);
+        row.clear();
+        // Writing to a String cannot fail.
+        let _ = if spec.auto_inc {
+            write!(row, "({k}, '{c}', '{pad}')")
+        } else {
+            write!(row, "({id}, {k}, '{c}', '{pad}')")
+        };
+        let comma = usize::from(in_buf > 0);
+        if buf.len() + row.len() + 1 + comma > BULK_PACKET_SIZE && in_buf > 0 {
+            if stop.load(Relaxed) {
+                return Ok(());
+            }
+            send_batch(conn, dialect, &buf, i, sum)?;
+            sum.rows += in_buf;
+            buf.truncate(head.len());
+            in_buf = 0;
+        }
+        if in_buf > 0 {
+            buf.push(',');
+        }
+        buf.push_str(&row);
+        in_buf += 1;
+    }
+    if in_buf > 0 {
+        send_batch(conn, dialect, &buf, i, sum)?;
+        sum.rows += in_buf;
+    }
+    Ok(())
+}
+
+fn send_batch(
+    conn: &mut dyn Connection,
+    dialect: Dialect,
+    sql: &str,
+    i: u32,
+    sum: &mut PrepareSummary,
+) -> Result<(), OltpError> {
+    let wrap = dialect == Dialect::Sqlite;
+    let what = || format!("INSERT INTO sbtest{i}");
+    loop {
+        let attempt = (|| {
+            if wrap {
+                conn.begin(TxIntent::Write)?;
+            }
+            conn.execute_plain(sql, &[])?;
+            if wrap {
+                conn.commit()?;
+            }
+            Ok::<(), DriverError>(())
+        })();
+        match attempt {
+            Ok(()) => {
+                sum.insert_statements += 1;
+                return Ok(());
+            }
+            Err(e) if e.class == ErrorClass::Ignorable => {
+                conn.rollback().map_err(statement_error(what()))?;
+                sum.retries += 1;
+            }
+            Err(e) => return Err(statement_error(what())(e)),
+        }
+    }
+}
+
+/// bulk_insert's prepare: one connection creates sbtest1..threads if missing.
+fn prepare_bulk(
+    driver: &dyn Driver,
+    threads: usize,
+    out: &mut dyn Write,
+) -> Result<PrepareSummary, OltpError> {
+    let mut conn = driver.connect().map_err(OltpError::Connect)?;
+    let mut sum = PrepareSummary::default();
+    for i in 1..=threads as u32 {
+        writeln!(out, "Creating table 'sbtest{i}'...")?;
+        ddl(&mut *conn, &schema::create_bulk_table(i))
+            .map_err(statement_error(format!("CREATE TABLE sbtest{i}")))?;
+        sum.tables += 1;
+    }
+    Ok(sum)
+}
+
+/// Before a run: the tables a run reads must be there, and hold the ids `--table-size`
+/// draws from. sysbench runs a larger size silently (missing ids give empty reads, and
+/// updates that match nothing are counted as "other"), which measures a different workload.
+/// The last table is checked for the top 1% of ids (oltp_delete may have removed single ones).
+pub fn check_prepared(driver: &dyn Driver, spec: &OltpSpec) -> Result<(), OltpError> {
+    if matches!(spec.test, Test::BulkInsert | Test::OltpInsert) || spec.table_size == 0 {
+        return Ok(());
+    }
+    let mut conn = driver.connect().map_err(OltpError::Connect)?;
+    let t = spec.tables;
+    let floor = spec.table_size - spec.table_size / 100;
+    let sql = format!("SELECT id FROM sbtest{t} WHERE id >= {floor} LIMIT 1");
+    match conn.execute_plain(&sql, &[]) {
+        Ok(crate::driver::Outcome::Rows(n)) if n > 0 => Ok(()),
+        Ok(_) => Err(OltpError::setting(
+            Setting::TableSize,
+            format!(
+                "{} is larger than the tables hold (sbtest{t} has no ids near it): prepare with this size, or run with the size they were prepared with",
+                spec.table_size
+            ),
+        )),
+        Err(e) if e.class == ErrorClass::Fatal => Err(OltpError::setting(
+            Setting::Tables,
+            format!("sbtest{t} cannot be read ({e}): prepare {t} tables first"),
+        )),
+        Err(e) => Err(OltpError::Statement {
+            what: format!("checking sbtest{t}"),
+            error: e,
+        }),
+    }
+}

@@ -1,0 +1,147 @@
+//! The sbtest tables: their DDL per dialect, the index on k, and the random c and pad strings.
+
+use plumb_core::random::Rng;
+
+use crate::driver::Dialect;
+use crate::spec::OltpSpec;
+
+/// Groups of 11 random digits joined by '-': 10 for c (119 characters in CHAR(120)), 5 for
+/// pad (59 in CHAR(60)).
+pub const C_GROUPS: usize = 10;
+pub const PAD_GROUPS: usize = 5;
+const GROUP_DIGITS: usize = 11;
+
+pub const C_LEN: usize = C_GROUPS * (GROUP_DIGITS + 1) - 1;
+pub const PAD_LEN: usize = PAD_GROUPS * (GROUP_DIGITS + 1) - 1;
+
+/// Replace `out` with a string of `groups` groups of 11 random digits joined by '-' (the
+/// expansion of sysbench's `###########-...` templates, one uniform digit per '#').
+pub fn random_digits(out: &mut String, groups: usize, rng: &mut Rng) {
+    out.clear();
+    for g in 0..groups {
+        if g > 0 {
+            out.push('-');
+        }
+        for _ in 0..GROUP_DIGITS {
+            out.push(char::from(b'0' + rng.below(10) as u8));
+        }
+    }
+}
+
+pub fn table_name(i: u32) -> String {
+    format!("sbtest{i}")
+}
+
+/// `CREATE TABLE sbtest<i>` as sysbench writes it for `dialect`.
+pub fn create_table(dialect: Dialect, spec: &OltpSpec, i: u32) -> String {
+    let rest = "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL";
+    match dialect {
+        Dialect::Mysql => {
+            let id = if spec.auto_inc {
+                "id INTEGER NOT NULL AUTO_INCREMENT"
+            } else {
+                "id INTEGER NOT NULL"
+            };
+            let key = if spec.secondary {
+                "KEY xid (id)"
+            } else {
+                "PRIMARY KEY (id)"
+            };
+            format!(
+                "CREATE TABLE sbtest{i}({id}, {rest}, {key}) /*! ENGINE = {} */",
+                spec.mysql_storage_engine
+            )
+        }
+        Dialect::Pgsql => {
+            let id = if spec.auto_inc {
+                "id SERIAL"
+            } else {
+                "id INTEGER NOT NULL"
+            };
+            format!("CREATE TABLE sbtest{i}({id}, {rest}, PRIMARY KEY (id))")
+        }
+        Dialect::Sqlite => {
+            // INTEGER PRIMARY KEY makes id the rowid, as InnoDB clusters on the primary key.
+            // AUTOINCREMENT keeps MySQL's rule that ids of deleted rows are never handed out
+            // again (a plain rowid reuses the largest one).
+            let id = if spec.auto_inc {
+                "id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT"
+            } else {
+                "id INTEGER NOT NULL PRIMARY KEY"
+            };
+            format!("CREATE TABLE sbtest{i}({id}, {rest})")
+        }
+    }
+}
+
+/// The secondary index on k, built after the data.
+pub fn create_k_index(i: u32) -> String {
+    format!("CREATE INDEX k_{i} ON sbtest{i}(k)")
+}
+
+pub fn drop_table(i: u32) -> String {
+    format!("DROP TABLE IF EXISTS sbtest{i}")
+}
+
+/// bulk_insert's own table: id and k only, created if missing.
+pub fn create_bulk_table(i: u32) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS sbtest{i} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))"
+    )
+}
+
+/// The head of prepare's multi-row INSERT (no space before the rows, as sysbench sends it).
+pub fn load_insert_head(spec: &OltpSpec, i: u32) -> String {
+    if spec.auto_inc {
+        format!("INSERT INTO sbtest{i}(k, c, pad) VALUES")
+    } else {
+        format!("INSERT INTO sbtest{i}(id, k, c, pad) VALUES")
+    }
+}
+
+/// Whether an auto-increment id is left out of oltp_insert's INSERT. MySQL is sent id 0 and
+/// assigns one; PostgreSQL's SERIAL and SQLite's rowid need the column left out (SQLite
+/// would store the 0).
+pub fn insert_omits_auto_id(dialect: Dialect) -> bool {
+    dialect != Dialect::Mysql
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Test;
+
+    #[test]
+    fn digit_strings_have_sysbench_shape() {
+        let mut rng = Rng::new(7, 0);
+        let mut s = String::new();
+        random_digits(&mut s, C_GROUPS, &mut rng);
+        assert_eq!(s.len(), 119);
+        assert_eq!(s.len(), C_LEN);
+        for (i, g) in s.split('-').enumerate() {
+            assert_eq!(g.len(), 11, "group {i} of {s}");
+            assert!(g.bytes().all(|b| b.is_ascii_digit()));
+        }
+        random_digits(&mut s, PAD_GROUPS, &mut rng);
+        assert_eq!(s.len(), PAD_LEN);
+        assert_eq!(s.split('-').count(), 5);
+    }
+
+    #[test]
+    fn mysql_ddl_matches_sysbench() {
+        let spec = OltpSpec::new(Test::OltpReadWrite);
+        assert_eq!(
+            create_table(Dialect::Mysql, &spec, 3),
+            "CREATE TABLE sbtest3(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */"
+        );
+        let mut off = spec.clone();
+        off.auto_inc = false;
+        off.secondary = true;
+        assert!(create_table(Dialect::Mysql, &off, 1)
+            .starts_with("CREATE TABLE sbtest1(id INTEGER NOT NULL, k"));
+        assert!(create_table(Dialect::Mysql, &off, 1).contains("KEY xid (id))"));
+        assert!(
+            create_table(Dialect::Pgsql, &spec, 1).starts_with("CREATE TABLE sbtest1(id SERIAL, k")
+        );
+    }
+}

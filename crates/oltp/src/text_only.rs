@@ -1,0 +1,153 @@
+//! sysbench's `--db-ps-mode=disable`: every statement goes to the server as text, with its
+//! parameters written into it by the client, the way sysbench emulates prepared statements.
+//! A wrapper around any driver, so each driver needs no second code path.
+
+use std::sync::Arc;
+
+use crate::driver::{
+    rewrite_placeholders, Connection, Dialect, Driver, DriverError, ErrorClass, Outcome,
+    ServerCounters, StmtId, TxIntent, Value,
+};
+use crate::settings::DatabaseSettings;
+
+pub struct TextOnly {
+    inner: Arc<dyn Driver>,
+}
+
+impl TextOnly {
+    pub fn new(inner: Arc<dyn Driver>) -> Self {
+        TextOnly { inner }
+    }
+}
+
+impl Driver for TextOnly {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn dialect(&self) -> Dialect {
+        self.inner.dialect()
+    }
+    fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
+        Ok(Box::new(TextConnection {
+            inner: self.inner.connect()?,
+            dialect: self.inner.dialect(),
+            sql: Vec::new(),
+            text: String::new(),
+        }))
+    }
+    fn settings(&self) -> Option<DatabaseSettings> {
+        self.inner.settings()
+    }
+    fn counters(&self) -> Option<ServerCounters> {
+        self.inner.counters()
+    }
+}
+
+struct TextConnection {
+    inner: Box<dyn Connection>,
+    dialect: Dialect,
+    /// The SQL of each "prepared" statement.
+    sql: Vec<String>,
+    /// The statement being written, reused.
+    text: String,
+}
+
+/// `sql` with each `?` outside quotes replaced by the next value as a literal.
+pub fn inline(
+    out: &mut String,
+    sql: &str,
+    values: &[Value<'_>],
+    dialect: Dialect,
+) -> Result<(), DriverError> {
+    use std::fmt::Write as _;
+    let used = rewrite_placeholders(sql, out, |out, n| {
+        match values.get(n) {
+            Some(Value::Int(i)) => {
+                let _ = write!(out, "{i}");
+            }
+            Some(Value::Text(s)) => {
+                out.push('\'');
+                for c in s.chars() {
+                    match c {
+                        '\'' => out.push_str("''"),
+                        // MySQL reads a backslash as an escape; PostgreSQL and SQLite
+                        // (standard strings) do not.
+                        '\\' if dialect == Dialect::Mysql => out.push_str("\\\\"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('\'');
+            }
+            None => return Err(count_mismatch(values.len())),
+        }
+        Ok(())
+    })?;
+    if used != values.len() {
+        return Err(count_mismatch(values.len()));
+    }
+    Ok(())
+}
+
+fn count_mismatch(given: usize) -> DriverError {
+    DriverError::new(
+        ErrorClass::Fatal,
+        None,
+        format!("the statement's placeholders do not match the {given} parameters given"),
+    )
+}
+
+impl Connection for TextConnection {
+    fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
+        self.sql.push(sql.to_string());
+        Ok(StmtId(self.sql.len() - 1))
+    }
+    fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        let sql = self.sql.get(stmt.0).ok_or_else(|| {
+            DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                "statement not prepared on this connection",
+            )
+        })?;
+        inline(&mut self.text, sql, values, self.dialect)?;
+        self.inner.execute_plain(&self.text, &[])
+    }
+    fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
+        inline(&mut self.text, sql, values, self.dialect)?;
+        self.inner.execute_plain(&self.text, &[])
+    }
+    fn column(&mut self, sql: &str, each: &mut dyn FnMut(&str)) -> Result<u64, DriverError> {
+        self.inner.column(sql, each)
+    }
+    fn begin(&mut self, intent: TxIntent) -> Result<(), DriverError> {
+        self.inner.begin(intent)
+    }
+    fn commit(&mut self) -> Result<(), DriverError> {
+        self.inner.commit()
+    }
+    fn rollback(&mut self) -> Result<(), DriverError> {
+        self.inner.rollback()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_written_as_literals_outside_quotes() {
+        let mut s = String::new();
+        inline(
+            &mut s,
+            "UPDATE t SET c=? WHERE id=? AND x='?'",
+            &[Value::Text("it's a\\b"), Value::Int(-7)],
+            Dialect::Mysql,
+        )
+        .unwrap();
+        assert_eq!(s, "UPDATE t SET c='it''s a\\\\b' WHERE id=-7 AND x='?'");
+        inline(&mut s, "SELECT ?", &[Value::Text("a\\b")], Dialect::Pgsql).unwrap();
+        assert_eq!(s, "SELECT 'a\\b'");
+        assert!(inline(&mut s, "SELECT ?", &[], Dialect::Pgsql).is_err());
+        assert!(inline(&mut s, "SELECT 1", &[Value::Int(1)], Dialect::Pgsql).is_err());
+    }
+}

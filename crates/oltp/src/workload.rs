@@ -1,0 +1,810 @@
+//! sysbench 1.0's OLTP tests as a `plumb_core::Workload`.
+//!
+//! One event is one transaction (for the autocommit tests, one statement; for bulk_insert,
+//! one row appended). Every statement is also recorded as a part of its own kind, and counted
+//! the way sysbench's SQL statistics count queries: a result set is a read, rows changed
+//! without a result set a write, anything else (BEGIN, COMMIT, an UPDATE that matched
+//! nothing) other.
+//!
+//! Each query group picks its own table uniformly; ids and k come from `rand_type` over
+//! [1, table_size], as in oltp_common.lua.
+//!
+//! Errors, as sysbench handles them but counted right: an ignorable error rolls the
+//! transaction back and runs the event again from the start with new values, inside the
+//! same latency; it counts one ignored error, and the statements of the rolled-back attempt
+//! are neither counted nor recorded (sysbench counts them). Statements that committed on
+//! their own (autocommit, `skip_trx`) stay counted. A lost connection (when the driver
+//! classes it so) reconnects every millisecond until it works or the run stops, prepares
+//! everything again and counts a reconnect. Any other error stops the worker with one line
+//! naming the statement kind, the table and the server's message.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use plumb_core::clock::Stamp;
+use plumb_core::random::{Distribution, Rng};
+use plumb_core::{KindId, OpKind, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
+
+use crate::driver::{
+    Connection, Dialect, Driver, DriverError, ErrorClass, QueryClass, StmtId, TxIntent, Value,
+};
+use crate::error::OltpError;
+use crate::prepare::BULK_PACKET_SIZE;
+use crate::schema::{self, C_GROUPS, PAD_GROUPS};
+use crate::spec::{OltpSpec, Test};
+use crate::statements::{random_points_sql, random_ranges_sql, Stmt};
+use crate::unique::UniqueIds;
+
+/// The event kind: every test's first operation kind.
+pub const EVENT: KindId = 0;
+
+pub const READS: usize = 0;
+pub const WRITES: usize = 1;
+pub const OTHER: usize = 2;
+pub const TRANSACTIONS: usize = 3;
+pub const IGNORED_ERRORS: usize = 4;
+pub const RECONNECTS: usize = 5;
+pub const COUNTERS: &[&str] = &[
+    "reads",
+    "writes",
+    "other",
+    "transactions",
+    "ignored_errors",
+    "reconnects",
+];
+
+/// After the run has stopped (bulk_insert's last flush), how often a statement refused with
+/// an ignorable error is tried again before the worker gives up: there is no stop to wait
+/// for any more, so the retries need a bound of their own.
+const FINISH_ATTEMPTS: u32 = 100;
+
+/// How long to wait between connection attempts after a lost connection (sysbench's 1 ms).
+const RECONNECT_PAUSE: Duration = Duration::from_millis(1);
+
+/// The statement kinds `spec`'s test runs, in report order.
+pub fn statement_kinds(spec: &OltpSpec) -> Vec<Stmt> {
+    use Stmt::*;
+    let trx = !spec.skip_trx;
+    let ranges: &[Stmt] = if spec.range_selects {
+        &[SimpleRange, SumRange, OrderRange, DistinctRange]
+    } else {
+        &[]
+    };
+    let mut v = Vec::new();
+    match spec.test {
+        Test::OltpReadWrite | Test::OltpReadOnly => {
+            v.push(PointSelect);
+            v.extend_from_slice(ranges);
+            if spec.test == Test::OltpReadWrite {
+                v.extend_from_slice(&[IndexUpdate, NonIndexUpdate, Delete, Insert]);
+            }
+        }
+        Test::OltpWriteOnly => v.extend_from_slice(&[IndexUpdate, NonIndexUpdate, Delete, Insert]),
+        Test::OltpPointSelect => v.push(PointSelect),
+        Test::OltpUpdateIndex => v.push(IndexUpdate),
+        Test::OltpUpdateNonIndex => v.push(NonIndexUpdate),
+        Test::OltpDelete => v.push(Delete),
+        Test::OltpInsert => v.push(Insert),
+        Test::BulkInsert => v.push(BulkInsert),
+        Test::SelectRandomPoints => v.push(RandomPoints),
+        Test::SelectRandomRanges => v.push(RandomRanges),
+    }
+    if trx && is_transactional(spec.test) {
+        v.extend_from_slice(&[Begin, Commit]);
+    }
+    v
+}
+
+fn is_transactional(test: Test) -> bool {
+    matches!(
+        test,
+        Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+    )
+}
+
+/// The statements prepared once per table (oltp_insert's INSERT is sent as plain text).
+fn per_table_statements(spec: &OltpSpec) -> Vec<Stmt> {
+    if spec.test == Test::OltpInsert {
+        return Vec::new();
+    }
+    statement_kinds(spec)
+        .into_iter()
+        .filter(|s| s.table_sql(1).is_some())
+        .collect()
+}
+
+/// One OLTP test, ready to run against `driver`.
+pub struct Oltp {
+    spec: Arc<OltpSpec>,
+    driver: Arc<dyn Driver>,
+    kinds: Vec<OpKind>,
+    kind_of: [Option<KindId>; Stmt::COUNT],
+    unique: Arc<UniqueIds>,
+}
+
+impl Oltp {
+    /// `seed` seeds the ids oltp_insert makes without auto-increment (shared by all threads).
+    pub fn new(spec: OltpSpec, driver: Arc<dyn Driver>, seed: u64) -> Result<Self, OltpError> {
+        spec.check_run(driver.dialect())?;
+        let event = if spec.test == Test::BulkInsert {
+            "row"
+        } else {
+            "transaction"
+        };
+        let mut kinds = vec![OpKind::event(event)];
+        let mut kind_of = [None; Stmt::COUNT];
+        for s in statement_kinds(&spec) {
+            kind_of[s.index()] = Some(kinds.len());
+            kinds.push(OpKind::part(s.name()));
+        }
+        Ok(Oltp {
+            spec: Arc::new(spec),
+            driver,
+            kinds,
+            kind_of,
+            unique: Arc::new(UniqueIds::new(seed)),
+        })
+    }
+
+    pub fn spec(&self) -> &OltpSpec {
+        &self.spec
+    }
+
+    /// The operation kind a statement kind is recorded under, if the test runs it.
+    pub fn kind_of(&self, s: Stmt) -> Option<KindId> {
+        self.kind_of[s.index()]
+    }
+}
+
+impl Workload for Oltp {
+    fn kinds(&self) -> &[OpKind] {
+        &self.kinds
+    }
+    fn counters(&self) -> &[&'static str] {
+        COUNTERS
+    }
+    fn worker(&self, _thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
+        let conn = self
+            .driver
+            .connect()
+            .map_err(|e| WorkloadError::new(OltpError::Connect(e)))?;
+        let mut w = OltpWorker {
+            spec: self.spec.clone(),
+            driver: self.driver.clone(),
+            dialect: self.driver.dialect(),
+            conn,
+            prepared: Prepared::default(),
+            book: Book {
+                kind_of: self.kind_of,
+                in_tx: false,
+                pending: Vec::new(),
+                tally: [0; 3],
+            },
+            ids: (self.spec.table_size > 0)
+                .then(|| Distribution::new(self.spec.rand_type, 1, self.spec.table_size)),
+            slice: None,
+            c: String::with_capacity(schema::C_LEN),
+            pad: String::with_capacity(schema::PAD_LEN),
+            sql: String::new(),
+            params: Vec::new(),
+            unique: self.unique.clone(),
+            bulk: Bulk::default(),
+        };
+        w.prepared = prepare_all(w.conn.as_mut(), &w.spec).map_err(fatal)?;
+        Ok(Box::new(w))
+    }
+}
+
+/// The statements prepared on one connection.
+#[derive(Default)]
+struct Prepared {
+    /// Per table (index t-1), per statement kind.
+    tables: Vec<[Option<StmtId>; Stmt::COUNT]>,
+    /// select_random_points / select_random_ranges.
+    random: Option<StmtId>,
+}
+
+/// A statement that failed on its way up: what it was and why.
+struct Failed {
+    what: String,
+    error: DriverError,
+}
+
+fn fatal(f: Failed) -> WorkloadError {
+    WorkloadError::new(OltpError::Statement {
+        what: f.what,
+        error: f.error,
+    })
+}
+
+fn failed(stmt: Stmt, table: Option<u32>) -> impl FnOnce(DriverError) -> Failed {
+    move |error| Failed {
+        what: match table {
+            Some(t) => format!("{} on sbtest{t}", stmt.words()),
+            None => stmt.words().to_string(),
+        },
+        error,
+    }
+}
+
+fn prepare_all(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<Prepared, Failed> {
+    let kinds = per_table_statements(spec);
+    let mut p = Prepared::default();
+    for t in 1..=spec.tables {
+        let mut row = [None; Stmt::COUNT];
+        for &s in &kinds {
+            if let Some(sql) = s.table_sql(t) {
+                row[s.index()] = Some(conn.prepare(&sql).map_err(failed(s, Some(t)))?);
+            }
+        }
+        p.tables.push(row);
+    }
+    p.random = match spec.test {
+        Test::SelectRandomPoints => Some(
+            conn.prepare(&random_points_sql(spec.random_points))
+                .map_err(failed(Stmt::RandomPoints, None))?,
+        ),
+        Test::SelectRandomRanges => Some(
+            conn.prepare(&random_ranges_sql(spec.number_of_ranges))
+                .map_err(failed(Stmt::RandomRanges, None))?,
+        ),
+        _ => None,
+    };
+    Ok(p)
+}
+
+/// Where a worker's statements are counted: at once outside a transaction, at COMMIT
+/// inside one (so a rolled-back attempt leaves no trace but its ignored error).
+struct Book {
+    kind_of: [Option<KindId>; Stmt::COUNT],
+    in_tx: bool,
+    pending: Vec<(KindId, Stamp, Stamp)>,
+    /// Reads, writes, other of the open transaction.
+    tally: [u64; 3],
+}
+
+fn counter_of(c: QueryClass) -> usize {
+    match c {
+        QueryClass::Read => READS,
+        QueryClass::Write => WRITES,
+        QueryClass::Other => OTHER,
+    }
+}
+
+impl Book {
+    fn note(&mut self, ctx: &mut WorkerCtx<'_>, s: Stmt, start: Stamp, end: Stamp, c: QueryClass) {
+        let Some(k) = self.kind_of[s.index()] else {
+            return;
+        };
+        if self.in_tx {
+            self.pending.push((k, start, end));
+            self.tally[counter_of(c)] += 1;
+        } else {
+            ctx.record(k, Ticket::inner(), start, end);
+            ctx.add(counter_of(c), 1);
+        }
+    }
+
+    fn settle(&mut self, ctx: &mut WorkerCtx<'_>) {
+        for (k, s, e) in self.pending.drain(..) {
+            ctx.record(k, Ticket::inner(), s, e);
+        }
+        for (i, n) in self.tally.iter_mut().enumerate() {
+            if *n > 0 {
+                ctx.add(i, *n);
+                *n = 0;
+            }
+        }
+    }
+
+    fn discard(&mut self) {
+        self.pending.clear();
+        self.tally = [0; 3];
+        self.in_tx = false;
+    }
+}
+
+/// bulk_insert's statement buffer.
+#[derive(Default)]
+struct Bulk {
+    buf: String,
+    rows: u64,
+    /// Rows appended so far by this thread; each row is `(n,n)`.
+    next: u64,
+}
+
+/// How long to keep trying after an ignorable error or a lost connection.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Patience {
+    UntilStop,
+    Attempts(u32),
+}
+
+struct OltpWorker {
+    spec: Arc<OltpSpec>,
+    driver: Arc<dyn Driver>,
+    dialect: Dialect,
+    conn: Box<dyn Connection>,
+    prepared: Prepared,
+    book: Book,
+    /// ids and k over [1, table_size]; none when the table size is 0 (bulk_insert).
+    ids: Option<Distribution>,
+    /// select_random_*: this thread's share of k.
+    slice: Option<Distribution>,
+    c: String,
+    pad: String,
+    sql: String,
+    params: Vec<Value<'static>>,
+    unique: Arc<UniqueIds>,
+    bulk: Bulk,
+}
+
+/// Run one statement and note it.
+#[allow(clippy::too_many_arguments)]
+fn exec(
+    conn: &mut dyn Connection,
+    book: &mut Book,
+    ctx: &mut WorkerCtx<'_>,
+    s: Stmt,
+    t: Option<u32>,
+    id: StmtId,
+    params: &[Value<'_>],
+) -> Result<(), Failed> {
+    let start = Stamp::now();
+    let out = conn.execute(id, params).map_err(failed(s, t))?;
+    book.note(ctx, s, start, Stamp::now(), out.class());
+    Ok(())
+}
+
+fn draw(d: &Option<Distribution>, rng: &mut Rng) -> i64 {
+    // check_run refuses an empty table size for every test that draws ids.
+    d.as_ref().map_or(0, |d| d.sample(rng) as i64)
+}
+
+impl OltpWorker {
+    fn table(&self, ctx: &mut WorkerCtx<'_>) -> u32 {
+        ctx.rng.below(u64::from(self.spec.tables)) as u32 + 1
+    }
+
+    fn stmt(&self, t: u32, s: Stmt) -> Result<StmtId, Failed> {
+        self.prepared
+            .tables
+            .get(t as usize - 1)
+            .and_then(|row| row[s.index()])
+            .ok_or_else(|| {
+                failed(s, Some(t))(DriverError::new(
+                    ErrorClass::Fatal,
+                    None,
+                    "statement was not prepared",
+                ))
+            })
+    }
+
+    fn id(&self, ctx: &mut WorkerCtx<'_>) -> i64 {
+        draw(&self.ids, &mut ctx.rng)
+    }
+
+    fn begin(&mut self, ctx: &mut WorkerCtx<'_>, intent: TxIntent) -> Result<(), Failed> {
+        let start = Stamp::now();
+        self.conn.begin(intent).map_err(failed(Stmt::Begin, None))?;
+        self.book.in_tx = true;
+        self.book
+            .note(ctx, Stmt::Begin, start, Stamp::now(), QueryClass::Other);
+        Ok(())
+    }
+
+    fn commit(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let start = Stamp::now();
+        self.conn.commit().map_err(failed(Stmt::Commit, None))?;
+        self.book
+            .note(ctx, Stmt::Commit, start, Stamp::now(), QueryClass::Other);
+        self.book.in_tx = false;
+        Ok(())
+    }
+
+    fn point_selects(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let st = self.stmt(t, Stmt::PointSelect)?;
+        for _ in 0..self.spec.effective_point_selects() {
+            let id = self.id(ctx);
+            let p = [Value::Int(id)];
+            exec(
+                self.conn.as_mut(),
+                &mut self.book,
+                ctx,
+                Stmt::PointSelect,
+                Some(t),
+                st,
+                &p,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn ranges(&mut self, ctx: &mut WorkerCtx<'_>, s: Stmt, n: u32) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let st = self.stmt(t, s)?;
+        for _ in 0..n {
+            let x = self.id(ctx);
+            // x + range_size - 1: check() keeps the sum inside i64.
+            let p = [
+                Value::Int(x),
+                Value::Int(x + self.spec.range_size as i64 - 1),
+            ];
+            exec(self.conn.as_mut(), &mut self.book, ctx, s, Some(t), st, &p)?;
+        }
+        Ok(())
+    }
+
+    fn index_updates(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let st = self.stmt(t, Stmt::IndexUpdate)?;
+        for _ in 0..self.spec.index_updates {
+            let p = [Value::Int(self.id(ctx))];
+            exec(
+                self.conn.as_mut(),
+                &mut self.book,
+                ctx,
+                Stmt::IndexUpdate,
+                Some(t),
+                st,
+                &p,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn non_index_updates(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let st = self.stmt(t, Stmt::NonIndexUpdate)?;
+        for _ in 0..self.spec.non_index_updates {
+            schema::random_digits(&mut self.c, C_GROUPS, &mut ctx.rng);
+            let id = self.id(ctx);
+            let p = [Value::Text(&self.c), Value::Int(id)];
+            let s = Stmt::NonIndexUpdate;
+            exec(self.conn.as_mut(), &mut self.book, ctx, s, Some(t), st, &p)?;
+        }
+        Ok(())
+    }
+
+    fn delete_inserts(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let del = self.stmt(t, Stmt::Delete)?;
+        let ins = self.stmt(t, Stmt::Insert)?;
+        for _ in 0..self.spec.delete_inserts {
+            let id = self.id(ctx);
+            let k = self.id(ctx);
+            schema::random_digits(&mut self.c, C_GROUPS, &mut ctx.rng);
+            schema::random_digits(&mut self.pad, PAD_GROUPS, &mut ctx.rng);
+            let conn = self.conn.as_mut();
+            exec(
+                conn,
+                &mut self.book,
+                ctx,
+                Stmt::Delete,
+                Some(t),
+                del,
+                &[Value::Int(id)],
+            )?;
+            let p = [
+                Value::Int(id),
+                Value::Int(k),
+                Value::Text(&self.c),
+                Value::Text(&self.pad),
+            ];
+            exec(conn, &mut self.book, ctx, Stmt::Insert, Some(t), ins, &p)?;
+        }
+        Ok(())
+    }
+
+    fn single_delete(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let t = self.table(ctx);
+        let st = self.stmt(t, Stmt::Delete)?;
+        let p = [Value::Int(self.id(ctx))];
+        exec(
+            self.conn.as_mut(),
+            &mut self.book,
+            ctx,
+            Stmt::Delete,
+            Some(t),
+            st,
+            &p,
+        )
+    }
+
+    /// oltp_insert: one INSERT sent as text, with the id as oltp_insert.lua chooses it.
+    fn plain_insert(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        use std::fmt::Write as _;
+        let t = self.table(ctx);
+        let k = self.id(ctx);
+        schema::random_digits(&mut self.c, C_GROUPS, &mut ctx.rng);
+        schema::random_digits(&mut self.pad, PAD_GROUPS, &mut ctx.rng);
+        self.sql.clear();
+        let (c, pad) = (&self.c, &self.pad);
+        // Writing to a String cannot fail.
+        let _ = if self.spec.auto_inc && schema::insert_omits_auto_id(self.dialect) {
+            write!(
+                self.sql,
+                "INSERT INTO sbtest{t} (k, c, pad) VALUES ({k}, '{c}', '{pad}')"
+            )
+        } else {
+            // MySQL assigns an id for 0; without auto-increment a unique 32-bit value is
+            // shifted into INT's range.
+            let id = if self.spec.auto_inc {
+                0
+            } else {
+                i64::from(self.unique.next()) - (1i64 << 31)
+            };
+            write!(
+                self.sql,
+                "INSERT INTO sbtest{t} (id, k, c, pad) VALUES ({id}, {k}, '{c}', '{pad}')"
+            )
+        };
+        let start = Stamp::now();
+        let out = self
+            .conn
+            .execute_plain(&self.sql, &[])
+            .map_err(failed(Stmt::Insert, Some(t)))?;
+        self.book
+            .note(ctx, Stmt::Insert, start, Stamp::now(), out.class());
+        Ok(())
+    }
+
+    /// select_random_points / select_random_ranges: values from this thread's slice of k.
+    fn random_select(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let (s, n) = match self.spec.test {
+            Test::SelectRandomPoints => (Stmt::RandomPoints, self.spec.random_points),
+            _ => (Stmt::RandomRanges, self.spec.number_of_ranges),
+        };
+        let st = self.prepared.random.ok_or_else(|| {
+            failed(s, None)(DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                "statement was not prepared",
+            ))
+        })?;
+        self.params.clear();
+        for _ in 0..n {
+            let v = draw(&self.slice, &mut ctx.rng);
+            self.params.push(Value::Int(v));
+            if s == Stmt::RandomRanges {
+                self.params.push(Value::Int(v + self.spec.delta as i64));
+            }
+        }
+        exec(
+            self.conn.as_mut(),
+            &mut self.book,
+            ctx,
+            s,
+            Some(1),
+            st,
+            &self.params,
+        )
+    }
+
+    fn event(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        let spec = self.spec.clone();
+        match spec.test {
+            Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly => {
+                let reads = spec.test != Test::OltpWriteOnly;
+                let writes = spec.test != Test::OltpReadOnly;
+                if !spec.skip_trx {
+                    let intent = if writes {
+                        TxIntent::Write
+                    } else {
+                        TxIntent::Read
+                    };
+                    self.begin(ctx, intent)?;
+                }
+                if reads {
+                    self.point_selects(ctx)?;
+                    if spec.range_selects {
+                        self.ranges(ctx, Stmt::SimpleRange, spec.simple_ranges)?;
+                        self.ranges(ctx, Stmt::SumRange, spec.sum_ranges)?;
+                        self.ranges(ctx, Stmt::OrderRange, spec.order_ranges)?;
+                        self.ranges(ctx, Stmt::DistinctRange, spec.distinct_ranges)?;
+                    }
+                }
+                if writes {
+                    self.index_updates(ctx)?;
+                    self.non_index_updates(ctx)?;
+                    self.delete_inserts(ctx)?;
+                }
+                if !spec.skip_trx {
+                    self.commit(ctx)?;
+                }
+                Ok(())
+            }
+            Test::OltpPointSelect => self.point_selects(ctx),
+            Test::OltpUpdateIndex => self.index_updates(ctx),
+            Test::OltpUpdateNonIndex => self.non_index_updates(ctx),
+            Test::OltpDelete => self.single_delete(ctx),
+            Test::OltpInsert => self.plain_insert(ctx),
+            Test::SelectRandomPoints | Test::SelectRandomRanges => self.random_select(ctx),
+            // bulk_insert has its own loop.
+            Test::BulkInsert => Ok(()),
+        }
+    }
+
+    /// Undo what a failed attempt left: roll back an open transaction (not on a connection
+    /// that is gone) and forget its statements.
+    fn abandon(&mut self, class: ErrorClass) -> Result<(), WorkloadError> {
+        if self.book.in_tx && class != ErrorClass::Reconnect {
+            if let Err(e) = self.conn.rollback() {
+                if e.class == ErrorClass::Fatal {
+                    return Err(WorkloadError::new(OltpError::Statement {
+                        what: "rollback".to_string(),
+                        error: e,
+                    }));
+                }
+            }
+        }
+        self.book.discard();
+        Ok(())
+    }
+
+    /// Connect again and prepare everything again. False when the run stopped (or the
+    /// attempts ran out) first.
+    fn reconnect(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        patience: Patience,
+    ) -> Result<bool, WorkloadError> {
+        let mut attempts = 0u32;
+        loop {
+            match patience {
+                Patience::UntilStop if ctx.stopping() => return Ok(false),
+                Patience::Attempts(n) if attempts >= n => return Ok(false),
+                _ => {}
+            }
+            attempts += 1;
+            match self.driver.connect() {
+                Ok(c) => {
+                    self.conn = c;
+                    self.book.discard();
+                    match prepare_all(self.conn.as_mut(), &self.spec) {
+                        Ok(p) => {
+                            self.prepared = p;
+                            ctx.add(RECONNECTS, 1);
+                            return Ok(true);
+                        }
+                        Err(f) if f.error.class == ErrorClass::Fatal => return Err(fatal(f)),
+                        Err(_) => {}
+                    }
+                }
+                Err(e) if e.class == ErrorClass::Fatal => {
+                    return Err(WorkloadError::new(OltpError::Connect(e)))
+                }
+                Err(_) => {}
+            }
+            std::thread::sleep(RECONNECT_PAUSE);
+        }
+    }
+
+    /// What to do after a failed attempt: Ok(true) to try again, Ok(false) to stop quietly.
+    fn recover(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        f: Failed,
+        patience: Patience,
+    ) -> Result<bool, WorkloadError> {
+        self.abandon(f.error.class)?;
+        match f.error.class {
+            ErrorClass::Fatal => Err(fatal(f)),
+            ErrorClass::Ignorable => {
+                ctx.add(IGNORED_ERRORS, 1);
+                Ok(patience == Patience::UntilStop && !ctx.stopping()
+                    || matches!(patience, Patience::Attempts(_)))
+            }
+            ErrorClass::Reconnect => self.reconnect(ctx, patience),
+        }
+    }
+
+    fn run_bulk(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        use std::fmt::Write as _;
+        let head = format!("INSERT INTO sbtest{} VALUES", ctx.thread + 1);
+        let mut row = String::new();
+        while let Some(tk) = ctx.next_event() {
+            let start = Stamp::now();
+            if self.bulk.buf.is_empty() {
+                self.bulk.buf.push_str(&head);
+            }
+            self.bulk.next += 1;
+            row.clear();
+            let _ = write!(row, "({n},{n})", n = self.bulk.next);
+            let comma = usize::from(self.bulk.rows > 0);
+            if self.bulk.rows > 0 && self.bulk.buf.len() + row.len() + 1 + comma > BULK_PACKET_SIZE
+            {
+                if !self.flush_bulk(ctx, Patience::UntilStop)? {
+                    return Ok(());
+                }
+                self.bulk.buf.push_str(&head);
+            }
+            if self.bulk.rows > 0 {
+                self.bulk.buf.push(',');
+            }
+            self.bulk.buf.push_str(&row);
+            self.bulk.rows += 1;
+            ctx.add(TRANSACTIONS, 1);
+            ctx.record(EVENT, tk, start, Stamp::now());
+        }
+        Ok(())
+    }
+
+    /// Send bulk_insert's buffer. False when it could not be sent before the run stopped.
+    fn flush_bulk(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        patience: Patience,
+    ) -> Result<bool, WorkloadError> {
+        if self.bulk.rows == 0 {
+            return Ok(true);
+        }
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let start = Stamp::now();
+            match self.conn.execute_plain(&self.bulk.buf, &[]) {
+                Ok(out) => {
+                    self.book
+                        .note(ctx, Stmt::BulkInsert, start, Stamp::now(), out.class());
+                    self.bulk.buf.clear();
+                    self.bulk.rows = 0;
+                    return Ok(true);
+                }
+                Err(e) => {
+                    let f = failed(Stmt::BulkInsert, Some(ctx.thread as u32 + 1))(e);
+                    let out_of_attempts =
+                        matches!(patience, Patience::Attempts(n) if attempts >= n);
+                    if out_of_attempts {
+                        return Err(fatal(f));
+                    }
+                    if !self.recover(ctx, f, patience)? {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Worker for OltpWorker {
+    fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        if self.spec.test == Test::BulkInsert {
+            return self.run_bulk(ctx);
+        }
+        if self.spec.test.is_select_random() {
+            // sysbench splits k into one slice per thread so the threads' reads do not
+            // overlap: [rlen * t, rlen * t + rlen] with rlen = table_size / threads in Lua's
+            // floating point, truncated to integers when handed to the generator.
+            let rlen = self.spec.table_size as f64 / ctx.threads.max(1) as f64;
+            let lo = (rlen * ctx.thread as f64) as u64;
+            let hi = (rlen * ctx.thread as f64 + rlen) as u64;
+            self.slice = Some(Distribution::new(self.spec.rand_type, lo, hi.max(lo)));
+        }
+        while let Some(tk) = ctx.next_event() {
+            let start = Stamp::now();
+            loop {
+                match self.event(ctx) {
+                    Ok(()) => break,
+                    Err(f) => {
+                        if !self.recover(ctx, f, Patience::UntilStop)? {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+            self.book.settle(ctx);
+            ctx.add(TRANSACTIONS, 1);
+            ctx.record(EVENT, tk, start, Stamp::now());
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        if self.spec.test == Test::BulkInsert {
+            self.flush_bulk(ctx, Patience::Attempts(FINISH_ATTEMPTS))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+//! An OLTP test (sysbench's oltp_* scripts) on a database driver: prepare loads the sbtest
+//! tables, cleanup drops them, the run is the transaction workload.
+
+use std::sync::Arc;
+
+use plumb_core::Workload;
+use plumb_oltp::settings::OltpSettings;
+use plumb_oltp::{Driver, OltpError, OltpSpec, Setting};
+
+use plumb_oltp::settings::DatabaseSettings;
+
+use crate::plan::{Job, JobError, StepContext, Targets};
+use crate::record::{JobRecord, Settings};
+
+/// The directory a database writes to, for the observers: the SQLite file's, or a local
+/// server's data directory.
+pub(crate) fn database_dir(db: Option<&DatabaseSettings>) -> Option<std::path::PathBuf> {
+    match db {
+        Some(DatabaseSettings::Sqlite(s)) => std::path::Path::new(&s.path).parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                ".".into()
+            } else {
+                p.to_path_buf()
+            }
+        }),
+        Some(d) => d.server().and_then(|s| s.data_dir.as_ref()).map(Into::into),
+        None => None,
+    }
+}
+
+pub struct OltpJob {
+    spec: OltpSpec,
+    driver: Arc<dyn Driver>,
+    /// Threads that load the tables at prepare (sysbench's --threads).
+    threads: usize,
+    seed: u64,
+    /// What the driver reports of the database's settings, read when the run opens.
+    database: std::cell::RefCell<Option<plumb_oltp::settings::DatabaseSettings>>,
+    /// How the front end spells a setting in its messages.
+    spell: fn(Setting) -> String,
+    /// The server's counters when the run opened.
+    counters_before: std::cell::RefCell<Option<plumb_oltp::ServerCounters>>,
+}
+
+impl OltpJob {
+    pub fn new(spec: OltpSpec, driver: Arc<dyn Driver>, threads: usize, seed: u64) -> Self {
+        OltpJob {
+            spec,
+            driver,
+            threads,
+            seed,
+            database: Default::default(),
+            counters_before: Default::default(),
+            spell: |s| s.plain().to_string(),
+        }
+    }
+    /// Name settings in errors as the front end's options do.
+    pub fn spelled(mut self, spell: fn(Setting) -> String) -> Self {
+        self.spell = spell;
+        self
+    }
+    pub fn spec(&self) -> &OltpSpec {
+        &self.spec
+    }
+    fn failed(&self, e: OltpError) -> JobError {
+        JobError::failed(e.describe(&self.spell))
+    }
+}
+
+impl Job for OltpJob {
+    fn kind(&self) -> &'static str {
+        self.spec.test.name()
+    }
+    fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        plumb_oltp::prepare::prepare(
+            &*self.driver,
+            &self.spec,
+            self.threads,
+            self.seed,
+            ctx.log(),
+        )
+        .map(|_| ())
+        .map_err(|e| self.failed(e))
+    }
+    fn prewarm(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        plumb_oltp::prewarm::prewarm(&*self.driver, &self.spec, self.threads, ctx.log())
+            .map(|_| ())
+            .map_err(|e| self.failed(e))
+    }
+    fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        plumb_oltp::cleanup::cleanup(&*self.driver, &self.spec, self.threads, ctx.log())
+            .map(|_| ())
+            .map_err(|e| self.failed(e))
+    }
+    fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
+        let w = plumb_oltp::Oltp::new(self.spec.clone(), self.driver.clone(), self.seed)
+            .map_err(|e| self.failed(e))?;
+        plumb_oltp::prepare::check_prepared(&*self.driver, &self.spec)
+            .map_err(|e| self.failed(e))?;
+        *self.database.borrow_mut() = self.driver.settings();
+        *self.counters_before.borrow_mut() = self.driver.counters();
+        Ok(Arc::new(w))
+    }
+    fn targets(&self) -> Targets {
+        Targets {
+            dir: database_dir(self.database.borrow().as_ref()),
+            files: Vec::new(),
+        }
+    }
+    fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        let before = self.counters_before.borrow().clone();
+        if let (Some(before), Some(after), Settings::Oltp(s)) =
+            (before, self.driver.counters(), &mut job.workload)
+        {
+            s.server_activity = Some(after.since(&before));
+        }
+        Ok(())
+    }
+    fn settings(&self) -> Settings {
+        let mut s = OltpSettings::from(&self.spec);
+        s.database = self.database.borrow().clone();
+        Settings::Oltp(Box::new(s))
+    }
+}
