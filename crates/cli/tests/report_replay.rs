@@ -50,6 +50,17 @@ fn assert_replays(dir: &Path, args: &[&str]) {
 }
 
 #[test]
+fn intervals_sampled_for_the_record_alone_are_not_printed_on_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["cpu", "--cpu-max-prime=300", "--time=1.2", "run"];
+    assert_replays(dir.path(), &args);
+    let (_, json) = live(dir.path(), &args);
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    let job = &doc["groups"][0]["jobs"][0];
+    assert_eq!(job["intervals"].as_array().unwrap().len(), 1, "{job}");
+}
+
+#[test]
 fn cpu_run_with_intervals_and_histogram_replays_identically() {
     let dir = tempfile::tempdir().unwrap();
     assert_replays(

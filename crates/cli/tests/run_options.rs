@@ -152,6 +152,22 @@ fn report_interval_prints_sysbench_interval_lines() {
 }
 
 #[test]
+fn without_report_interval_the_record_still_samples_each_second_and_prints_none() {
+    let args = ["cpu", FAST, "--time=2.5", "run"];
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 0);
+    assert!(!out.lines().any(|l| l.starts_with("[ ")), "{out}");
+    assert!(!out.contains("Report intermediate results"), "{out}");
+    let v = json_run(&args);
+    assert!(v["settings"].is_object() && v["settings"]["report_interval_s"].is_null());
+    let iv = v["intervals"].as_array().unwrap();
+    // One sample at 1 s and one at 2 s; the last half second is in the totals only.
+    let at: Vec<f64> = iv.iter().map(|i| i["at_s"].as_f64().unwrap()).collect();
+    assert_eq!(at, [1.0, 2.0], "{iv:?}");
+    assert!(iv.iter().all(|i| i["length_s"] == 1.0));
+}
+
+#[test]
 fn warmup_is_excluded_from_results_and_marked_in_intervals() {
     let v = json_run(&[
         "cpu",

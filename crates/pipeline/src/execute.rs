@@ -271,6 +271,9 @@ fn run_group(
     let sink: Mutex<&mut Output<'_>> = Mutex::new(out);
     let text = opts.text;
     let print_interval = |o: &Shape, cfg: &RunConfig, s: &IntervalSample| {
+        if cfg.report_interval.is_none() {
+            return;
+        }
         let i = IntervalResult::from_sample(s, &o.kinds, &o.counters, &cfg.interval_percentiles);
         let line = layout.interval(&o.head, &i);
         if line.is_empty() {

@@ -57,7 +57,8 @@ pub fn replay_with<L: Layout + ?Sized>(layout: &L, record: &Record) -> String {
         for j in &g.jobs {
             out.push_str(&layout.preamble(j));
         }
-        for j in &g.jobs {
+        // Intervals sampled for the record alone were never printed.
+        for j in g.jobs.iter().filter(|j| j.settings.report_interval_s.is_some()) {
             for i in &j.intervals {
                 let line = layout.interval(j, i);
                 if !line.is_empty() {

@@ -47,6 +47,7 @@ fn config(events: u64, threads: usize) -> RunConfig {
         event_limit: events,
         warmup: Default::default(),
         report_interval: None,
+        sample_interval: None,
         rate: None,
         arrivals: Default::default(),
         forced_shutdown: None,

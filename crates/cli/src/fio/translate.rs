@@ -795,8 +795,9 @@ pub fn translate<J: JobOptions + ?Sized>(
             time_limit: runtime,
             event_limit: 0,
             warmup: ramp,
-            // fio's bandwidth and IOPS samples: one per 500 ms window.
-            report_interval: Some(Duration::from_millis(500)),
+            // fio's bandwidth and IOPS samples: one per 500 ms window, never printed.
+            report_interval: None,
+            sample_interval: Some(Duration::from_millis(500)),
             rate,
             arrivals,
             forced_shutdown: None,

@@ -139,6 +139,8 @@ impl Common {
                 event_limit: v.int("events"),
                 warmup: Duration::from_secs_f64(v.float("warmup-time")),
                 report_interval: (interval > 0.0).then(|| Duration::from_secs_f64(interval)),
+                // Without interval lines the record still keeps one sample a second.
+                sample_interval: Some(Duration::from_secs(1)),
                 rate: (rate > 0.0).then_some(rate),
                 // sysbench spaces --rate arrivals exponentially.
                 arrivals: plumb_core::Arrivals::Poisson,

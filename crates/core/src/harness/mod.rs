@@ -47,7 +47,12 @@ pub struct RunConfig {
     /// Total events across threads; 0 for no limit.
     pub event_limit: u64,
     pub warmup: Duration,
+    /// Intervals the front end prints (`--report-interval`).
     pub report_interval: Option<Duration>,
+    /// Intervals recorded without being printed, when `report_interval` is None: the
+    /// record's own samples, which the steadiness findings, compare's noise test and the
+    /// charts over time need even when nobody asked for interval lines.
+    pub sample_interval: Option<Duration>,
     /// Open-loop target rate in events per second across all threads.
     pub rate: Option<f64>,
     /// How the intended starts of an open-loop rate are spaced.
@@ -91,6 +96,7 @@ impl Default for RunConfig {
             event_limit: 0,
             warmup: Duration::ZERO,
             report_interval: None,
+            sample_interval: None,
             rate: None,
             arrivals: Arrivals::Poisson,
             forced_shutdown: None,
@@ -258,7 +264,8 @@ pub fn run(
         (Some(d), Some(g)) => Some(d + g),
         _ => None,
     };
-    let mut next_interval = cfg.report_interval.map(|i| start + i);
+    let period = cfg.report_interval.or(cfg.sample_interval);
+    let mut next_interval = period.map(|i| start + i);
     let mut cause = StopCause::Completed;
     let mut stopping = false;
     let mut intervals = Vec::new();
@@ -294,7 +301,7 @@ pub fn run(
                 on_interval(&s);
                 intervals.push(s);
                 prev_at = at;
-                next_interval = Some(at + cfg.report_interval.unwrap_or_default());
+                next_interval = Some(at + period.unwrap_or_default());
             }
         }
         if let Some(t) = &cfg.together {
