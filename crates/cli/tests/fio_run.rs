@@ -709,3 +709,75 @@ fn time_based_without_a_runtime_is_said_and_runs_by_size() {
     );
     assert_eq!(issued(&text(&out.stdout)), vec![[16, 0, 0, 0]]);
 }
+
+/// One status line as fio draws it once it has an estimate:
+/// `Jobs: 1 (f=1): [r(1)][60.0%][r=68.6MiB/s][r=17.6k IOPS][eta 00m:02s]`.
+fn is_status_with_eta(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("Jobs: 1 (f=1): [r(1)][") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.trim_end().split("][").collect();
+    let [perc, bw, iops, eta] = parts[..] else {
+        return false;
+    };
+    let number = |s: &str| s.parse::<f64>().is_ok();
+    perc.strip_suffix('%').is_some_and(number)
+        && bw
+            .strip_prefix("r=")
+            .and_then(|b| b.strip_suffix("B/s"))
+            .is_some_and(|b| number(b.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
+        && iops
+            .strip_prefix("r=")
+            .and_then(|i| i.strip_suffix(" IOPS"))
+            .is_some_and(|i| number(i.trim_end_matches(|c: char| c.is_ascii_alphabetic())))
+        && eta
+            .strip_prefix("eta 00m:")
+            .and_then(|e| e.strip_suffix("s]"))
+            .is_some_and(|s| s.len() == 2 && number(s))
+}
+
+#[test]
+fn eta_always_draws_fio_s_status_line_over_itself() {
+    let d = TempDir::new().unwrap();
+    let job = [
+        "--name=t",
+        "--rw=randread",
+        "--size=1m",
+        "--runtime=5",
+        "--time_based",
+        "--plumb-findings=off",
+    ];
+    let out = run_plumb(d.path(), &[&job[..], &["--eta=always"]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // Each redraw ends with a carriage return; no estimate in the first seconds, then one.
+    let (before, report) = stdout
+        .split_once("\r\nt: (groupid=0, jobs=1)")
+        .expect("the report follows the last status line on the next line");
+    let status = before.rsplit_once('\n').unwrap().1;
+    let draws: Vec<&str> = status.split('\r').collect();
+    assert_eq!(draws[0], "Jobs: 1 (f=1)", "{status:?}");
+    assert!(
+        draws.iter().skip(1).any(|l| is_status_with_eta(l)),
+        "{status:?}"
+    );
+    assert!(report.contains("\n  read: IOPS="));
+    // Not on a pipe unless asked for, never with --eta=never, and never into a JSON report
+    // on stdout.
+    for extra in [
+        &[][..],
+        &["--eta=never"][..],
+        &["--eta=always", "--output-format=json"][..],
+    ] {
+        let job = [
+            "--name=t",
+            "--rw=randread",
+            "--size=1m",
+            "--runtime=2",
+            "--time_based",
+        ];
+        let out = run_plumb(d.path(), &[&job[..], extra].concat());
+        assert!(out.status.success());
+        assert!(!text(&out.stdout).contains("Jobs: "), "{extra:?}");
+    }
+}

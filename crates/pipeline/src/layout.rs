@@ -58,7 +58,11 @@ pub fn replay_with<L: Layout + ?Sized>(layout: &L, record: &Record) -> String {
             out.push_str(&layout.preamble(j));
         }
         // Intervals sampled for the record alone were never printed.
-        for j in g.jobs.iter().filter(|j| j.settings.report_interval_s.is_some()) {
+        for j in g
+            .jobs
+            .iter()
+            .filter(|j| j.settings.report_interval_s.is_some())
+        {
             for i in &j.intervals {
                 let line = layout.interval(j, i);
                 if !line.is_empty() {

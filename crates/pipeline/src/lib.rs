@@ -12,6 +12,7 @@ mod execute;
 pub mod facts;
 pub mod jobs;
 pub mod layout;
+pub mod live;
 pub mod plan;
 pub mod record;
 

@@ -88,6 +88,7 @@ fn run(plan: &Plan, layout: &Names) -> (Result<plumb_pipeline::Finished, Pipelin
             report: &mut report,
             diagnostics: &mut diagnostics,
             progress: &mut progress,
+            live: None,
         },
     );
     (r, String::from_utf8(report).unwrap())

@@ -156,6 +156,7 @@ fn run(
         report: &mut report,
         diagnostics: &mut diagnostics,
         progress: &mut quiet,
+        live: None,
     };
     match plumb_pipeline::execute(&plan, &Dd::LAYOUT, &stop, &mut out) {
         Ok(f) => {

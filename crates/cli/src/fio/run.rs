@@ -6,7 +6,7 @@
 //! jobs that failed; a run cut short by a signal exits 128 under the name `fio`, as fio does,
 //! and 128 + the signal under plumb's.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -18,6 +18,7 @@ use plumb_pipeline::{
     StepContext, Targets,
 };
 use plumb_report::fio::job::{FioJobInfo, OutputOptions};
+use plumb_report::fio::live::FioStatus;
 use plumb_report::fio::{layout_line, prologue, Fio};
 
 use super::translate::{self, Context, JobClone, JobOptions};
@@ -205,6 +206,8 @@ pub struct Checked {
     infos: Vec<FioJobInfo>,
     normal: bool,
     output: Option<String>,
+    /// The status line: shown, and whether the first job to end stops the others.
+    eta: Option<FioStatus>,
 }
 
 /// Check a fio command line (the words after `fio`) under plumb's name and build its plan,
@@ -239,9 +242,6 @@ fn build(
     plumb: &PlumbOptions,
 ) -> Result<Checked, String> {
     let flags = &run.flags;
-    if flags.eta == Eta::Always {
-        return Err("plumb: fio flag '--eta=always' is not supported yet (plumb prints no live status line)".into());
-    }
     let f = flags.formats;
     let output = OutputOptions {
         formats: plumb_report::fio::job::Formats {
@@ -333,6 +333,19 @@ fn build(
     }
 
     let infos: Vec<FioJobInfo> = clones.iter().map(|(_, c)| c.info.clone()).collect();
+    // fio draws its status line on a terminal (or always, when told), never where it would
+    // mix with a JSON or terse report on stdout.
+    let shown = match flags.eta {
+        Eta::Never => false,
+        Eta::Always => true,
+        Eta::Auto => std::io::stdout().is_terminal(),
+    } && (f.normal || flags.output.is_some());
+    let eta = shown.then(|| {
+        FioStatus::new(
+            std::time::Duration::from_secs(1),
+            clones.iter().any(|(_, c)| c.exitall),
+        )
+    });
     let stop = signals::install();
     let mut groups: Vec<Group> = Vec::new();
     let mut current: Option<u32> = None;
@@ -409,6 +422,7 @@ fn build(
         infos,
         normal: f.normal,
         output: flags.output.clone(),
+        eta,
     })
 }
 
@@ -419,6 +433,7 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
         infos,
         normal,
         output,
+        eta,
     } = c;
     let stop = signals::install();
     // Where the report goes: --output=FILE, or stdout.
@@ -441,6 +456,9 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
         report: &mut report,
         diagnostics: &mut stderr,
         progress: &mut quiet,
+        live: eta
+            .as_ref()
+            .map(|s| s as &dyn plumb_pipeline::live::LiveStatus),
     };
     let result = plumb_pipeline::execute(&plan, &Fio::LAYOUT, &stop, &mut out);
     let _ = report.flush();

@@ -17,7 +17,7 @@ use plumb_fileio::placement::{allowed_cpus, cpus_of_mask, parse_cpu_list, Placem
 use plumb_fileio::spec::{
     BlockSizes, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice, SyncPolicy,
 };
-use plumb_report::fio::job::{FioJobInfo, OutputOptions, DEFAULT_PERCENTILES};
+use plumb_report::fio::job::{FioJobInfo, JobProgress, OutputOptions, DEFAULT_PERCENTILES};
 use plumb_report::fio::JobHeader;
 
 use super::values::{
@@ -480,6 +480,9 @@ pub fn translate<J: JobOptions + ?Sized>(
     };
 
     // Rate: one direction's requests per second, as the harness's open-loop schedule.
+    // The status line shows the limit as given: (bytes/s, requests/s) over the job's
+    // directions.
+    let mut rate_limit = (0u64, 0u64);
     let rate = match (g.raw("rate"), g.raw("rate_iops")) {
         (Some(_), Some(_)) => {
             return Err(TranslateError::Job(
@@ -504,6 +507,17 @@ pub fn translate<J: JobOptions + ?Sized>(
                 } else {
                     value
                 }
+            };
+            let given = |dir: usize| per_dir[dir].or(per_dir[0]).unwrap_or(0);
+            let limit = match mix {
+                Mix::Read => given(0),
+                Mix::Write => given(1),
+                _ => given(0) + given(1),
+            };
+            rate_limit = if name == "rate" {
+                (limit, 0)
+            } else {
+                (0, limit)
             };
             let total = match mix {
                 Mix::Read => per_s(0),
@@ -846,6 +860,16 @@ pub fn translate<J: JobOptions + ?Sized>(
             laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),
             output: ctx.output.clone(),
             unified_mixed: matches!(g.raw("unified_rw_reporting"), Some("mixed" | "1")),
+            progress: JobProgress {
+                io_bytes: pass_bytes.saturating_mul(loops),
+                time_based,
+                runtime_s: runtime.map(|d| d.as_secs_f64()),
+                ramp_s: ramp.as_secs_f64(),
+                start_delay_s: start_delay.as_secs_f64(),
+                files: nfiles as u32,
+                rate_bytes: rate_limit.0,
+                rate_iops: rate_limit.1,
+            },
         };
         clones.push(JobClone {
             name: name.clone(),

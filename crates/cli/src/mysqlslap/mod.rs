@@ -323,6 +323,7 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
         report: &mut report,
         diagnostics: &mut stderr,
         progress: &mut quiet,
+        live: None,
     };
     let result = plumb_pipeline::execute(&plan, &Mysqlslap::LAYOUT, &stop, &mut output);
     let _ = report.flush();

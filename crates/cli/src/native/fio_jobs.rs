@@ -59,6 +59,7 @@ pub fn run(
         report: &mut stdout,
         diagnostics: &mut stderr,
         progress: &mut quiet,
+        live: None,
     };
     let finished = plumb_pipeline::execute(&built.plan, layout, &stop, &mut out)
         .map_err(|e| anyhow::anyhow!("{e}"))?;

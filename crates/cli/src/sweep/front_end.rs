@@ -134,6 +134,7 @@ pub fn execute(
         report: &mut report,
         diagnostics: &mut stderr,
         progress: &mut quiet,
+        live: None,
     };
     plumb_pipeline::execute(plan, layout, stop, &mut out)
 }

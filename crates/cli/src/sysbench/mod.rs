@@ -310,6 +310,7 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
         report: &mut stdout,
         diagnostics: &mut stderr,
         progress: &mut bar,
+        live: None,
     };
     let finished = plumb_pipeline::execute(&plan, &layout, &stop, &mut out).map_err(cli_error)?;
     crate::keep::keep(&finished.record, &common.keep);

@@ -58,6 +58,24 @@ pub struct FioJobInfo {
     /// unified_rw_reporting=mixed.
     #[serde(default)]
     pub unified_mixed: bool,
+    /// What fio's status line (`--eta`) needs to say how far the job has got.
+    #[serde(default)]
+    pub progress: JobProgress,
+}
+
+/// A job's planned extent and limits, for the status line's percentage and ETA.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct JobProgress {
+    /// Bytes one run of the job moves (every pass of every loop).
+    pub io_bytes: u64,
+    pub time_based: bool,
+    pub runtime_s: Option<f64>,
+    pub ramp_s: f64,
+    pub start_delay_s: f64,
+    pub files: u32,
+    /// rate / rate_iops of the directions the job does, summed: (bytes/s, requests/s).
+    pub rate_bytes: u64,
+    pub rate_iops: u64,
 }
 
 /// fio's default percentile_list.

@@ -20,6 +20,7 @@ mod header;
 pub mod job;
 mod json;
 mod layout;
+pub mod live;
 mod mixed;
 mod model;
 mod normal;
