@@ -121,7 +121,12 @@ fn name(s: &str, store: &mut Option<Store>) -> anyhow::Result<Named> {
                 .filter_map(|kv| kv.split_once('='))
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            runs.push((point.index as usize, format!("run {run}"), values, record));
+            runs.push(SweepRun {
+                point: point.index as usize,
+                label: format!("run {run}"),
+                values,
+                record,
+            });
         }
         return Ok(Named::Sweep(sweep_page(
             format!("sweep {id}"),
@@ -177,30 +182,45 @@ fn sweep_file(path: &str, doc: &serde_json::Value) -> anyhow::Result<plumb_repor
         let label = r["run_id"]
             .as_i64()
             .map_or(format!("point {point}"), |id| format!("run {id}"));
-        runs.push((point as usize, label, values, record));
+        runs.push(SweepRun {
+            point: point as usize,
+            label,
+            values,
+            record,
+        });
     }
     let started = runs
         .iter()
-        .map(|r| r.3.started_at_unix_s)
+        .map(|r| r.record.started_at_unix_s)
         .min()
         .unwrap_or(0);
     let plan = doc["plan"].as_str().map(str::to_string);
     Ok(sweep_page(path.to_string(), started, plan, runs))
 }
 
-/// A sweep's page from its runs: (point number, run label, the point's values by key,
-/// record), merged per point as `plumb sweep`'s table merges them.
+/// One run of a sweep, wherever it was read from.
+struct SweepRun {
+    /// The point's number in the sweep.
+    point: usize,
+    /// `run 12`, or `point 3` for a run not kept in the history.
+    label: String,
+    /// The point's values by key.
+    values: Vec<(String, String)>,
+    record: Record,
+}
+
+/// A sweep's page from its runs, merged per point as `plumb sweep`'s table merges them.
 fn sweep_page(
     label: String,
     started: u64,
     plan: Option<String>,
-    runs: Vec<(usize, String, Vec<(String, String)>, Record)>,
+    runs: Vec<SweepRun>,
 ) -> plumb_report::html::Sweep {
     // The keys in the plan's order: as the history keeps them; a JSON file's object is in
     // name order, so the plan's text orders them when it names them.
     let mut keys: Vec<String> = Vec::new();
-    for (_, _, values, _) in &runs {
-        for (k, _) in values {
+    for r in &runs {
+        for (k, _) in &r.values {
             if !keys.contains(k) {
                 keys.push(k.clone());
             }
@@ -219,24 +239,24 @@ fn sweep_page(
                 .unwrap_or(usize::MAX)
         });
     }
-    let mut order: Vec<usize> = runs.iter().map(|r| r.0).collect();
+    let mut order: Vec<usize> = runs.iter().map(|r| r.point).collect();
     order.sort();
     order.dedup();
     let unit = runs
         .first()
-        .map_or("events/s", |r| unit_of(&r.3))
+        .map_or("events/s", |r| unit_of(&r.record))
         .to_string();
     let mut points = Vec::new();
     let mut values_of = Vec::new();
     let mut per_s = Vec::new();
     for idx in &order {
-        let mine: Vec<_> = runs.iter().filter(|r| r.0 == *idx).collect();
-        let m = Merged::of(mine.iter().map(|r| &r.3));
+        let mine: Vec<&SweepRun> = runs.iter().filter(|r| r.point == *idx).collect();
+        let m = Merged::of(mine.iter().map(|r| &r.record));
         let values: Vec<String> = keys
             .iter()
             .map(|k| {
                 mine[0]
-                    .2
+                    .values
                     .iter()
                     .find(|(n, _)| n == k)
                     .map_or(String::new(), |(_, v)| v.clone())
@@ -246,7 +266,7 @@ fn sweep_page(
         values_of.push(values.clone());
         points.push(plumb_report::html::SweepPoint {
             values,
-            runs: mine.iter().map(|r| r.1.clone()).collect(),
+            runs: mine.iter().map(|r| r.label.clone()).collect(),
             per_s: m.rate(),
             p95_ns: m.hist.percentile(95.0),
             p99_ns: m.hist.percentile(99.0),
