@@ -391,7 +391,11 @@ fn refusals_are_one_line() {
         2,
         "invalid tag name",
     );
-    one_line(&["html", "-o", "x.html"], 2, "RUN");
+    one_line(
+        &["html", "-o", "x.html"],
+        2,
+        "plumb: html needs a run (usage: plumb html",
+    );
     // An unwritable path: one line, exit 1, nothing written, no temporary file left.
     one_line(
         &["html", "1", "-o", "missing/dir/r.html"],
