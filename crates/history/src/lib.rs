@@ -21,7 +21,7 @@ mod summary;
 
 pub use compare::{compare, Comparison, Side};
 pub use names::{check_name, RunRef};
-pub use store::{Baseline, Filter, Store, SweepPoint};
+pub use store::{Baseline, Filter, Store, Sweep, SweepPoint};
 pub use summary::{FindingCounts, RunSummary};
 
 use std::path::PathBuf;
@@ -52,6 +52,8 @@ pub enum HistoryError {
     NoRun(i64),
     #[error("no run tagged '{0}' in the history (plumb history lists them)")]
     NoTag(String),
+    #[error("no sweep {0} in the history (plumb history lists runs with their sweep)")]
+    NoSweep(i64),
     #[error("no baseline named '{0}' (plumb baseline list shows them)")]
     NoBaseline(String),
     #[error("run {id}: its stored record cannot be read: {why}")]

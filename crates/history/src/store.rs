@@ -60,6 +60,17 @@ pub struct SweepPoint {
     pub values: String,
 }
 
+/// A sweep as kept: its plan and its runs in the order they ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    pub id: i64,
+    pub started_at_unix_s: u64,
+    /// The plan file's text.
+    pub plan: String,
+    /// Each run's id and point, by point then repeat.
+    pub runs: Vec<(i64, SweepPoint)>,
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Baseline {
     pub name: String,
@@ -246,6 +257,50 @@ impl Store {
             )
             .map_err(|e| self.sql(e))?;
         Ok(id)
+    }
+
+    /// Sweep `id`: its plan and its runs (their records are read with [`Store::record`]).
+    pub fn sweep(&self, id: i64) -> Result<Sweep> {
+        let head: Option<(i64, String)> = self
+            .conn
+            .query_row(
+                "SELECT started_at, plan FROM sweeps WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        let (started, plan) = head.ok_or(HistoryError::NoSweep(id))?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT runs.id, sweep_points.point_index, sweep_points.repeat, sweep_points.point
+                 FROM runs JOIN sweep_points ON sweep_points.run_id = runs.id
+                 WHERE runs.sweep_id = ?1
+                 ORDER BY sweep_points.point_index, sweep_points.repeat, runs.id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let runs = stmt
+            .query_map([id], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    SweepPoint {
+                        sweep: id,
+                        index: r.get(1)?,
+                        repeat: r.get(2)?,
+                        values: r.get(3)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.sql(e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.sql(e))?;
+        Ok(Sweep {
+            id,
+            started_at_unix_s: started as u64,
+            plan,
+            runs,
+        })
     }
 
     /// Runs matching `filter`, newest first.

@@ -6,6 +6,8 @@
 //! - [`dd`]: GNU dd 9.1's last lines, then plumb's own sections.
 //! - [`findings`]: the validity findings section.
 //! - [`observations`]: the "Observed during the run" section.
+//! - [`html`]: the self-contained HTML report with charts (`plumb html`), for a run, several
+//!   runs on the same axes, or a sweep.
 //!
 //! Every layout renders from the record alone, so a saved JSON result can be re-rendered.
 //! A new layout is one module plus one line in [`LAYOUTS`].
@@ -15,6 +17,7 @@ pub mod disk;
 pub mod findings;
 pub mod fio;
 pub mod hdparm;
+pub mod html;
 pub mod mysqlslap;
 pub mod observations;
 pub mod sysbench;

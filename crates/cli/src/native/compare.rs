@@ -77,7 +77,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
 }
 
 /// A side named as the user typed it; the history is opened on first need.
-fn load(s: &str, store: &mut Option<Store>) -> anyhow::Result<Side> {
+pub(crate) fn load(s: &str, store: &mut Option<Store>) -> anyhow::Result<Side> {
     let r = RunRef::parse(s).map_err(UsageError)?;
     if let RunRef::File(p) = &r {
         let text =
@@ -101,6 +101,31 @@ fn load(s: &str, store: &mut Option<Store>) -> anyhow::Result<Side> {
         label,
         record: st.record(id)?,
     })
+}
+
+/// Each job's figures as one table (header row first): what `plumb html` shows of a
+/// comparison, in the words the text uses.
+pub(crate) fn figure_rows(c: &Comparison) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        ["job", "figure", "A", "B", "B/A", "95% interval", "verdict"]
+            .map(str::to_string)
+            .to_vec(),
+    ];
+    for j in &c.jobs {
+        for f in &j.figures {
+            rows.push(vec![
+                pair(&j.name_a, &j.name_b),
+                f.name.clone(),
+                value(f.unit, f.a),
+                value(f.unit, f.b),
+                f.ratio.map_or("-".to_string(), |r| format!("{r:.3}")),
+                f.interval
+                    .map_or("-".to_string(), |i| format!("{:.3}..{:.3}", i.low, i.high)),
+                verdict(f),
+            ]);
+        }
+    }
+    rows
 }
 
 fn render(c: &Comparison) -> String {

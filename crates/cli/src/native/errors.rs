@@ -21,7 +21,9 @@ pub fn handle(e: clap::Error, command: &str) -> anyhow::Result<i32> {
 /// becomes `--format`; a positional `<SHELL>` becomes `SHELL`.
 fn arg_name(s: &str) -> String {
     let first = s.split_whitespace().next().unwrap_or(s);
+    // `<RUN>...` (a positional taking several values) names one RUN.
     first
+        .trim_end_matches("...")
         .trim_start_matches('<')
         .trim_end_matches('>')
         .to_string()

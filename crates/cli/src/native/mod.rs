@@ -13,6 +13,7 @@ pub mod front_ends;
 pub mod hdparm;
 pub mod help;
 pub mod history;
+pub mod html;
 pub mod inspect;
 pub mod iostat;
 pub mod manpage;
@@ -69,6 +70,9 @@ pub enum Native {
     /// Two runs side by side: what differs, whether they are comparable, each figure's
     /// ratio and whether it is beyond noise (--fail-if-slower=PCT for CI)
     Compare(compare::Args),
+    /// One self-contained HTML page with charts: a run, several runs on the same axes, or a
+    /// sweep (sweep:ID): plumb html RUN... -o report.html
+    Html(html::Args),
     /// Shell completion script for plumb's commands, tests and options
     Completions(completions::Args),
     /// plumb's man page (roff), e.g. plumb manpage > plumb.1
@@ -94,6 +98,7 @@ impl Native {
             Native::Tag(a) => tag::run(a),
             Native::Baseline(a) => baseline::run(a),
             Native::Compare(a) => compare::run(a),
+            Native::Html(a) => html::run(a),
             Native::Completions(a) => completions::run(a),
             Native::Manpage => manpage::run(),
             Native::Help(a) => help::run(a),
@@ -158,6 +163,7 @@ mod tests {
             "baseline",
             "compare",
             "sweep",
+            "html",
         ] {
             assert!(is_command(w), "{w}");
         }

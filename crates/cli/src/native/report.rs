@@ -40,10 +40,24 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
 /// A saved record as `format` asks: the report as the run printed it, or the document,
 /// findings evaluated again (a note on stderr when they changed) either way.
 pub fn render(mut record: Record, format: Format) -> anyhow::Result<String> {
-    // A document written by hand or by an older plumb may carry a credential.
-    record.command_line = plumb_core::redact::args(record.command_line.iter().map(String::as_str));
+    refresh(&mut record);
     let layout = plumb_report::layout(&record.front_end);
-    let spelling = layout.and_then(|l| l.spelling());
+    Ok(match format {
+        Format::Json => record.to_json(),
+        Format::Text => {
+            let layout = layout
+                .ok_or_else(|| anyhow::anyhow!("no layout for front end '{}'", record.front_end))?;
+            layout.replay(&record)
+        }
+    })
+}
+
+/// A saved record made current: its command line masked again (a document written by hand
+/// or by an older plumb may carry a credential) and its findings evaluated again by today's
+/// rules, with a note on stderr for each job whose findings changed.
+pub fn refresh(record: &mut Record) {
+    record.command_line = plumb_core::redact::args(record.command_line.iter().map(String::as_str));
+    let spelling = plumb_report::layout(&record.front_end).and_then(|l| l.spelling());
     for g in &mut record.groups {
         for j in &mut g.jobs {
             let now =
@@ -58,12 +72,4 @@ pub fn render(mut record: Record, format: Format) -> anyhow::Result<String> {
             j.findings = now;
         }
     }
-    Ok(match format {
-        Format::Json => record.to_json(),
-        Format::Text => {
-            let layout = layout
-                .ok_or_else(|| anyhow::anyhow!("no layout for front end '{}'", record.front_end))?;
-            layout.replay(&record)
-        }
-    })
 }

@@ -5,6 +5,7 @@
 pub mod front_end;
 mod knee;
 mod plan;
+pub(crate) mod table;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -12,13 +13,13 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use plumb_core::stats::Histogram;
 use plumb_core::{StopCause, StopFlag};
 use plumb_pipeline::Record;
 
 use crate::exit::{self, UsageError};
 use crate::native::text::{latency, table};
 use front_end::{Command, DataSteps, Phase, Swept};
+use table::Merged;
 
 /// What `plumb sweep` was asked.
 pub struct Options {
@@ -457,36 +458,6 @@ fn remaining(elapsed: Duration, done: u64, total: u64) -> String {
     format!(", about {} left", clock(left))
 }
 
-/// Events, measured seconds and the merged latency histogram of runs (groups one after
-/// another, a group's jobs together).
-fn figures<'a>(records: impl Iterator<Item = &'a Record>) -> (u64, f64, Histogram, Vec<String>) {
-    let (mut events, mut secs, mut hist, mut ids) =
-        (0, 0.0, Histogram::new(), Vec::<String>::new());
-    for r in records {
-        for g in &r.groups {
-            secs += g.jobs.iter().map(|j| j.total_time_s).fold(0.0, f64::max);
-            for j in &g.jobs {
-                events += j.events;
-                hist.merge(&j.events_histogram());
-                for f in &j.findings {
-                    if !ids.contains(&f.id) {
-                        ids.push(f.id.clone());
-                    }
-                }
-            }
-        }
-    }
-    (events, secs, hist, ids)
-}
-
-fn rate(events: u64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        events as f64 / secs
-    } else {
-        0.0
-    }
-}
-
 fn point_line(
     d: &Done,
     pt: &Point,
@@ -494,8 +465,10 @@ fn point_line(
     unit: &str,
     n: usize,
 ) -> String {
-    let (events, secs, hist, ids) = figures(std::iter::once(&d.record));
-    let p95 = hist
+    let m = Merged::of(std::iter::once(&d.record));
+    let ids = m.ids();
+    let p95 = m
+        .hist
         .percentile(95.0)
         .map_or("-".into(), |v| latency(v as f64));
     let run = d.run_id.map_or(String::new(), |id| format!("  run {id}"));
@@ -508,7 +481,7 @@ fn point_line(
         "point {}/{n}{rep}: {}  {:.2} {unit}  p95 {p95}  findings: {}{run}",
         d.point + 1,
         label(pt),
-        rate(events, secs),
+        m.rate(),
         if ids.is_empty() {
             "none".to_string()
         } else {
@@ -529,20 +502,24 @@ fn summary(points: &[Point], keys: &[&str], done: &[Done], unit: &str) -> String
         if runs.is_empty() {
             continue;
         }
-        let (events, secs, hist, ids) = figures(runs.iter().map(|d| &d.record));
-        let r = rate(events, secs);
+        let m = Merged::of(runs.iter().map(|d| &d.record));
+        let r = m.rate();
         tput[i] = Some(r);
-        let pct = |p| hist.percentile(p).map_or("-".into(), |v| latency(v as f64));
+        let pct = |p| {
+            m.hist
+                .percentile(p)
+                .map_or("-".into(), |v| latency(v as f64))
+        };
         let mut row = pt.values.clone();
         row.extend([
             runs.len().to_string(),
             format!("{r:.2}"),
             pct(95.0),
             pct(99.0),
-            if ids.is_empty() {
+            if m.findings.is_empty() {
                 "-".into()
             } else {
-                ids.join(",")
+                m.ids().join(",")
             },
         ]);
         rows.push(row);
@@ -551,52 +528,34 @@ fn summary(points: &[Point], keys: &[&str], done: &[Done], unit: &str) -> String
     let mut s = String::from("\nSweep results:\n");
     s.push_str(&table(&rows, &[k, k + 1, k + 2, k + 3], "  "));
     s.push_str(&format!(
-        "\nKnee (per swept variable, along points that agree on the others: the first value after which {unit} grows by {:.0}% or less per step):\n",
-        (knee::FLAT - 1.0) * 100.0
+        "\nKnee (per swept variable, along points that agree on the others: {}):\n",
+        table::knee_rule(unit)
     ));
-    for (v, key) in keys.iter().enumerate() {
-        let mut lines: Vec<Line> = Vec::new();
-        for (i, pt) in points.iter().enumerate() {
-            let Some(t) = tput[i] else { continue };
-            let others: Vec<&str> = pt
-                .values
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != v)
-                .map(|(_, x)| x.as_str())
-                .collect();
-            match lines.iter_mut().find(|(o, _)| *o == others) {
-                Some((_, l)) => l.push((pt.values[v].as_str(), t)),
-                None => lines.push((others, vec![(pt.values[v].as_str(), t)])),
-            }
-        }
-        for (others, line) in lines.iter().filter(|(_, l)| l.len() > 1) {
-            let at: Vec<String> = keys
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != v)
-                .zip(others)
-                .map(|((_, k), x)| format!("{k}={x}"))
-                .collect();
-            let at = if at.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", at.join(" "))
-            };
-            match knee::knee(line) {
-                Some(x) => s.push_str(&format!("  {key}: knee at {x}{at}\n")),
-                None => s.push_str(&format!(
-                    "  {key}: no knee: still growing by more than 10% at its last step{at}\n"
-                )),
-            }
+    let values: Vec<Vec<String>> = points.iter().map(|p| p.values.clone()).collect();
+    for line in table::lines(keys.len(), &values, &tput) {
+        let key = keys[line.key];
+        let at: Vec<String> = line
+            .others
+            .iter()
+            .map(|(j, x)| format!("{}={x}", keys[*j]))
+            .collect();
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", at.join(" "))
+        };
+        match line.knee {
+            Some(i) => s.push_str(&format!(
+                "  {key}: knee at {}{at}\n",
+                points[i].values[line.key]
+            )),
+            None => s.push_str(&format!(
+                "  {key}: no knee: still growing by more than 10% at its last step{at}\n"
+            )),
         }
     }
     s
 }
-
-/// Points that agree on every variable but one (their other values), with that variable's
-/// values and throughput in the plan's order.
-type Line<'a> = (Vec<&'a str>, Vec<(&'a str, f64)>);
 
 fn write_json(
     path: &Path,

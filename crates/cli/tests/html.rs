@@ -1,0 +1,425 @@
+//! plumb html: the page of a run, of two runs on the same axes and of a sweep, loaded in
+//! headless Chromium (Debian's `chromium`): no console errors and every chart drawn, as the
+//! page itself reports into <body>; a screenshot of each is kept under
+//! target/html-artefacts/. Also: self-contained, sections, escaping, refusals.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn out(&self, args: &[&str]) -> (i32, String, String) {
+        let o = Command::cargo_bin("plumb")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env("PLUMB_HOME", self.dir.path().join("home"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.out(args);
+        assert_eq!(code, 0, "plumb {args:?}\n{out}\n{err}");
+        out
+    }
+    /// `plumb html ARGS -o NAME.html`, the page's text.
+    fn html(&self, args: &[&str], name: &str) -> String {
+        let file = self.path(&format!("{name}.html"));
+        let mut all: Vec<&str> = vec!["html"];
+        all.extend(args);
+        let o = file.to_string_lossy().into_owned();
+        all.extend(["-o", &o]);
+        let (code, out, err) = self.out(&all);
+        assert_eq!(code, 0, "plumb html {args:?}\n{out}\n{err}");
+        assert_eq!(out, "", "the page goes to the file only");
+        std::fs::read_to_string(&file).unwrap()
+    }
+}
+
+/// The integer in `<body ... NAME="N">`.
+fn body_attr(dom: &str, name: &str) -> String {
+    let body = &dom[dom.find("<body").expect("a body")..];
+    let body = &body[..body.find('>').unwrap()];
+    let at = body
+        .find(&format!("{name}=\""))
+        .unwrap_or_else(|| panic!("no {name} in {body}"));
+    let rest = &body[at + name.len() + 2..];
+    rest[..rest.find('"').unwrap()].to_string()
+}
+
+fn chromium() -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("chromium"))
+            .find(|c| c.is_file())
+    })
+}
+
+/// Loads the page in headless Chromium: asserts no error and every chart drawn, keeps a
+/// screenshot as target/html-artefacts/NAME.png. Without Chromium: a failure under CI
+/// (CI=true), a skip with a line on stderr elsewhere.
+fn in_browser(env: &Env, name: &str) {
+    let Some(chromium) = chromium() else {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("chromium is not installed: the HTML report is tested in headless Chromium (apt-get install chromium; .ci/run installs it)");
+        }
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let page = env.path(&format!("{name}.html"));
+    let url = format!("file://{}", page.display());
+    let run = |extra: &[String]| {
+        // Each load its own profile: tests run in parallel.
+        let profile = tempfile::tempdir().unwrap();
+        let o = Command::new("timeout")
+            .arg("120")
+            .arg(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--virtual-time-budget=10000",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "chromium: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let dom = run(&["--dump-dom".to_string()]);
+    assert_eq!(body_attr(&dom, "data-errors"), "", "errors in {name}");
+    let expected: u32 = body_attr(&dom, "data-charts-expected").parse().unwrap();
+    let drawn: u32 = body_attr(&dom, "data-charts-drawn").parse().unwrap();
+    assert!(expected > 0, "{name}: no chart");
+    assert_eq!(drawn, expected, "{name}: charts drawn");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/html-artefacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join(format!("{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    run(&[
+        format!("--screenshot={}", shot.display()),
+        "--window-size=1200,2000".to_string(),
+    ]);
+    assert!(shot.is_file(), "no screenshot {}", shot.display());
+}
+
+/// Nothing fetched when the page is viewed: no script, style or image from elsewhere.
+fn self_contained(page: &str) {
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "src='http",
+        "href='http",
+        "@import",
+        "url(http",
+    ] {
+        assert!(!page.contains(bad), "{bad} in the page");
+    }
+    assert!(page.contains("var uPlot="), "uPlot inlined");
+    assert_eq!(page.matches("<script src").count(), 0);
+    assert_eq!(page.matches("<link").count(), 0);
+}
+
+fn expected_charts(page: &str) -> usize {
+    body_attr(page, "data-charts-expected").parse().unwrap()
+}
+
+#[test]
+fn a_run_page_has_its_sections_and_draws_every_chart() {
+    let e = Env::new();
+    e.ok(&[
+        "cpu",
+        "--time=1",
+        "--report-interval=0.2",
+        "--tag=first",
+        "run",
+    ]);
+    let page = e.html(&["first"], "run");
+    self_contained(&page);
+    assert!(page.contains("<h1>plumb: run 1 (first)</h1>"), "{page}");
+    for id in [
+        "g1j1-time",
+        "g1j1-latency",
+        "g1-device",
+        "g1-cache",
+        "g1-cpu",
+    ] {
+        assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    for caption in [
+        "Throughput over time",
+        "Latency percentiles over time (per interval)",
+        "Latency distribution (all events; share per quarter-octave bin)",
+        "CPU: the machine (share of all CPUs) and plumb&#39;s busiest worker (share of one core)",
+    ] {
+        assert!(
+            page.contains(&format!("<figcaption>{caption}</figcaption>")),
+            "{caption}"
+        );
+    }
+    // A CPU test touches no disk: the page says so instead of drawing an empty chart.
+    assert!(page.contains("No device samples: the test worked on no directory"));
+    assert!(expected_charts(&page) >= 4);
+    in_browser(&e, "run");
+}
+
+#[test]
+fn a_run_without_intervals_says_what_is_missing() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.3", "run"]);
+    // Without -o, the page goes to stdout when that is not a terminal.
+    let page = e.ok(&["html", "1"]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("No interval samples: the run was made without a report interval. sysbench-style commands record them with --report-interval=N"));
+    assert!(!page.contains("<figcaption>Throughput over time</figcaption>"));
+    assert!(page.contains("<figcaption>Latency distribution"));
+}
+
+#[test]
+fn a_fileio_run_shows_its_device_and_page_cache_beside_their_findings() {
+    let e = Env::new();
+    let json = e.path("fileio.json");
+    e.ok(&[
+        "fileio",
+        "--file-num=2",
+        "--file-total-size=4M",
+        "--file-test-mode=rndrw",
+        "--time=1",
+        "--report-interval=0.25",
+        &format!("--json={}", json.display()),
+        "prepare",
+        "run",
+        "cleanup",
+    ]);
+    // A result file is named as plumb compare names it.
+    let page = e.html(&[json.to_str().unwrap()], "fileio");
+    self_contained(&page);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let has_device = doc["groups"][0]["observations"]["devices"]
+        .as_array()
+        .is_some_and(|d| {
+            d.iter()
+                .any(|d| d["samples"].as_array().is_some_and(|s| !s.is_empty()))
+        });
+    if has_device {
+        assert!(page.contains("<figcaption>Device utilisation (%util)</figcaption>"));
+        assert!(page.contains("<figcaption>Device queue depth (aqu-sz)</figcaption>"));
+    } else {
+        assert!(page.contains("No device samples"));
+    }
+    assert!(page.contains(
+        "<figcaption>Page cache, dirty and writeback memory (whole machine)</figcaption>"
+    ));
+    assert!(page.contains("test files in the page cache:"));
+    // Each finding sits in the section its topic names (cache findings by the page cache).
+    for f in doc["groups"][0]["jobs"][0]["findings"].as_array().unwrap() {
+        let id = f["id"].as_str().unwrap();
+        let at = page
+            .find(&format!("data-finding=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id} not shown"));
+        let section = page[..at].rfind("<section id=\"").unwrap();
+        let section = &page[section + 13..];
+        let section = &section[..section.find('"').unwrap()];
+        let want = match id {
+            "page-cache-reads" | "page-cache-writes" => "g1-cache",
+            "fsync-dominated" | "final-fsync-skew" | "many-files" | "shared-file-writers" => {
+                "g1-device"
+            }
+            "noisy-machine" | "plumb-cpu-bound" => "g1-cpu",
+            "not-steady" => "g1j1-time",
+            _ => continue,
+        };
+        assert_eq!(section, want, "{id}");
+    }
+    in_browser(&e, "fileio");
+}
+
+#[test]
+fn two_runs_are_drawn_on_the_same_axes_with_the_comparison() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.6", "--report-interval=0.1", "run"]);
+    e.ok(&[
+        "cpu",
+        "--time=0.6",
+        "--report-interval=0.1",
+        "--threads=2",
+        "run",
+    ]);
+    e.ok(&["baseline", "set", "before", "1"]);
+    let page = e.html(&["baseline:before", "2"], "compare");
+    self_contained(&page);
+    assert!(page.contains("<h1>plumb: 2 runs compared</h1>"));
+    assert!(page.contains("<h2 id=\"run-A\">A: run 1 (baseline:before)</h2>"));
+    assert!(page.contains("<h2 id=\"run-B\">B: run 2</h2>"));
+    assert!(page.contains("<h2 id=\"comparison\">Comparison</h2>"));
+    assert!(page.contains("<th>95% interval</th>"));
+    // One chart, both runs: the series are told apart by their letter.
+    assert!(page.contains("\"label\":\"A events/s\""));
+    assert!(page.contains("\"label\":\"B events/s\""));
+    in_browser(&e, "compare");
+}
+
+const PLAN: &str = "command = \"cpu --time=0.3 --report-interval=0.1 run\"\n[matrix]\nthreads = [1, 2]\ncpu-max-prime = [1000, 2000]\n";
+
+#[test]
+fn a_sweep_is_drawn_against_each_variable_with_its_knee() {
+    let e = Env::new();
+    std::fs::write(e.path("plan.toml"), PLAN).unwrap();
+    let out = e.ok(&["sweep", "plan.toml", "--json=sweep.json"]);
+    assert!(out.contains("sweep 1: 4 points"), "{out}");
+    let page = e.html(&["sweep:1"], "sweep");
+    self_contained(&page);
+    assert!(page.contains("<h1>plumb: sweep 1</h1>"));
+    assert!(page.contains("<h2 id=\"against-0\">Against threads</h2>"));
+    assert!(page.contains("<h2 id=\"against-1\">Against cpu-max-prime</h2>"));
+    assert!(page.contains("<figcaption>events/s against threads</figcaption>"));
+    assert!(page.contains("<figcaption>p95 and p99 latency against threads</figcaption>"));
+    assert!(page.contains("Knee, as plumb sweep marks it: along each line of points that agree on the other variables, the first value after which events/s grows by 10% or less per step; the knee is the value before that step."));
+    // Every line gets its verdict, knee or none, as plumb sweep prints it.
+    for line in out.lines().filter(|l| l.starts_with("  threads: ")) {
+        let at = line.rsplit_once('(').unwrap().1.trim_end_matches(')');
+        if let Some(v) = line.strip_prefix("  threads: knee at ") {
+            let v = v.split(' ').next().unwrap();
+            assert!(
+                page.contains(&format!("threads: knee at {v} ({at}).")),
+                "{line}"
+            );
+        } else {
+            assert!(page.contains(&format!("threads: no knee ({at})")), "{line}");
+        }
+    }
+    // The same sweep from its --json file.
+    let file = e.html(&["sweep.json"], "sweep-file");
+    assert!(file.contains("<h2 id=\"against-0\">Against threads</h2>"));
+    assert_eq!(expected_charts(&file), expected_charts(&page));
+    in_browser(&e, "sweep");
+}
+
+#[test]
+fn text_from_the_record_is_escaped_and_credentials_masked() {
+    let e = Env::new();
+    let json = e.path("r.json");
+    e.ok(&[
+        "cpu",
+        "--time=0.2",
+        "--report-interval=0.1",
+        &format!("--json={}", json.display()),
+        "run",
+    ]);
+    // A document written by hand or an older plumb: a password and a script in its command line.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    doc["command_line"] = serde_json::json!([
+        "plumb",
+        "cpu",
+        "--mysql-password=hunter2",
+        "--x=</script><script>window.injected=1</script><!--",
+        "run"
+    ]);
+    doc["groups"][0]["jobs"][0]["name"] = "</script><b>job</b>".into();
+    std::fs::write(&json, doc.to_string()).unwrap();
+    let page = e.html(&[json.to_str().unwrap()], "escaped");
+    assert!(!page.contains("hunter2"));
+    assert!(page.contains("--mysql-password=***"));
+    assert!(!page.contains("<script>window.injected"));
+    assert!(!page.contains("<b>job</b>"));
+    assert!(page.contains("&lt;/script&gt;&lt;b&gt;job&lt;/b&gt;"));
+    // The chart data carries the name too, escaped for its <script> element.
+    assert_eq!(
+        page.matches("</script>").count(),
+        page.matches("<script").count()
+    );
+    in_browser(&e, "escaped");
+}
+
+#[test]
+fn refusals_are_one_line() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.1", "run"]);
+    let one_line = |args: &[&str], code: i32, text: &str| {
+        let (c, out, err) = e.out(args);
+        assert_eq!(c, code, "{args:?}: {err}");
+        assert_eq!(out, "");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(text), "{args:?}: {err}");
+    };
+    let nine: Vec<&str> = std::iter::once("html").chain(["1"; 9]).collect();
+    one_line(
+        &nine,
+        2,
+        "plumb html draws at most 8 runs on one page (9 given)",
+    );
+    one_line(&["html", "7", "-o", "x.html"], 1, "no run 7 in the history");
+    one_line(
+        &["html", "sweep:3", "-o", "x.html"],
+        1,
+        "no sweep 3 in the history",
+    );
+    one_line(
+        &["html", "sweep:x", "-o", "x.html"],
+        2,
+        "a sweep is named sweep:ID",
+    );
+    one_line(
+        &["html", "no such tag", "-o", "x.html"],
+        2,
+        "invalid tag name",
+    );
+    one_line(
+        &["html", "-o", "x.html"],
+        2,
+        "plumb: html needs a run (usage: plumb html",
+    );
+    // An unwritable path: one line, exit 1, nothing written, no temporary file left.
+    one_line(
+        &["html", "1", "-o", "missing/dir/r.html"],
+        1,
+        "cannot write missing/dir/r.html",
+    );
+    std::fs::create_dir(e.path("taken")).unwrap();
+    one_line(&["html", "1", "-o", "taken"], 1, "cannot write taken");
+    let left: Vec<_> = std::fs::read_dir(e.dir.path())
+        .unwrap()
+        .map(|d| d.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tmp") || n.ends_with(".html"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A sweep is drawn alone.
+    std::fs::write(
+        e.path("plan.toml"),
+        "command = \"cpu --time=0.1 run\"\n[matrix]\nthreads = [1, 2]\n",
+    )
+    .unwrap();
+    e.ok(&["sweep", "plan.toml"]);
+    one_line(
+        &["html", "sweep:1", "1", "-o", "x.html"],
+        2,
+        "plumb html draws a sweep alone",
+    );
+}
