@@ -195,9 +195,14 @@ fn a_run_without_intervals_says_what_is_missing() {
     // Without -o, the page goes to stdout when that is not a terminal.
     let page = e.ok(&["html", "1"]);
     assert!(page.starts_with("<!DOCTYPE html>"));
-    assert!(page.contains("No interval samples: the run was made without a report interval. sysbench-style commands record them with --report-interval=N"));
+    assert!(page.contains("No interval samples: the run ended within its first sample"));
     assert!(!page.contains("<figcaption>Throughput over time</figcaption>"));
     assert!(page.contains("<figcaption>Latency distribution"));
+    // A run past its first second has its once-a-second samples without asking.
+    e.ok(&["cpu", "--time=1.2", "run"]);
+    let page = e.ok(&["html", "2"]);
+    assert!(page.contains("<figcaption>Throughput over time</figcaption>"));
+    assert!(!page.contains("No interval samples"));
 }
 
 #[test]

@@ -13,8 +13,8 @@ use super::page::{Page, Shown};
 use super::topics::{self, Topic};
 use super::{latency_unit, Run};
 
-const NO_INTERVALS: &str = "No interval samples: the run was made without a report interval. \
-     sysbench-style commands record them with --report-interval=N (fio jobs and plumb disk always do).";
+const NO_INTERVALS: &str = "No interval samples: the run ended within its first sample (one a \
+     second, or every --report-interval=N), or its command records none (dd, mysqlslap).";
 const NO_DEVICE: &str = "No device samples: the test worked on no directory (CPU, memory and \
      lock tests touch no disk), the target's device could not be found, or sampling was off \
      (--observe-interval=0).";
