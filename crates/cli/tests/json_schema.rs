@@ -105,6 +105,50 @@ fn results_validate_against_the_committed_schema() {
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
     assert!(errors.is_empty(), "mysqlslap: {errors:#?}");
+    // dd's and fio's records (their reports are their tools' own; the record goes to --json).
+    let out = d.path().join("dd.out");
+    let dd_json = d.path().join("dd.json");
+    let fio_json = d.path().join("fio.json");
+    for (what, args, file) in [
+        (
+            "dd",
+            vec![
+                "dd".to_string(),
+                "if=/dev/zero".into(),
+                format!("of={}", out.display()),
+                "bs=64k".into(),
+                "count=16".into(),
+                "oflag=dsync".into(),
+                format!("--json={}", dd_json.display()),
+            ],
+            &dd_json,
+        ),
+        (
+            "fio",
+            vec![
+                "fio".to_string(),
+                "--name=j".into(),
+                "--rw=randrw".into(),
+                "--size=256k".into(),
+                format!("--filename={}", d.path().join("fio.dat").display()),
+                format!("--plumb-json={}", fio_json.display()),
+            ],
+            &fio_json,
+        ),
+    ] {
+        let o = plumb().args(&args).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        let errors: Vec<String> = schema()
+            .iter_errors(&v)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{what}: {errors:#?}");
+    }
 }
 
 #[test]
