@@ -169,7 +169,42 @@ fn writers_take_turns_on_sqlite() {
         .map(|t| t["events"].as_u64().unwrap())
         .collect();
     assert_eq!(events.iter().sum::<u64>(), 400);
-    assert!(events.iter().all(|&e| e >= 100), "{events:?}");
+    // Turns taken in arrival order give each thread about half; without them one thread got
+    // nearly all. A loaded machine can starve a thread for a while, hence a tenth.
+    assert!(events.iter().all(|&e| e >= 40), "{events:?}");
+    let ids = |doc: &serde_json::Value| -> Vec<String> {
+        doc["groups"][0]["jobs"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        ids(&doc).contains(&"sqlite-one-writer".to_string()),
+        "{doc}"
+    );
+    // One writer, or several readers, wait for no one.
+    for (test, threads) in [("oltp_write_only", "1"), ("oltp_read_only", "2")] {
+        let out = run(
+            d.path(),
+            &[
+                test,
+                "--table-size=500",
+                &format!("--threads={threads}"),
+                "--events=50",
+                "--time=0",
+                "--format=json",
+                "run",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            !ids(&doc).contains(&"sqlite-one-writer".to_string()),
+            "{test}"
+        );
+    }
 }
 
 #[test]

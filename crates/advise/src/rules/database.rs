@@ -97,6 +97,29 @@ pub fn client_bound(f: &Facts) -> Option<Finding> {
     ))
 }
 
+/// SQLite writes one transaction at a time (plumb's writers take turns): several threads
+/// that write measure the waiting as much as the database.
+pub fn sqlite_one_writer(f: &Facts) -> Option<Finding> {
+    let db = f.database.as_ref()?;
+    if db.driver != "sqlite" || f.threads < 2 || db.write_queries == 0 {
+        return None;
+    }
+    Some(
+        Finding::new(
+            "sqlite-one-writer",
+            Severity::Caution,
+            "SQLite lets one transaction write at a time: the threads' writing transactions ran one after another, so more threads add waiting, not write throughput.",
+        )
+        .evidence("threads", f.threads)
+        .evidence("writing statements", db.write_queries)
+        .evidence("transactions", db.transactions)
+        .advice(format!(
+            "Compare with {}; for concurrent writers, run the same test on a server database (--db-driver=mysql or pgsql).",
+            f.knob(Knob::OneThread)
+        )),
+    )
+}
+
 pub fn database_errors(f: &Facts) -> Option<Finding> {
     let db = f.database.as_ref()?;
     if db.ignored_errors == 0 && db.reconnects == 0 {
@@ -197,6 +220,7 @@ mod tests {
             client_bound,
             database_errors,
             database_steadiness_unknown,
+            sqlite_one_writer,
         ] {
             assert!(rule(&f).is_none());
         }
@@ -242,6 +266,31 @@ mod tests {
         assert!(
             client_bound(&f).is_none(),
             "a remote server does not share the CPUs"
+        );
+    }
+
+    #[test]
+    fn sqlite_writers_in_several_threads_are_named() {
+        let f = with(|d| d.driver = "sqlite".into());
+        let x = sqlite_one_writer(&f).unwrap();
+        assert!(
+            x.evidence
+                .contains(&("threads".to_string(), "8".to_string())),
+            "{x:?}"
+        );
+        let mut one = f.clone();
+        one.threads = 1;
+        assert!(
+            sqlite_one_writer(&one).is_none(),
+            "one thread waits for no one"
+        );
+        let reads = with(|d| {
+            d.driver = "sqlite".into();
+            d.write_queries = 0;
+        });
+        assert!(
+            sqlite_one_writer(&reads).is_none(),
+            "readers run side by side"
         );
     }
 

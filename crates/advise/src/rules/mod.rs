@@ -33,6 +33,7 @@ pub static ALL: &[Rule] = &[
     database::durability_relaxed,
     database::client_bound,
     database::database_errors,
+    database::sqlite_one_writer,
     database::database_steadiness_unknown,
 ];
 

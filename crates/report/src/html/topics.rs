@@ -37,6 +37,7 @@ const PLACES: &[(&str, Topic)] = &[
     ("data-in-buffer-pool", Topic::Cache),
     ("plumb-cpu-bound", Topic::Cpu),
     ("client-bound", Topic::Cpu),
+    ("sqlite-one-writer", Topic::Throughput),
     ("noisy-machine", Topic::Cpu),
     ("tracer-attached", Topic::Cpu),
 ];
