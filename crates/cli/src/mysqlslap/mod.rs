@@ -286,6 +286,7 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
     let shared = Arc::new(SlapRun {
         main: Mutex::new(main),
         clients: drivers.clients.clone(),
+        database: Mutex::new(None),
     });
     // mysqlslap's "no output" (--silent, --csv, --only-print) silences plumb's sections
     // too, unless they are asked for.

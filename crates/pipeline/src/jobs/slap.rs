@@ -19,6 +19,9 @@ pub struct SlapRun {
     pub main: Mutex<Main>,
     /// Connects the clients to the schema.
     pub clients: Arc<dyn Driver>,
+    /// The server's settings, read by the first iteration: every iteration re-creates the
+    /// same schema on the same server, and reading them costs a connection each time.
+    pub database: Mutex<Option<DatabaseSettings>>,
 }
 
 /// Where an iteration sits in the run.
@@ -90,7 +93,11 @@ impl Job for SlapJob {
         let spec = main.spec().clone();
         if !spec.only_print {
             if self.database.borrow().is_none() {
-                *self.database.borrow_mut() = self.run.clients.settings();
+                let mut shared = self.run.database.lock().unwrap_or_else(|p| p.into_inner());
+                if shared.is_none() {
+                    *shared = self.run.clients.settings();
+                }
+                *self.database.borrow_mut() = shared.clone();
             }
             *self.counters_before.borrow_mut() = self.run.clients.counters();
         }
