@@ -293,7 +293,8 @@ fn output_file_and_record_replay() {
 fn buffered_reads_of_a_cached_file_are_flagged() {
     let d = TempDir::new().unwrap();
     let args = ["--name=c", "--rw=randread", "--size=8m", "--invalidate=0"];
-    // The first run lays the file out (its pages stay cached); the second reads it.
+    // The first run lays the file out and reads it all (its pages stay cached); the second
+    // reads it again.
     assert!(run_plumb(d.path(), &args).status.success());
     let out = run_plumb(d.path(), &args);
     let report = text(&out.stdout);

@@ -7,6 +7,7 @@
 //! - [`pattern`]: which request comes next (sysbench's exact stream, lock-free).
 //! - [`placement`]: the CPUs, nice value and I/O priority of a job's threads.
 //! - [`walk`]: a job's own walk over its named files (fio's model).
+//! - [`cache_drop`]: dropping the cached pages of a job's files (fio's `invalidate`).
 //! - [`sharing`]: how many threads write one file at once (for the advisor).
 //! - [`engine`]: the engine registry, one file per engine, named as fio names them (psync,
 //!   sync, vsync, pvsync, pvsync2, posixaio, libaio, io_uring, mmap, null).
@@ -19,6 +20,7 @@
 
 pub mod access;
 pub mod buf;
+pub mod cache_drop;
 pub mod dd;
 pub mod direct;
 pub mod engine;

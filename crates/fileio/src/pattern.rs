@@ -129,6 +129,9 @@ pub enum Op {
     Done,
     /// Wait for every request in flight before the next one (a read-back follows).
     Drain,
+    /// Drop the cached pages of one file's region (fio's `invalidate`, when a job opens a
+    /// file or starts it over; [`crate::walk`]).
+    DropCache(u32),
 }
 
 #[repr(align(128))]
@@ -413,7 +416,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(f) => char::from(b'0' + *f as u8),
-                Op::Done | Op::Drain => '.',
+                Op::Done | Op::Drain | Op::DropCache(_) => '.',
             })
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
@@ -456,7 +459,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(_) => 'F',
-                Op::Done | Op::Drain => '.',
+                Op::Done | Op::Drain | Op::DropCache(_) => '.',
             })
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
@@ -505,7 +508,7 @@ mod tests {
                 match o {
                     Op::Write(io) => *writes.entry((io.file, io.offset)).or_insert(0) += 1,
                     Op::Fsync(_) => fsyncs += 1,
-                    Op::Read(_) | Op::Done | Op::Drain => panic!(),
+                    Op::Read(_) | Op::Done | Op::Drain | Op::DropCache(_) => panic!(),
                 }
             }
         }

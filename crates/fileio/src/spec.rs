@@ -235,8 +235,16 @@ pub struct JobIo {
     pub lay_out_data: bool,
     /// Remove the files the job created once it is done.
     pub unlink: bool,
-    /// Drop the files' cached pages before the run.
+    /// Drop the cached pages of a file's region each time the job opens it, as fio's
+    /// `invalidate` does: before the file's first request of the run, of every later pass
+    /// that fio starts by opening its files again (`loops`, `io_size` beyond the regions,
+    /// a time-based job over several files walked in order) and of the read-back.
     pub invalidate: bool,
+    /// Also drop them each time a time-based job starts a file over without opening it
+    /// again (fio: its random map is used up, or its only file walked in order reaches
+    /// the region's end). fio skips this under direct I/O.
+    #[serde(default)]
+    pub invalidate_on_wrap: bool,
     /// Missing files are created when the run opens them, not laid out before (fio's
     /// create_on_open; jobs that only write).
     #[serde(default)]

@@ -24,6 +24,12 @@
 //! - After every N writes (fio's `fsync=N`) the next request is a sync, issued only if the
 //!   job goes on; it takes the next file's round-robin turn and syncs that file, because fio
 //!   decides on the sync when it fetches the next request, after picking its file.
+//! - Cached pages (fio's `invalidate`): fio drops a file's pages each time it opens the
+//!   file, and it opens its files lazily, at their first request of the run, of every later
+//!   pass and of the read-back. A time-based job that starts a file over in place instead
+//!   (its random map used up, or its only file walked in order to the end) drops them then
+//!   too, unless the I/O is direct. So a file starting over is marked, and its drop
+//!   ([`Op::DropCache`]) comes just before its next request.
 
 use plumb_core::random::{Rng, SkewedBlocks};
 
@@ -134,6 +140,8 @@ struct FileWalk {
     /// Random orders with a stride: requests left in the current sequential run, per
     /// direction.
     run_left: [u64; 2],
+    /// Its cached pages are dropped before its next request.
+    drop_due: bool,
 }
 
 /// One thread's walk.
@@ -158,6 +166,13 @@ pub struct JobWalk {
     /// The longest region: no request is longer.
     longest: u64,
     stride: Option<u64>,
+    /// Files marked `drop_due`.
+    drops_due: usize,
+    /// Starting the files over (a new pass, or a file's used-up random map) drops their
+    /// cached pages: fio opens them again, or wraps them in place with `invalidate_on_wrap`.
+    drop_each_pass: bool,
+    /// The read-back opens the files again.
+    drop_on_open: bool,
 }
 
 impl JobWalk {
@@ -193,9 +208,20 @@ impl JobWalk {
                     blocks,
                     skew,
                     run_left: [0; 2],
+                    drop_due: job.invalidate,
                 }
             })
             .collect();
+        let drop_each_pass = match (job.passes, random) {
+            (Some(_), _) => job.invalidate,
+            // Time-based, random: fio starts a file over in place when its map is used up;
+            // without a map it never does.
+            (None, true) => job.invalidate_on_wrap && job.random_map && !skewed,
+            // Time-based, in order: one file wraps in place, several are opened again once
+            // all are done.
+            (None, false) if job.files.len() == 1 => job.invalidate_on_wrap,
+            (None, false) => job.invalidate,
+        };
         JobWalk {
             access,
             files,
@@ -218,10 +244,33 @@ impl JobWalk {
             reading_back: None,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
             stride: job.stride.filter(|&n| n > 0),
+            drops_due: if job.invalidate { job.files.len() } else { 0 },
+            drop_each_pass,
+            drop_on_open: job.invalidate,
         }
     }
 
-    /// After the writes: drain, then every write again as a read, in the order written.
+    /// Mark every file to have its cached pages dropped before its next request.
+    fn drop_all(&mut self) {
+        for f in &mut self.files {
+            f.drop_due = true;
+        }
+        self.drops_due = self.files.len();
+    }
+
+    /// The drop due for `file`, if one is.
+    #[cold]
+    fn take_drop(&mut self, file: usize) -> Option<Op> {
+        let f = &mut self.files[file];
+        if !std::mem::take(&mut f.drop_due) {
+            return None;
+        }
+        self.drops_due -= 1;
+        Some(Op::DropCache(file as u32))
+    }
+
+    /// After the writes: drain, then every write again as a read, in the order written
+    /// (fio opens the files again for it).
     fn read_back(&mut self) -> Op {
         let Some(written) = &self.written else {
             return Op::Done;
@@ -229,11 +278,20 @@ impl JobWalk {
         match self.reading_back {
             None => {
                 self.reading_back = Some(0);
+                if self.drop_on_open {
+                    self.drop_all();
+                }
                 Op::Drain
             }
             Some(i) if i < written.len() => {
+                let io = written[i];
+                if self.drops_due > 0 {
+                    if let Some(op) = self.take_drop(io.file as usize) {
+                        return op;
+                    }
+                }
                 self.reading_back = Some(i + 1);
-                Op::Read(written[i])
+                Op::Read(io)
             }
             Some(_) => Op::Done,
         }
@@ -273,6 +331,9 @@ impl JobWalk {
                 m.clear();
             }
         }
+        if self.drop_each_pass && !self.finished {
+            self.drop_all();
+        }
     }
 
     /// Every file is done for this round: start the files over inside this pass, or end it.
@@ -284,6 +345,9 @@ impl JobWalk {
             for f in &mut self.files {
                 f.pos = [0; 2];
                 f.done = false;
+            }
+            if self.drop_each_pass {
+                self.drop_all();
             }
         } else {
             self.new_pass();
@@ -329,6 +393,12 @@ impl JobWalk {
                 .unwrap_or(self.next_file);
             self.next_file = (fi + 1) % n;
             return Op::Fsync(fi as u32);
+        }
+        if self.drops_due > 0 {
+            // Files take turns, so the next request goes to `next_file`.
+            if let Some(op) = self.take_drop(self.next_file) {
+                return op;
+            }
         }
         let write = match self.access.mix {
             Mix::Read => false,
@@ -393,6 +463,11 @@ impl JobWalk {
                         None => {
                             // Every block of this file is used: the pass is over for it.
                             m.clear();
+                            if self.drop_each_pass {
+                                // Its drop comes first; the file keeps its turn.
+                                self.next_file = fi;
+                                return Op::DropCache(fi as u32);
+                            }
                             m.take(drawn).unwrap_or(drawn)
                         }
                     },
@@ -459,6 +534,7 @@ mod tests {
             lay_out_data: true,
             unlink: false,
             invalidate: false,
+            invalidate_on_wrap: false,
             create_at_open: false,
             queue_low: None,
             stride: None,
@@ -796,5 +872,120 @@ mod tests {
             })
             .collect();
         assert_eq!(offs, [0, 4096, 8192, 12288]);
+    }
+
+    /// The first `n` operations, spelled `D0` (drop file 0's cache), `R1`, `W0`, `S0`, `-`
+    /// (drain), up to the end.
+    fn spelled(w: &mut JobWalk, n: usize) -> String {
+        let mut rng = Rng::new(3, 0);
+        let mut v = Vec::new();
+        for _ in 0..n {
+            v.push(match w.next(&mut rng) {
+                Op::Done => break,
+                Op::DropCache(f) => format!("D{f}"),
+                Op::Read(io) => format!("R{}", io.file),
+                Op::Write(io) => format!("W{}", io.file),
+                Op::Fsync(f) => format!("S{f}"),
+                Op::Drain => "-".into(),
+            });
+        }
+        v.join(" ")
+    }
+
+    fn dropping(mut j: JobIo, on_wrap: bool) -> JobIo {
+        j.invalidate = true;
+        j.invalidate_on_wrap = on_wrap;
+        j
+    }
+
+    #[test]
+    fn each_pass_drops_each_file_before_its_first_request() {
+        let mut j = dropping(job(&[(0, 16384)], 4096), true);
+        j.passes = Some(3);
+        for access in [Access::seq_read(), Access::rand_read()] {
+            assert_eq!(
+                spelled(&mut JobWalk::new(access, &j), 100),
+                "D0 R0 R0 R0 R0 D0 R0 R0 R0 R0 D0 R0 R0 R0 R0"
+            );
+        }
+        // Several files: each just before its turn, as fio opens them when it first uses
+        // them.
+        let mut j = dropping(job(&[(0, 8192), (0, 8192)], 4096), false);
+        j.passes = Some(2);
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+            "D0 W0 D1 W1 W0 W1 D0 W0 D1 W1 W0 W1"
+        );
+        // io_size beyond the regions: fio opens the files again for the rest.
+        let mut j = dropping(job(&[(0, 8192)], 4096), false);
+        j.pass_bytes = 20480;
+        for access in [Access::seq_read(), Access::rand_read()] {
+            assert_eq!(
+                spelled(&mut JobWalk::new(access, &j), 100),
+                "D0 R0 R0 D0 R0 R0 D0 R0"
+            );
+        }
+        j.invalidate = false;
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_read(), &j), 100),
+            "R0 R0 R0 R0 R0"
+        );
+    }
+
+    #[test]
+    fn time_based_jobs_drop_where_fio_wraps_or_opens_again() {
+        let timed = |files: &[(u64, u64)], on_wrap| {
+            let mut j = dropping(job(files, 4096), on_wrap);
+            j.passes = None;
+            j
+        };
+        let one = timed(&[(0, 8192)], true);
+        for access in [Access::seq_read(), Access::rand_read()] {
+            assert_eq!(
+                spelled(&mut JobWalk::new(access, &one), 7),
+                "D0 R0 R0 D0 R0 R0 D0"
+            );
+        }
+        // Direct I/O: fio drops nothing when a file wraps in place.
+        let one = timed(&[(0, 8192)], false);
+        for access in [Access::seq_read(), Access::rand_read()] {
+            assert_eq!(
+                spelled(&mut JobWalk::new(access, &one), 5),
+                "D0 R0 R0 R0 R0"
+            );
+        }
+        // Without a random map fio never starts a file over.
+        let mut no_map = timed(&[(0, 8192)], true);
+        no_map.random_map = false;
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::rand_read(), &no_map), 5),
+            "D0 R0 R0 R0 R0"
+        );
+        // Several files in order: fio opens them again, direct or not.
+        let two = timed(&[(0, 4096), (0, 4096)], false);
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_read(), &two), 8),
+            "D0 R0 D1 R1 D0 R0 D1 R1"
+        );
+        let mut two = timed(&[(0, 4096), (0, 4096)], true);
+        two.pass_bytes = 16384;
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::rand_read(), &two), 8),
+            "D0 R0 D1 R1 D0 R0 D1 R1"
+        );
+    }
+
+    #[test]
+    fn the_read_back_drops_the_files_again() {
+        let mut j = dropping(job(&[(0, 8192), (0, 8192)], 4096), false);
+        j.verify = Some(crate::spec::VerifySpec {
+            checksum: crate::verify::Checksum::Crc32c,
+            after_writes: true,
+            fatal: false,
+        });
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+            "D0 W0 D1 W1 W0 W1 - D0 R0 D1 R1 R0 R1"
+        );
     }
 }

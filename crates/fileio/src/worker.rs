@@ -120,6 +120,8 @@ pub(crate) struct WorkerState {
     pub(crate) split_latency: bool,
     pub(crate) first_verify_failure: Option<String>,
     pub(crate) think: Option<Thinker>,
+    /// Drops the cached pages of a file when the walk asks ([`Op::DropCache`]).
+    pub(crate) cache: Option<crate::cache_drop::CacheDrop>,
 }
 
 impl WorkerState {
@@ -176,6 +178,13 @@ impl WorkerState {
         check(&buf[..io.len as usize], io.offset, self.block).map_err(|e| {
             WorkloadError::new(format!("validation failed in {}: {e}", self.name(io.file)))
         })
+    }
+
+    #[cold]
+    fn drop_cache(&self, file: u32) {
+        if let Some(c) = &self.cache {
+            c.drop_file(file);
+        }
     }
 
     fn end_fsync<E: Engine>(
@@ -314,7 +323,13 @@ impl<E: Engine> IoWorker<E> {
                         }
                     }
                 };
-                match self.s.pattern.next(&mut ctx.rng) {
+                let mut op = self.s.pattern.next(&mut ctx.rng);
+                // A drop is no event: the request that follows it keeps the ticket.
+                while let Op::DropCache(file) = op {
+                    self.s.drop_cache(file);
+                    op = self.s.pattern.next(&mut ctx.rng);
+                }
+                match op {
                     Op::Fsync(file) => {
                         while self.writes_in_flight[file as usize] > 0 {
                             self.complete(ctx, 1, None)?;
@@ -346,6 +361,8 @@ impl<E: Engine> IoWorker<E> {
                             self.complete(ctx, 1, None)?;
                         }
                     }
+                    // Taken above; never reaches here.
+                    Op::DropCache(file) => self.s.drop_cache(file),
                 }
             }
             if self.s.queue_low.is_some() && self.free.is_empty() {

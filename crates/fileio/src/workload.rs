@@ -346,6 +346,13 @@ impl Workload for FileioWorkload {
                 .as_ref()
                 .and_then(|j| j.think)
                 .and_then(Thinker::new),
+            cache: self
+                .spec
+                .job
+                .as_ref()
+                .filter(|j| j.invalidate || j.invalidate_on_wrap)
+                .zip(self.table())
+                .map(|(j, t)| crate::cache_drop::CacheDrop::new(t.clone(), &j.files)),
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

@@ -46,6 +46,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             lay_out_data: false,
             unlink: false,
             invalidate: false,
+            invalidate_on_wrap: false,
             create_at_open: false,
             queue_low: None,
             stride: None,

@@ -655,7 +655,11 @@ pub fn translate<J: JobOptions + ?Sized>(
     let offset = g.size("offset")?;
     let offset_inc = g.size("offset_increment")?;
     let unlink = g.flag("unlink", false)?;
-    let invalidate = g.flag("invalidate", true)?;
+    // fio drops a file's cached pages at every open, direct or not, and when a time-based
+    // job wraps a file in place unless the I/O is direct; never for an engine without
+    // files (null).
+    let invalidate = g.flag("invalidate", true)? && engine.caps.needs_files;
+    let invalidate_on_wrap = invalidate && !direct;
     let zero = g.flag("zero_buffers", false)?;
     // Read so a bad value is refused; plumb's written data changes with every write anyway
     // (see plumb_fileio::fill), which is what refill_buffers asks for.
@@ -755,6 +759,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             lay_out_data: access.reads(),
             unlink,
             invalidate,
+            invalidate_on_wrap,
             create_at_open,
             queue_low,
             stride,

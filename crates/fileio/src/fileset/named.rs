@@ -8,7 +8,7 @@
 
 use std::fs;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt};
 use std::path::{Path, PathBuf};
 
@@ -123,6 +123,17 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
             file.set_len(want)
                 .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
         }
+        // fio drops what its layout added from the cache, whatever `invalidate` says, so a
+        // run never starts on pages the layout left behind.
+        // SAFETY: the file is open; DONTNEED only drops clean cached pages.
+        unsafe {
+            libc::posix_fadvise(
+                file.as_raw_fd(),
+                have as libc::off_t,
+                (want - have) as libc::off_t,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
         out.bytes += want - have;
         out.files.push(f.path.clone());
     }
@@ -165,17 +176,6 @@ pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioErro
                 f.length,
                 f.offset
             )));
-        }
-        if job.invalidate {
-            // SAFETY: fd is open; POSIX_FADV_DONTNEED only drops clean cached pages.
-            unsafe {
-                libc::posix_fadvise(
-                    fd,
-                    f.offset as libc::off_t,
-                    f.length as libc::off_t,
-                    libc::POSIX_FADV_DONTNEED,
-                )
-            };
         }
     }
     let mut checks = vec![
@@ -247,6 +247,7 @@ mod tests {
                 lay_out_data: data,
                 unlink: true,
                 invalidate: false,
+                invalidate_on_wrap: false,
                 create_at_open: false,
                 queue_low: None,
                 stride: None,
