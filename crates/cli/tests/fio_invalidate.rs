@@ -422,3 +422,63 @@ fn time_based_jobs_drop_each_time_a_file_starts_over() {
         }
     }
 }
+
+/// The access advice (`posix_fadvise` other than DONTNEED) `bin` gives the job's files:
+/// the distinct advice names, in order of first use.
+fn advice(bin: &Path, args: &[String]) -> Vec<String> {
+    let work = TempDir::new().unwrap();
+    let log = work.path().join("strace.log");
+    let mut cmd: Vec<String> = ["-f", "-qq", "-e", "trace=fadvise64", "-o"]
+        .map(String::from)
+        .to_vec();
+    cmd.push(log.display().to_string());
+    cmd.push(bin.display().to_string());
+    cmd.extend(args.iter().cloned());
+    let (code, err) = run_in(Path::new(STRACE), work.path(), &cmd);
+    assert_eq!(code, 0, "strace {bin:?} {args:?}: {err}");
+    let mut seen: Vec<String> = Vec::new();
+    for line in std::fs::read_to_string(&log).unwrap().lines() {
+        let Some(name) = line
+            .split(", ")
+            .find_map(|p| p.strip_prefix("POSIX_FADV_"))
+            .map(|p| p.trim_end_matches(|c: char| !c.is_ascii_alphabetic()))
+        else {
+            continue;
+        };
+        if name != "DONTNEED" && !seen.iter().any(|s| s == name) {
+            seen.push(name.to_string());
+        }
+    }
+    seen
+}
+
+#[test]
+fn fadvise_hint_tells_the_kernel_the_same_pattern_as_fio() {
+    let Some(peer) = peer() else { return };
+    let links = TempDir::new().unwrap();
+    let plumb: PathBuf = links.path().join("fio");
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("plumb"), &plumb).unwrap();
+    for (extra, want) in [
+        (&["--rw=randread"][..], &["RANDOM"][..]),
+        (&["--rw=read"][..], &["SEQUENTIAL"][..]),
+        (&["--rw=randread", "--fadvise_hint=0"][..], &[][..]),
+        (&["--rw=read", "--fadvise_hint=random"][..], &["RANDOM"][..]),
+        (
+            &["--rw=randwrite", "--fadvise_hint=sequential"][..],
+            &["SEQUENTIAL"][..],
+        ),
+    ] {
+        let mut args: Vec<String> = [
+            "--name=a",
+            "--size=64k",
+            "--filename=a.dat",
+            "--output=/dev/null",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let fio = advice(Path::new(peer), &args);
+        assert_eq!(fio, want, "fio {extra:?}");
+        assert_eq!(advice(&plumb, &args), want, "plumb {extra:?}");
+    }
+}

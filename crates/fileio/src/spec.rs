@@ -205,6 +205,25 @@ pub struct VerifySpec {
     pub fatal: bool,
 }
 
+/// What a job tells the kernel about its pattern when it opens a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAdvice {
+    /// POSIX_FADV_RANDOM: no readahead.
+    Random,
+    /// POSIX_FADV_SEQUENTIAL: more readahead.
+    Sequential,
+}
+
+impl FileAdvice {
+    pub fn flag(self) -> libc::c_int {
+        match self {
+            FileAdvice::Random => libc::POSIX_FADV_RANDOM,
+            FileAdvice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+        }
+    }
+}
+
 /// A job that names its own files and walks them on its own (fio's model): every thread
 /// has its own positions, random map and byte count; nothing is shared with other threads.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -245,6 +264,10 @@ pub struct JobIo {
     /// the region's end). fio skips this under direct I/O.
     #[serde(default)]
     pub invalidate_on_wrap: bool,
+    /// The access pattern told to the kernel when a file is opened (fio's fadvise_hint):
+    /// random turns readahead off, which shapes a buffered run's numbers.
+    #[serde(default)]
+    pub advice: Option<FileAdvice>,
     /// Missing files are created when the run opens them, not laid out before (fio's
     /// create_on_open; jobs that only write).
     #[serde(default)]

@@ -535,6 +535,7 @@ mod tests {
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,
+            advice: None,
             create_at_open: false,
             queue_low: None,
             stride: None,

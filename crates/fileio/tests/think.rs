@@ -47,6 +47,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,
+            advice: None,
             create_at_open: false,
             queue_low: None,
             stride: None,

@@ -15,7 +15,8 @@ use plumb_fileio::access::{Access, Mix, Order};
 use plumb_fileio::engine::{self, EngineDef, EngineOptions};
 use plumb_fileio::placement::{allowed_cpus, cpus_of_mask, parse_cpu_list, Placement};
 use plumb_fileio::spec::{
-    BlockSizes, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice, SyncPolicy,
+    BlockSizes, FileAdvice, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice,
+    SyncPolicy,
 };
 use plumb_report::fio::job::{FioJobInfo, JobProgress, OutputOptions, DEFAULT_PERCENTILES};
 use plumb_report::fio::JobHeader;
@@ -660,6 +661,19 @@ pub fn translate<J: JobOptions + ?Sized>(
     // files (null).
     let invalidate = g.flag("invalidate", true)? && engine.caps.needs_files;
     let invalidate_on_wrap = invalidate && !direct;
+    // fadvise_hint=1 (the default) tells the kernel the job's own pattern at each open.
+    let advice = match g.raw("fadvise_hint").unwrap_or("1") {
+        _ if !engine.caps.needs_files => None,
+        "0" => None,
+        "1" => Some(if random {
+            FileAdvice::Random
+        } else {
+            FileAdvice::Sequential
+        }),
+        "random" => Some(FileAdvice::Random),
+        "sequential" => Some(FileAdvice::Sequential),
+        v => return Err(parse_err("fadvise_hint", v)),
+    };
     let zero = g.flag("zero_buffers", false)?;
     // Read so a bad value is refused; plumb's written data changes with every write anyway
     // (see plumb_fileio::fill), which is what refill_buffers asks for.
@@ -760,6 +774,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             unlink,
             invalidate,
             invalidate_on_wrap,
+            advice,
             create_at_open,
             queue_low,
             stride,

@@ -168,6 +168,17 @@ pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioErro
             _ => FileioError::io(format!("cannot open {}", f.path.display()), e),
         })?;
         table.push(fd, f.path.display().to_string());
+        if let Some(a) = job.advice {
+            // SAFETY: fd was just opened; advice never changes the file's data.
+            unsafe {
+                libc::posix_fadvise(
+                    fd,
+                    f.offset as libc::off_t,
+                    f.length as libc::off_t,
+                    a.flag(),
+                )
+            };
+        }
         let size = size_of(&f.path).unwrap_or(0);
         if !job.create_at_open && !is_block_device(&f.path) && size < f.offset + f.length {
             return Err(FileioError::Other(format!(
@@ -248,6 +259,7 @@ mod tests {
                 unlink: true,
                 invalidate: false,
                 invalidate_on_wrap: false,
+                advice: None,
                 create_at_open: false,
                 queue_low: None,
                 stride: None,
