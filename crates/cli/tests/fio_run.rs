@@ -763,6 +763,47 @@ fn eta_always_draws_fio_s_status_line_over_itself() {
         "{status:?}"
     );
     assert!(report.contains("\n  read: IOPS="));
+    // --eta-newline starts a fresh line now and then; --eta-interval sets the pace.
+    let out = run_plumb(
+        d.path(),
+        &[
+            &job[..],
+            &["--eta=always", "--eta-interval=500ms", "--eta-newline=1"],
+        ]
+        .concat(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines = stdout
+        .lines()
+        .filter(|l| l.starts_with("Jobs: 1 (f=1)"))
+        .count();
+    assert!(lines >= 2, "{stdout:?}");
+    // Their refusals are fio's, word for word.
+    for (flag, err) in [
+        (
+            "--eta-interval=100ms",
+            "fio: eta interval time too short (250msec min)\n",
+        ),
+        (
+            "--eta-interval=abc",
+            "fio: failed parsing eta interval abc\n",
+        ),
+        ("--eta-newline=0", "fio: eta new line time too short\n"),
+        ("--eta-newline=abc", "fio: failed parsing eta time abc\n"),
+    ] {
+        let out = run_plumb(d.path(), &["--name=t", "--size=1m", flag]);
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        assert_eq!(text(&out.stderr), err, "{flag}");
+        if std::path::Path::new("/usr/bin/fio").exists() {
+            let fio = std::process::Command::new("/usr/bin/fio")
+                .args(["--name=t", "--size=1m", flag])
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            assert_eq!(text(&fio.stderr), err, "fio {flag}");
+        }
+    }
     // Not on a pipe unless asked for, never with --eta=never, and never into a JSON report
     // on stdout.
     for extra in [

@@ -224,7 +224,11 @@ fn draw_live(
         let Some(line) = live.line(&view) else {
             continue;
         };
-        let len = line.chars().count();
+        // A line that begins on a new line has nothing to draw over.
+        if line.starts_with('\n') {
+            last_len = 0;
+        }
+        let len = line.trim_start_matches('\n').chars().count();
         let pad = last_len.saturating_sub(len);
         last_len = len;
         // Under the sink's lock, so no interval line lands inside the status line.

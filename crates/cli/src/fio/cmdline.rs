@@ -11,6 +11,7 @@ use super::host::Host;
 use super::job::{self, Origin, ParsedJob, Setting};
 use super::jobfile::{self, FileContext};
 use super::options;
+use super::values::{parse_time_ns, TimeUnit};
 
 /// Output formats asked for (`--output-format` is a comma list; `--minimal` = terse).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,10 @@ pub struct Flags {
     pub readonly: bool,
     pub warnings_fatal: bool,
     pub eta: Eta,
+    /// `--eta-interval`: between redraws of the status line, ms.
+    pub eta_interval_ms: u64,
+    /// `--eta-newline`: start a new status line this often, ms.
+    pub eta_newline_ms: Option<u64>,
     pub sections: Vec<String>,
 }
 
@@ -58,6 +63,8 @@ impl Default for Flags {
             readonly: false,
             warnings_fatal: false,
             eta: Eta::Auto,
+            eta_interval_ms: 1000,
+            eta_newline_ms: None,
             sections: Vec::new(),
         }
     }
@@ -448,6 +455,25 @@ fn flag_action(
                 Some("always") => Eta::Always,
                 Some("never") => Eta::Never,
                 _ => flags.eta,
+            }
+        }
+        // Both are times with seconds as the bare unit (fio's check_str_time).
+        "eta-newline" => {
+            let v = value.unwrap_or("");
+            let ns = parse_time_ns(v, TimeUnit::Seconds)
+                .map_err(|_| FioError::EtaNewlineParse(v.to_string()))?;
+            match ns / 1_000_000 {
+                0 => return Err(FioError::EtaNewlineShort),
+                ms => flags.eta_newline_ms = Some(ms),
+            }
+        }
+        "eta-interval" => {
+            let v = value.unwrap_or("");
+            let ns = parse_time_ns(v, TimeUnit::Seconds)
+                .map_err(|_| FioError::EtaIntervalParse(v.to_string()))?;
+            match ns / 1_000_000 {
+                ms if ms < 250 => return Err(FioError::EtaIntervalShort),
+                ms => flags.eta_interval_ms = ms,
             }
         }
         "readonly" => flags.readonly = true,

@@ -76,6 +76,14 @@ pub enum FioError {
     OutputFormat(String),
     #[error("fio: bad terse version format")]
     TerseVersion,
+    #[error("fio: failed parsing eta time {0}")]
+    EtaNewlineParse(String),
+    #[error("fio: eta new line time too short")]
+    EtaNewlineShort,
+    #[error("fio: failed parsing eta interval {0}")]
+    EtaIntervalParse(String),
+    #[error("fio: eta interval time too short (250msec min)")]
+    EtaIntervalShort,
     #[error("plumb: fio option '{name}' (value {value}) is not supported yet")]
     NotSupported { name: String, value: String },
     #[error("plumb: fio flag '--{0}' is not supported yet")]

@@ -342,8 +342,9 @@ fn build(
     } && (f.normal || flags.output.is_some());
     let eta = shown.then(|| {
         FioStatus::new(
-            std::time::Duration::from_secs(1),
+            std::time::Duration::from_millis(flags.eta_interval_ms),
             clones.iter().any(|(_, c)| c.exitall),
+            flags.eta_newline_ms.map(std::time::Duration::from_millis),
         )
     });
     let stop = signals::install();

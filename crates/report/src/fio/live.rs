@@ -4,7 +4,7 @@
 //! time-based job); the group's ETA is the longest job's (the shortest with exitall).
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use plumb_pipeline::live::{LiveJob, LiveState, LiveStatus, LiveView};
 
@@ -18,16 +18,42 @@ const UNKNOWN: u64 = u64::MAX;
 pub struct FioStatus {
     period: Duration,
     exitall: bool,
+    /// `--eta-newline`: a fresh line this often instead of one line drawn over.
+    newline: Option<Duration>,
     /// An estimate has been shown: from then on a zero ETA prints as a percentage.
     eta_good: Mutex<bool>,
+    /// When the current line began (the first draw, or the last newline).
+    line_since: Mutex<Option<Instant>>,
 }
 
 impl FioStatus {
-    pub fn new(period: Duration, exitall: bool) -> Self {
+    pub fn new(period: Duration, exitall: bool, newline: Option<Duration>) -> Self {
         FioStatus {
             period,
             exitall,
+            newline,
             eta_good: Mutex::new(false),
+            line_since: Mutex::new(None),
+        }
+    }
+
+    /// "\n" when the line has been drawn over for longer than `--eta-newline`.
+    fn line_break(&self) -> &'static str {
+        let Some(every) = self.newline else {
+            return "";
+        };
+        let mut since = self.line_since.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        match *since {
+            Some(t) if now.duration_since(t) > every => {
+                *since = Some(now);
+                "\n"
+            }
+            Some(_) => "",
+            None => {
+                *since = Some(now);
+                ""
+            }
         }
     }
 }
@@ -83,7 +109,7 @@ impl LiveStatus for FioStatus {
             etas.iter().copied().max().unwrap_or(0)
         };
         let files: u32 = running.iter().map(|(i, _)| i.progress.files).sum();
-        let mut line = format!("Jobs: {} (f={files})", running.len());
+        let mut line = format!("{}Jobs: {} (f={files})", self.line_break(), running.len());
         line.push_str(&rate_limits(&running));
         if eta == UNKNOWN || running.is_empty() {
             return Some(line);
