@@ -6,9 +6,17 @@ use common::*;
 
 use serde_json::Value;
 
-/// A directory on the project's disk (not /tmp, which may be tmpfs elsewhere).
-fn disk_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+/// A directory on the project's disk (not /tmp, which may be tmpfs elsewhere), and the
+/// disk to this test alone while the guard lives: the device observations are the whole
+/// device's, so another recipe writing at the same time would land in this one's figures
+/// (seed 001's "the device wrote far less than the test" most of all).
+fn disk_dir() -> (tempfile::TempDir, std::sync::MutexGuard<'static, ()>) {
+    static DISK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = DISK.lock().unwrap_or_else(|p| p.into_inner());
+    (
+        tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap(),
+        guard,
+    )
 }
 
 fn findings(v: &Value) -> Vec<String> {
@@ -23,7 +31,7 @@ fn findings(v: &Value) -> Vec<String> {
 #[test]
 fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
     // sysbench fileio --file-total-size=15G --file-test-mode=rndrw --time=300 --max-requests=0
-    let dir = disk_dir();
+    let (dir, _disk) = disk_dir();
     let v = json_run_in(
         dir.path(),
         &[
@@ -65,7 +73,7 @@ fn seed_000_default_recipe_is_made_of_fsyncs_and_file_switching() {
 #[test]
 fn seed_000_tuned_recipe_has_none_of_those_findings() {
     // The author's fix: one file, no fsync, direct I/O, async.
-    let dir = disk_dir();
+    let (dir, _disk) = disk_dir();
     let v = json_run_in(
         dir.path(),
         &[
@@ -98,7 +106,9 @@ fn seed_000_tuned_recipe_has_none_of_those_findings() {
 #[test]
 fn seed_001_buffered_writes_without_sync_measure_the_page_cache() {
     // dd if=/dev/zero of=disk.test without oflag=direct,sync: writes land in memory.
-    let dir = disk_dir();
+    let (dir, _disk) = disk_dir();
+    // Earlier tests' dirty pages written back during this run would count as its writes.
+    assert!(std::process::Command::new("sync").status().unwrap().success());
     let v = json_run_in(
         dir.path(),
         &[
@@ -146,7 +156,7 @@ fn seed_002_strace_attached_makes_the_result_invalid() {
 
 fn seed_002_writes(mode: &str) -> Vec<String> {
     // The article's shape: 16 threads, 16 files, buffered, --file-fsync-end=no.
-    let dir = disk_dir();
+    let (dir, _disk) = disk_dir();
     let v = json_run_in(
         dir.path(),
         &[
