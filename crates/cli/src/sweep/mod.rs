@@ -5,6 +5,7 @@
 pub mod front_end;
 mod knee;
 mod plan;
+pub(crate) mod saved;
 pub(crate) mod table;
 
 use std::io::{IsTerminal, Write};
