@@ -172,6 +172,10 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
     // cleans it up (from before its prepare, so a prepare cut short is cleaned up too).
     let mut to_clean: Option<usize> = None;
     'points: for (i, pt) in points.iter().enumerate() {
+        if stop.load(Relaxed) != 0 {
+            // Before a prepare that would only be cleaned up again.
+            break;
+        }
         let first_of_set = i == 0 || points[i - 1].data_set != pt.data_set;
         let last_of_set = i + 1 == points.len() || points[i + 1].data_set != pt.data_set;
         if let (true, DataSteps::Separate { cleanup: true, .. }) = (first_of_set, steps) {
