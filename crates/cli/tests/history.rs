@@ -657,3 +657,236 @@ fn seed_002s_checks_warn_when_the_runs_did_different_things_underneath() {
     assert!(fsync.ends_with("n/a"), "{text}");
     assert!(!text.contains("warning:"), "{text}");
 }
+
+/// Run `plumb sweep` on a plan written into the home; its id (sweeps count from 1 in a
+/// fresh history).
+fn sweep(h: &Home, name: &str, plan: &str, more: &[&str]) {
+    let path = h.path().join(name);
+    std::fs::write(&path, plan).unwrap();
+    let (code, out, err) = h.run(&with(&["sweep", path.to_str().unwrap()], more));
+    assert_eq!(code, 0, "{out}\n{err}");
+}
+
+/// The rows of the points table of a sweep comparison (after its header).
+fn point_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("Points both sweeps ran"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn two_sweeps_compare_point_by_point_by_id_and_by_file() {
+    let h = Home::new();
+    // B does ten times the work per event (primes up to 20000 instead of 2000): slower
+    // whatever the machine. Its key is spelled --threads and its values run in another
+    // order: the points are matched by their values.
+    sweep(
+        &h,
+        "a.toml",
+        "command = \"cpu --cpu-max-prime=2000 --time=0.4 --report-interval=0.05 run\"\n[matrix]\nthreads = [1, 2]\n",
+        &["--json=a.json"],
+    );
+    sweep(
+        &h,
+        "b.toml",
+        "command = \"cpu --cpu-max-prime=20000 --time=0.4 --report-interval=0.05 run\"\n[matrix]\n\"--threads\" = [2, 3, 1]\n",
+        &["--json=b.json"],
+    );
+
+    let (code, text, err) = h.run(&["compare", "sweep:1", "sweep:2", "--fail-if-slower=10"]);
+    assert_eq!(code, 4, "{text}\n{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("plumb: --fail-if-slower=10: B is slower beyond noise: threads=1: -")
+            && err.contains("; threads=2: -"),
+        "{err}"
+    );
+    assert!(text.starts_with("A: sweep 1, "), "{text}");
+    assert!(
+        text.contains(": cpu --cpu-max-prime=2000 --time=0.4 --report-interval=0.05 run (2 point(s), 2 run(s); swept: threads)\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nB: sweep 2, "), "{text}");
+    let diff = text
+        .lines()
+        .find(|l| l.contains("cpu_max_prime"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        diff.split_whitespace().collect::<Vec<_>>(),
+        ["settings", "cpu_max_prime", "2000", "20000"]
+    );
+    assert!(
+        text.contains("\nPoints both sweeps ran (2): events/s (all events over all measured time of the point's runs), p95 and p99 (their histograms merged):\n"),
+        "{text}"
+    );
+    let rows = point_rows(&text);
+    assert_eq!(rows.len(), 2, "{text}");
+    for (row, threads) in rows.iter().zip(["1", "2"]) {
+        assert_eq!(row.len(), 13, "{row:?}");
+        assert_eq!(row[0], threads, "{text}");
+        assert!(row[3].parse::<f64>().unwrap() < 0.5, "{row:?}");
+        assert_eq!(row[5], "B lower, beyond noise (worse)", "{text}");
+    }
+    assert!(text.contains("\nOnly in B (1):\n  --threads=3\n"), "{text}");
+    assert!(!text.contains("Only in A"), "{text}");
+    assert!(
+        text.contains("\nNoise: 95% interval of B/A from a circular moving-block bootstrap"),
+        "{text}"
+    );
+
+    // The other way round, from the files: B is faster, the gate passes.
+    let (code, text, err) = h.run(&["compare", "b.json", "a.json", "--fail-if-slower=10"]);
+    assert_eq!(code, 0, "{text}\n{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(text.starts_with("A: b.json, "), "{text}");
+    let rows = point_rows(&text);
+    assert_eq!(
+        rows.iter().map(|r| r[0].as_str()).collect::<Vec<_>>(),
+        ["2", "1"],
+        "A's order: {text}"
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r[5] == "B higher, beyond noise (better)"));
+    assert!(text.contains("\nOnly in A (1):\n  --threads=3\n"), "{text}");
+
+    // A file and an id mix; the JSON document.
+    let (code, out, _) = h.run(&[
+        "compare",
+        "a.json",
+        "sweep:2",
+        "--json",
+        "--fail-if-slower=10",
+    ]);
+    assert_eq!(code, 4);
+    let doc = common::parse_json(out.as_bytes());
+    assert_eq!(doc["schema"], "plumb.sweep-compare/1");
+    assert_eq!(doc["unit"], "events/s");
+    assert_eq!(doc["a"]["label"], "a.json");
+    assert_eq!(doc["b"]["label"], "sweep 2");
+    assert_eq!(doc["a"]["keys"], serde_json::json!(["threads"]));
+    assert_eq!(doc["b"]["runs"], 3);
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0]["point"], "threads=1");
+    assert_eq!(points[0]["values"], serde_json::json!({"threads": "1"}));
+    assert_eq!(points[0]["runs_a"], serde_json::json!(["run 1"]));
+    assert_eq!(points[0]["runs_b"], serde_json::json!(["run 5"]));
+    let names: Vec<&str> = points[0]["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["events/s", "latency p95", "latency p99"]);
+    assert_eq!(points[0]["figures"][0]["verdict"], "lower");
+    assert_eq!(doc["only_in_a"], serde_json::json!([]));
+    assert_eq!(doc["only_in_b"], serde_json::json!(["--threads=3"]));
+    assert_eq!(doc["differences"][0]["what"], "cpu_max_prime");
+    assert_eq!(doc["gate"]["result"]["outcome"], "slower");
+    // Repeatable: the bootstrap's seed is fixed.
+    assert_eq!(
+        h.ok(&["compare", "sweep:1", "sweep:2", "--json"]),
+        h.ok(&["compare", "sweep:1", "sweep:2", "--json"])
+    );
+}
+
+#[test]
+fn sweeps_without_noise_estimates_other_variables_and_runs_are_refused_or_said() {
+    let h = Home::new();
+    // Points of 0.3 s: fewer interval samples than the noise needs.
+    sweep(
+        &h,
+        "a.toml",
+        "command = \"cpu --cpu-max-prime=2000 --time=0.3 run\"\n[matrix]\nthreads = [1]\n",
+        &[],
+    );
+    sweep(
+        &h,
+        "b.toml",
+        "command = \"cpu --cpu-max-prime=20000 --time=0.3 run\"\n[matrix]\nthreads = [1]\n",
+        &[],
+    );
+    let (code, text, err) = h.run(&["compare", "sweep:1", "sweep:2", "--fail-if-slower=10"]);
+    assert_eq!(code, 1, "{text}\n{err}");
+    assert!(
+        err.starts_with(
+            "plumb: --fail-if-slower=10: B is slower but its noise cannot be judged: threads=1: -"
+        ),
+        "{err}"
+    );
+    let rows = point_rows(&text);
+    assert_eq!(rows.len(), 1, "{text}");
+    assert_eq!(rows[0][0], "1");
+    assert!(rows[0][5].starts_with("noise unknown: "), "{text}");
+
+    // Another swept variable: no point in common, and the difference says why.
+    sweep(
+        &h,
+        "c.toml",
+        "command = \"cpu --time=0.3 run\"\n[matrix]\nthreads = [1]\ncpu-max-prime = [3000]\n",
+        &[],
+    );
+    let (code, text, err) = h.run(&["compare", "sweep:1", "sweep:3", "--fail-if-slower=10"]);
+    assert_eq!(code, 0, "nothing to gate: {text}\n{err}");
+    let vars = text
+        .lines()
+        .find(|l| l.contains("swept variables"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        vars.split_whitespace().collect::<Vec<_>>(),
+        [
+            "sweep",
+            "swept",
+            "variables",
+            "threads",
+            "threads",
+            "cpu-max-prime"
+        ]
+    );
+    assert!(
+        text.contains("\nPoints both sweeps ran (0): events/s (all events over all measured time of the point's runs), p95 and p99 (their histograms merged):\n  none\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nOnly in A (1):\n  threads=1\n"), "{text}");
+    assert!(
+        text.contains("\nOnly in B (1):\n  threads=1 cpu-max-prime=3000\n"),
+        "{text}"
+    );
+
+    // A sweep beside a run (run 1 is the first sweep's run): one line, a usage error.
+    for (args, want) in [
+        (
+            ["compare", "sweep:1", "1"],
+            "plumb: A (sweep:1) is a sweep and B (1) is not: plumb compare puts two runs or two sweeps side by side\n",
+        ),
+        (
+            ["compare", "1", "sweep:2"],
+            "plumb: B (sweep:2) is a sweep and A (1) is not: plumb compare puts two runs or two sweeps side by side\n",
+        ),
+        (
+            ["compare", "sweep:x", "sweep:2"],
+            "plumb: 'sweep:x': a sweep is named sweep:ID (a number)\n",
+        ),
+    ] {
+        let (code, out, err) = h.run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err, want);
+        assert!(out.is_empty(), "{out}");
+    }
+    let (code, _, err) = h.run(&["compare", "sweep:9", "sweep:1"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "plumb: no sweep 9 in the history (plumb history lists runs with their sweep)\n"
+    );
+}

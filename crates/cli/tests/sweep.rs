@@ -1,7 +1,10 @@
 //! plumb sweep: the plan on SQLite (prepare once per data set, cleanup after its
 //! last point, points in order, one sweep id), fio, repeat, Ctrl-C, bad plans, --dry-run.
 
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 
@@ -235,30 +238,289 @@ fn bad_plans_get_one_line_naming_the_key() {
     }
 }
 
+/// A sweep started with its stdout and stderr read line by line as they come.
+struct Live {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<(bool, String)>,
+    out: String,
+    err: String,
+}
+
+impl Live {
+    fn start(e: &Env, args: &[&str]) -> Live {
+        let mut child = e
+            .plumb(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        for (is_out, r) in [
+            (true, Box::new(stdout) as Box<dyn std::io::Read + Send>),
+            (false, Box::new(stderr)),
+        ] {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for l in BufReader::new(r).lines().map_while(Result::ok) {
+                    let _ = tx.send((is_out, l));
+                }
+            });
+        }
+        Live {
+            child,
+            lines,
+            out: String::new(),
+            err: String::new(),
+        }
+    }
+
+    /// Read until a line of stdout (`out`) or stderr starts with `start`.
+    fn wait_for(&mut self, out: bool, start: &str) {
+        loop {
+            let Ok((is_out, l)) = self.lines.recv_timeout(Duration::from_secs(120)) else {
+                panic!("no line '{start}...':\n{}\n{}", self.out, self.err);
+            };
+            let text = if is_out { &mut self.out } else { &mut self.err };
+            text.push_str(&l);
+            text.push('\n');
+            if is_out == out && l.starts_with(start) {
+                return;
+            }
+        }
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: signalling the child this test started.
+        unsafe { libc::kill(self.child.id() as i32, sig) };
+    }
+
+    /// Wait until the process has taken every signal sent to it (none pending in
+    /// /proc/PID/status): its handler has run.
+    fn signals_taken(&self) {
+        let status = format!("/proc/{}/status", self.child.id());
+        for _ in 0..6000 {
+            let s = std::fs::read_to_string(&status).unwrap_or_default();
+            let pending = s
+                .lines()
+                .filter(|l| l.starts_with("ShdPnd:") || l.starts_with("SigPnd:"))
+                .any(|l| {
+                    l.split_whitespace()
+                        .nth(1)
+                        .is_some_and(|m| !m.trim_start_matches('0').is_empty())
+                });
+            if !pending {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the signal was never taken");
+    }
+
+    /// The exit code, with all of stdout and stderr.
+    fn finish(mut self) -> (i32, String, String) {
+        let code = self.child.wait().unwrap().code().unwrap_or(-1);
+        while let Ok((is_out, l)) = self.lines.recv_timeout(Duration::from_secs(10)) {
+            let text = if is_out { &mut self.out } else { &mut self.err };
+            text.push_str(&l);
+            text.push('\n');
+        }
+        (code, self.out, self.err)
+    }
+}
+
 #[test]
 fn ctrl_c_during_the_second_point_keeps_the_first_and_exits_130() {
     let e = Env::new();
-    let plan = e.plan(
-        "command = \"cpu --cpu-max-prime=2000 --time=1 run\"\n[matrix]\nthreads = [1, 2, 3]\n",
-    );
-    let child = e
-        .plumb(&["sweep", &plan])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The second point starts about a second in; the signal lands in its middle.
-    std::thread::sleep(std::time::Duration::from_millis(1600));
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let o = child.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
+    // The second point runs for ten minutes: the signal lands in it (or just before it).
+    let plan =
+        e.plan("command = \"cpu --cpu-max-prime=2000 run\"\n[matrix]\ntime = [0.3, 600, 1]\n");
+    let mut s = Live::start(&e, &["sweep", &plan]);
+    s.wait_for(true, "point 1/3: ");
+    s.signal(libc::SIGINT);
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 130, "{out}\n{err}");
     let points: Vec<&str> = out.lines().filter(|l| l.starts_with("point ")).collect();
     assert_eq!(points.len(), 1, "{out}\n{err}");
-    assert!(points[0].starts_with("point 1/3: threads=1"), "{out}");
-    assert!(err.contains("point 2 interrupted: not kept"), "{err}");
+    assert!(points[0].starts_with("point 1/3: time=0.3"), "{out}");
     assert!(out.contains("Sweep results:"), "{out}");
+    assert_eq!(
+        err.lines().last(),
+        Some("sweep: stopped by SIGINT: 1 of 3 run(s) done and kept"),
+        "{err}"
+    );
     let h = e.history("1");
     assert_eq!(h["runs"].as_array().unwrap().len(), 1);
+}
+
+/// The files a fileio data set leaves in `dir`.
+fn data_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("test_file.") || n.starts_with("plumb-fileio"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ctrl_c_in_a_fileio_sweep_cleans_up_its_files_and_keeps_the_points_done() {
+    let e = Env::new();
+    let plan = e.plan(
+        "command = \"fileio --file-num=2 --file-total-size=2M --file-test-mode=rndrd run\"\n[matrix]\ntime = [0.3, 600]\n",
+    );
+    let mut s = Live::start(&e, &["sweep", &plan, "--json=s.json"]);
+    s.wait_for(true, "point 1/2: ");
+    assert_eq!(
+        data_files(e.dir.path()),
+        ["plumb-fileio.manifest", "test_file.0", "test_file.1"],
+        "prepared"
+    );
+    s.signal(libc::SIGINT);
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 130, "{out}\n{err}");
+    let cleanup =
+        "plumb fileio --file-num=2 --file-total-size=2M --file-test-mode=rndrd --time=600 cleanup";
+    let tail: Vec<&str> = err.lines().rev().take(2).collect();
+    assert_eq!(
+        tail,
+        [
+            "sweep: stopped by SIGINT: 1 of 2 run(s) done and kept; the data set was cleaned up",
+            &format!("sweep: SIGINT: cleaning up the data set: {cleanup} (Ctrl-C again leaves it in place)"),
+        ],
+        "{err}"
+    );
+    assert!(data_files(e.dir.path()).is_empty(), "{err}");
+    // The point done is kept: in the history and in the JSON document.
+    let h = e.history("1");
+    let runs = h["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{h}");
+    assert_eq!(runs[0]["sweep_point"], "time=0.3");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["runs"][0]["values"]["time"], "0.3");
+    assert!(out.contains("Sweep results:"), "{out}");
+}
+
+#[test]
+fn a_sweep_whose_command_names_no_cleanup_leaves_its_files_when_stopped() {
+    let e = Env::new();
+    let plan = e.plan(
+        "command = \"fileio --file-num=1 --file-total-size=1M --file-test-mode=rndrd prepare run\"\npause = \"10m\"\n[matrix]\nthreads = [1, 2]\n",
+    );
+    let mut s = Live::start(&e, &["sweep", &plan]);
+    s.wait_for(true, "point 1/2: ");
+    s.signal(libc::SIGTERM);
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 143, "{out}\n{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some("sweep: stopped by SIGTERM: 1 of 2 run(s) done and kept; the data set stays (the command names no cleanup)"),
+        "{err}"
+    );
+    assert_eq!(
+        data_files(e.dir.path()),
+        ["plumb-fileio.manifest", "test_file.0"]
+    );
+}
+
+/// MariaDB, as the OLTP server tests find it; false (a skip) without it, except under CI.
+fn mariadb() -> bool {
+    let ok = Command::new("mariadb")
+        .args(["-uroot", "-e", "SELECT 1"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").is_err(),
+            "MariaDB does not answer (CI=true: a missing server fails)"
+        );
+        eprintln!("skipped: MariaDB does not answer");
+    }
+    ok
+}
+
+fn mariadb_sql(sql: &str) -> String {
+    let o = Command::new("mariadb")
+        .args(["-uroot", "-N", "-B", "-e", sql])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn a_second_ctrl_c_stops_the_cleanup_and_says_what_is_left() {
+    if !mariadb() {
+        return;
+    }
+    let db = "plumb_sweep_second_signal";
+    mariadb_sql(&format!(
+        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
+    ));
+    let e = Env::new();
+    let command = format!("oltp_read_only --mysql-user=root --mysql-db={db} --tables=2 --table-size=50 --time=0.3 run");
+    let plan = e.plan(&format!(
+        "command = \"{command}\"\npause = \"10m\"\n[matrix]\nthreads = [1, 2]\n"
+    ));
+    let mut s = Live::start(&e, &["sweep", &plan]);
+    s.wait_for(true, "point 1/2: ");
+    // Another session holds sbtest1's metadata lock: the cleanup's DROP of it waits.
+    let mut holder = Command::new("mariadb")
+        .args(["-uroot", "-n", "-N", "-B", db])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_holder = holder.stdin.take().unwrap();
+    writeln!(to_holder, "BEGIN; SELECT COUNT(*) FROM sbtest1;").unwrap();
+    let mut held = String::new();
+    BufReader::new(holder.stdout.take().unwrap())
+        .read_line(&mut held)
+        .unwrap();
+    assert_eq!(held.trim(), "50");
+    s.signal(libc::SIGINT);
+    s.wait_for(false, "sweep: SIGINT: cleaning up the data set: ");
+    let waiting = format!(
+        "SELECT COUNT(*) FROM information_schema.processlist WHERE db = '{db}' AND info LIKE 'DROP TABLE%sbtest1%'"
+    );
+    for i in 0.. {
+        if mariadb_sql(&waiting).trim() == "1" {
+            break;
+        }
+        assert!(i < 6000, "the cleanup never reached sbtest1");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    s.signal(libc::SIGINT);
+    s.signals_taken();
+    writeln!(to_holder, "COMMIT;").unwrap();
+    drop(to_holder);
+    let _ = holder.wait();
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 130, "{out}\n{err}");
+    let cleanup = format!(
+        "plumb oltp_read_only --mysql-user=root --mysql-db={db} --tables=2 --table-size=50 --time=0.3 --threads=2 cleanup"
+    );
+    assert_eq!(
+        err.lines().last().unwrap_or(""),
+        format!("sweep: stopped by SIGINT: 1 of 2 run(s) done and kept; the cleanup was stopped by SIGINT: the data set is left in place, whole or in part (tables sbtest1..sbtest2 in the mysql database); to remove it: {cleanup}"),
+        "{err}"
+    );
+    // The DROP under way finished; the next table was left.
+    assert_eq!(
+        mariadb_sql(&format!("SHOW TABLES FROM {db}")).trim(),
+        "sbtest2"
+    );
+    assert_eq!(e.history("1")["runs"].as_array().unwrap().len(), 1);
+    mariadb_sql(&format!("DROP DATABASE {db}"));
 }

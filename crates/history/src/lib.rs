@@ -9,20 +9,25 @@
 //! - [`RunRef`]: how the commands name a run (an id, a tag, `baseline:NAME`, a result file).
 //! - [`compare()`]: two records side by side: their differences, seed 002's comparability
 //!   checks, every figure with the ratio B/A and whether it lies beyond the noise of the
-//!   runs' interval samples ([`noise`]).
+//!   runs' interval samples ([`noise`]). [`compare_sweeps`]: two sweeps ([`SweepSide`]),
+//!   point by point, judged the same way.
 
 pub mod compare;
 pub mod location;
+mod merged;
 mod names;
 pub mod noise;
 mod schema;
 mod store;
 mod summary;
+mod sweep;
 
-pub use compare::{compare, Comparison, Side};
+pub use compare::{compare, compare_sweeps, Comparison, Side, SweepComparison};
+pub use merged::Merged;
 pub use names::{check_name, RunRef};
 pub use store::{Baseline, Filter, Store, Sweep, SweepPoint};
 pub use summary::{FindingCounts, RunSummary};
+pub use sweep::{unit_of, PointRuns, SweepRun, SweepSide};
 
 use std::path::PathBuf;
 

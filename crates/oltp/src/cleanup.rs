@@ -1,6 +1,9 @@
 //! `cleanup`: drop the tables, one connection, in order, as sysbench does.
 
 use std::io::Write;
+use std::sync::atomic::Ordering::Relaxed;
+
+use plumb_core::StopFlag;
 
 use crate::driver::Driver;
 use crate::error::OltpError;
@@ -18,16 +21,21 @@ pub fn tables_to_drop(spec: &OltpSpec, threads: usize) -> u32 {
 }
 
 /// Drop sbtest1..N (`DROP TABLE IF EXISTS`), writing sysbench's lines to `out`. Returns the
-/// number of DROP statements sent.
+/// number of DROP statements sent. A signal in `stop` ends it before the next table (a
+/// DROP under way finishes: the tables are each there or gone).
 pub fn cleanup(
     driver: &dyn Driver,
     spec: &OltpSpec,
     threads: usize,
+    stop: Option<&StopFlag>,
     out: &mut dyn Write,
 ) -> Result<u32, OltpError> {
     let mut conn = driver.connect().map_err(OltpError::Connect)?;
     let n = tables_to_drop(spec, threads);
     for i in 1..=n {
+        if let Some(sig) = stop.map(|s| s.load(Relaxed)).filter(|&s| s != 0) {
+            return Err(OltpError::Interrupted(sig as i32));
+        }
         writeln!(out, "Dropping table 'sbtest{i}'...")?;
         conn.execute_plain(&schema::drop_table(i), &[])
             .map_err(|error| OltpError::Statement {

@@ -59,6 +59,9 @@ pub enum OltpError {
     Output(#[from] std::io::Error),
     #[error("a prepare thread panicked")]
     Panic,
+    /// A signal stopped a step between two statements (its number).
+    #[error("interrupted by signal {0}")]
+    Interrupted(i32),
 }
 
 impl OltpError {

@@ -168,7 +168,7 @@ fn prepare_refuses_existing_tables_and_cleanup_drops_only_the_tables_asked() {
 
     spec.tables = 2;
     let mut out = Vec::new();
-    assert_eq!(cleanup(&d, &spec, 4, &mut out).unwrap(), 2);
+    assert_eq!(cleanup(&d, &spec, 4, None, &mut out).unwrap(), 2);
     assert_eq!(
         lines(&out),
         ["Dropping table 'sbtest1'...", "Dropping table 'sbtest2'..."]
@@ -182,6 +182,22 @@ fn prepare_refuses_existing_tables_and_cleanup_drops_only_the_tables_asked() {
         1
     );
     assert_eq!(count(&r, "SELECT COUNT(*) FROM sbtest3"), 100);
+}
+
+#[test]
+fn a_signal_stops_cleanup_before_the_next_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = db(&dir);
+    let mut spec = OltpSpec::new(Test::OltpReadOnly);
+    spec.tables = 2;
+    spec.table_size = 10;
+    prepare(&d, &spec, 1, 1, &mut Vec::new()).unwrap();
+    let stop = StopFlag::default();
+    stop.store(2, std::sync::atomic::Ordering::Relaxed);
+    let e = cleanup(&d, &spec, 1, Some(&stop), &mut Vec::new()).unwrap_err();
+    assert!(matches!(e, crate::OltpError::Interrupted(2)), "{e}");
+    let r = raw(&dir);
+    assert_eq!(count(&r, "SELECT COUNT(*) FROM sbtest2"), 10);
 }
 
 #[test]
@@ -273,7 +289,7 @@ fn every_test_runs_on_sqlite() {
         let out = run(w, &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
         let tx: u64 = out.threads.iter().map(|t| t.counters[TRANSACTIONS]).sum();
         assert_eq!(tx, 50, "{}", test.name());
-        cleanup(d.as_ref(), &spec, 2, &mut Vec::new()).unwrap();
+        cleanup(d.as_ref(), &spec, 2, None, &mut Vec::new()).unwrap();
         assert_eq!(
             count(
                 &raw(&dir),

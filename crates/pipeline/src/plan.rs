@@ -158,6 +158,11 @@ pub trait Job {
     fn targets(&self) -> Targets {
         Targets::default()
     }
+    /// What prepare lays out, in words (`4 file(s) test_file.0..3, 8MiB in all, in /d`), for
+    /// a message that says it was left in place; None when it lays out nothing.
+    fn data_set(&self) -> Option<String> {
+        None
+    }
     /// Work after the measurement that belongs to the job (seqwr completes its files) and
     /// figures derived from the result; may add to the record.
     fn after_run(&self, _job: &mut JobRecord) -> Result<(), JobError> {

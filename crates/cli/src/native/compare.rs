@@ -2,34 +2,39 @@
 //! What differs between them comes first, then seed 002's comparability checks, then each
 //! job's figures with the ratio B/A and its noise, the device, and the findings that differ.
 //! `--fail-if-slower=PCT` exits 4 when B's throughput is lower by more than PCT percent and
-//! beyond noise (1 when the drop is there but its noise cannot be judged).
+//! beyond noise (1 when the drop is there but its noise cannot be judged). Two sweeps
+//! (`sweep:ID`, `plumb sweep --json` files) are compared point by point (`compare_sweeps`).
 
 use std::fmt::Write as _;
 
 use anyhow::Context;
 use plumb_history::compare::{
-    Better, Check, CheckVerdict, Comparison, Figure, FindingDifference, Gate, Verdict,
+    Better, Check, CheckVerdict, Comparison, Difference, Figure, FindingDifference, Gate, Verdict,
 };
 use plumb_history::{RunRef, Side, Store};
 use plumb_pipeline::Record;
 
 use super::text::{command_line, latency, table};
-use super::when;
+use super::{compare_sweeps, when};
 use crate::exit::{self, UsageError};
+use crate::sweep::saved;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The reference run: an id, a tag (its newest run), baseline:NAME or a result file
-    /// (a name with a '/' or ending in .json)
+    /// (a name with a '/' or ending in .json); or a sweep: sweep:ID or a plumb sweep --json
+    /// file
     #[arg(value_name = "A")]
     a: String,
-    /// The run compared with it (same forms)
+    /// The run (or sweep) compared with it (same forms)
     #[arg(value_name = "B")]
     b: String,
     /// Exit 4 when B's events/s are lower than A's by more than PCT percent, beyond noise
+    /// (sweeps: at any point)
     #[arg(long, value_name = "PCT", value_parser = percent)]
     fail_if_slower: Option<f64>,
-    /// The comparison as one JSON document (plumb.compare/1) on stdout
+    /// The comparison as one JSON document (plumb.compare/1; sweeps: plumb.sweep-compare/1)
+    /// on stdout
     #[arg(long)]
     json: bool,
 }
@@ -44,6 +49,28 @@ fn percent(s: &str) -> Result<f64, String> {
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
     let mut store = None;
+    match (
+        saved::named(&a.a, &mut store)?,
+        saved::named(&a.b, &mut store)?,
+    ) {
+        (Some(sa), Some(sb)) => {
+            let c = plumb_history::compare_sweeps(&sa, &sb);
+            let gate = a.fail_if_slower.map(|pct| (pct, c.gate(pct)));
+            if a.json {
+                let mut doc = serde_json::to_value(&c)?;
+                if let Some((pct, g)) = &gate {
+                    doc["gate"] = serde_json::json!({"fail_if_slower_pct": pct, "result": g});
+                }
+                super::print_out(&format!("{}\n", serde_json::to_string_pretty(&doc)?));
+            } else {
+                super::print_out(&compare_sweeps::render(&c));
+            }
+            return Ok(gate_status(gate));
+        }
+        (Some(_), None) => return Err(mixed(&a.a, &a.b, "A").into()),
+        (None, Some(_)) => return Err(mixed(&a.b, &a.a, "B").into()),
+        (None, None) => {}
+    }
     let side_a = load(&a.a, &mut store)?;
     let side_b = load(&a.b, &mut store)?;
     let c = plumb_history::compare(&side_a, &side_b);
@@ -57,7 +84,20 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
     } else {
         super::print_out(&render(&c));
     }
-    Ok(match gate {
+    Ok(gate_status(gate))
+}
+
+/// A sweep named beside a run.
+fn mixed(sweep: &str, run: &str, which: &str) -> UsageError {
+    let other = if which == "A" { "B" } else { "A" };
+    UsageError(format!(
+        "{which} ({sweep}) is a sweep and {other} ({run}) is not: plumb compare puts two runs or two sweeps side by side"
+    ))
+}
+
+/// The exit status of `--fail-if-slower`, its verdict said on stderr.
+fn gate_status(gate: Option<(f64, Gate)>) -> i32 {
+    match gate {
         None | Some((_, Gate::Pass)) => 0,
         Some((pct, Gate::Slower(jobs))) => {
             eprintln!(
@@ -73,7 +113,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
             );
             exit::RUNTIME
         }
-    })
+    }
 }
 
 /// A side named as the user typed it; the history is opened on first need.
@@ -141,18 +181,7 @@ fn render(c: &Comparison) -> String {
         );
     }
     out.push('\n');
-    if c.differences.is_empty() {
-        out.push_str("Differences: none (same host, kernel, target, filesystem and settings)\n");
-    } else {
-        out.push_str("Differences:\n");
-        let mut rows = vec![["", "", "A", "B"].map(str::to_string).to_vec()];
-        rows.extend(
-            c.differences
-                .iter()
-                .map(|d| vec![d.area.to_string(), d.what.clone(), d.a.clone(), d.b.clone()]),
-        );
-        out.push_str(&table(&rows, &[], "  "));
-    }
+    differences(&mut out, &c.differences);
     out.push('\n');
     checks(&mut out, &c.checks);
     for j in &c.jobs {
@@ -176,6 +205,21 @@ fn render(c: &Comparison) -> String {
     }
     let _ = writeln!(out, "\nNoise: {}.", c.noise_method);
     out
+}
+
+/// What differs between the two sides, as a table (or one line saying nothing does).
+pub(crate) fn differences(out: &mut String, d: &[Difference]) {
+    if d.is_empty() {
+        out.push_str("Differences: none (same host, kernel, target, filesystem and settings)\n");
+    } else {
+        out.push_str("Differences:\n");
+        let mut rows = vec![["", "", "A", "B"].map(str::to_string).to_vec()];
+        rows.extend(
+            d.iter()
+                .map(|d| vec![d.area.to_string(), d.what.clone(), d.a.clone(), d.b.clone()]),
+        );
+        out.push_str(&table(&rows, &[], "  "));
+    }
 }
 
 /// One name when both runs use it, else A's and B's.
@@ -249,7 +293,7 @@ fn figures(out: &mut String, figures: &[Figure]) {
     out.push_str(&table(&rows, &[1, 2, 3], "  "));
 }
 
-fn value(unit: &str, x: f64) -> String {
+pub(crate) fn value(unit: &str, x: f64) -> String {
     match unit {
         "ns" => latency(x),
         "ms" => format!("{x:.2} ms"),
@@ -259,7 +303,7 @@ fn value(unit: &str, x: f64) -> String {
     }
 }
 
-fn verdict(f: &Figure) -> String {
+pub(crate) fn verdict(f: &Figure) -> String {
     let direction = |higher: bool| {
         let word = if higher { "higher" } else { "lower" };
         let judged = match (f.better, higher) {

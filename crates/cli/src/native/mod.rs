@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod compare;
+mod compare_sweeps;
 pub mod completions;
 pub mod disk;
 mod errors;
@@ -68,7 +69,8 @@ pub enum Native {
     /// Named reference runs: plumb baseline set NAME ID, plumb baseline list
     Baseline(baseline::Args),
     /// Two runs side by side: what differs, whether they are comparable, each figure's
-    /// ratio and whether it is beyond noise (--fail-if-slower=PCT for CI)
+    /// ratio and whether it is beyond noise (--fail-if-slower=PCT for CI); or two sweeps
+    /// (sweep:ID), point by point
     Compare(compare::Args),
     /// One self-contained HTML page with charts: a run, several runs on the same axes, or a
     /// sweep (sweep:ID): plumb html RUN... -o report.html

@@ -72,6 +72,11 @@ pub trait Command {
     fn unit(&self) -> &'static str;
     /// How the user would type `args` (`plumb oltp_read_write ... cleanup`).
     fn typed(&self, args: &[String]) -> String;
+    /// What the prepare of `args` lays out, in words (`2 file(s) ... in /d`, `tables
+    /// sbtest1..sbtest8 in the mysql database`), to say what a stopped cleanup left.
+    fn data_set(&self, _args: &[String]) -> Option<String> {
+        None
+    }
 }
 
 pub static FRONT_ENDS: &[&dyn FrontEnd] =

@@ -5,6 +5,7 @@
 pub mod front_end;
 mod knee;
 mod plan;
+pub(crate) mod saved;
 pub(crate) mod table;
 
 use std::io::{IsTerminal, Write};
@@ -167,9 +168,23 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
     let mut failure: Option<anyhow::Error> = None;
     let mut interrupted = None;
     let mut runs = 0u64;
+    // The last point of the data set the sweep is to clean up and has not yet: a signal
+    // cleans it up (from before its prepare, so a prepare cut short is cleaned up too).
+    let mut to_clean: Option<usize> = None;
     'points: for (i, pt) in points.iter().enumerate() {
+        if stop.load(Relaxed) != 0 {
+            // Before a prepare that would only be cleaned up again.
+            break;
+        }
         let first_of_set = i == 0 || points[i - 1].data_set != pt.data_set;
         let last_of_set = i + 1 == points.len() || points[i + 1].data_set != pt.data_set;
+        if let (true, DataSteps::Separate { cleanup: true, .. }) = (first_of_set, steps) {
+            let last = points[i..]
+                .iter()
+                .position(|p| p.data_set != pt.data_set)
+                .map_or(points.len() - 1, |k| i + k - 1);
+            to_clean = Some(last);
+        }
         if let (true, DataSteps::Separate { prepare: true, .. }) = (first_of_set, steps) {
             let args = cmd.args(&pt.options, &replaced, Phase::Prepare);
             say(&bar, false, format!("sweep: prepare: {}", cmd.typed(&args)));
@@ -256,23 +271,15 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
                 failure = Some(e.context("cleanup"));
                 break;
             }
+            to_clean = None;
         }
     }
     bar.finish_and_clear();
     if interrupted.is_none() && stop.load(Relaxed) != 0 {
         interrupted = Some(stop.load(Relaxed) as i32);
     }
-    if interrupted.is_some() {
-        if let (Some(pt), DataSteps::Separate { cleanup: true, .. }) =
-            (points.get(done.last().map_or(0, |d| d.point)), steps)
-        {
-            let args = cmd.args(&pt.options, &replaced, Phase::Cleanup);
-            eprintln!(
-                "sweep: interrupted: the data set stays in place; to remove it: {}",
-                cmd.typed(&args)
-            );
-        }
-    }
+    // The results are out before an interrupted sweep's cleanup, which may take long and
+    // which a third signal ends at once.
     print!("{}", summary(&points, &keys, &done, cmd.unit()));
     if let Some(f) = &o.json {
         write_json(
@@ -285,15 +292,80 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
             interrupted.is_some(),
         )?;
     }
-    if let Some(e) = failure {
-        if stop.load(Relaxed) == 0 {
-            return Err(e);
+    let _ = std::io::stdout().flush();
+    if let Some(sig) = interrupted {
+        let left = Stopped {
+            signal: sig,
+            kept: done.len(),
+            planned: points.len() * p.repeat as usize,
+            steps,
+            prepare: p.prepare,
+        };
+        let pending = to_clean.map(|i| cmd.args(&points[i].options, &replaced, Phase::Cleanup));
+        eprintln!("{}", left.clean_up(cmd.as_ref(), pending, &stop));
+        return Ok(exit::for_signal(sig));
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(0),
+    }
+}
+
+/// A sweep stopped by a signal.
+struct Stopped {
+    signal: i32,
+    /// Runs done and kept, of those planned.
+    kept: usize,
+    planned: usize,
+    steps: DataSteps,
+    /// The plan's `prepare`.
+    prepare: bool,
+}
+
+impl Stopped {
+    /// Run `cleanup` (the data set's cleanup the sweep had still to run, if any) with the
+    /// signals armed again, so that a second one stops it and leaves the data set; the
+    /// line that says how the sweep ended.
+    fn clean_up(&self, cmd: &dyn Command, cleanup: Option<Vec<String>>, stop: &StopFlag) -> String {
+        let sig = plumb_core::result::signal_name(self.signal);
+        let head = format!(
+            "sweep: stopped by {sig}: {} of {} run(s) done and kept",
+            self.kept, self.planned
+        );
+        let Some(args) = cleanup else {
+            let why = match self.steps {
+                DataSteps::Separate { cleanup: false, .. } => {
+                    "; the data set stays (the command names no cleanup)"
+                }
+                DataSteps::ByTheRun => "; fio's files stay, as after the last point",
+                DataSteps::None if !self.prepare => {
+                    "; the data set stays (prepare = false: the sweep does not touch it)"
+                }
+                _ => "",
+            };
+            return format!("{head}{why}");
+        };
+        let typed = cmd.typed(&args);
+        eprintln!(
+            "sweep: {sig}: cleaning up the data set: {typed} (Ctrl-C again leaves it in place)"
+        );
+        crate::signals::rearm();
+        let outcome = cmd.run(&args, stop);
+        let left = |why: String| {
+            let what = cmd
+                .data_set(&args)
+                .map_or(String::new(), |w| format!(" ({w})"));
+            format!("{head}; {why}: the data set is left in place, whole or in part{what}; to remove it: {typed}")
+        };
+        match outcome {
+            Ok(_) => format!("{head}; the data set was cleaned up"),
+            Err(_) if stop.load(Relaxed) != 0 => left(format!(
+                "the cleanup was stopped by {}",
+                plumb_core::result::signal_name(stop.load(Relaxed) as i32)
+            )),
+            Err(e) => left(format!("the cleanup failed ({e:#})")),
         }
     }
-    Ok(match interrupted {
-        Some(s) => exit::for_signal(s),
-        None => 0,
-    })
 }
 
 /// The points in the order they run: data-set variables outermost (so each data set's

@@ -1,60 +1,9 @@
 //! A sweep's figures: each point's runs merged, and the lines of points along one variable
 //! with their knee. `plumb sweep` prints them as its table; `plumb html` draws them.
 
-use plumb_advise::Finding;
-use plumb_core::stats::Histogram;
-use plumb_pipeline::Record;
+pub use plumb_history::Merged;
 
 use super::knee;
-
-/// Runs of one point merged: all events over all measured time, histograms added.
-pub struct Merged {
-    pub events: u64,
-    pub secs: f64,
-    pub hist: Histogram,
-    /// Each finding once, the first run's that has it.
-    pub findings: Vec<Finding>,
-}
-
-impl Merged {
-    /// Events, measured seconds and the merged latency histogram of runs (groups one after
-    /// another, a group's jobs together).
-    pub fn of<'a>(records: impl Iterator<Item = &'a Record>) -> Merged {
-        let mut m = Merged {
-            events: 0,
-            secs: 0.0,
-            hist: Histogram::new(),
-            findings: Vec::new(),
-        };
-        for r in records {
-            for g in &r.groups {
-                m.secs += g.jobs.iter().map(|j| j.total_time_s).fold(0.0, f64::max);
-                for j in &g.jobs {
-                    m.events += j.events;
-                    m.hist.merge(&j.events_histogram());
-                    for f in &j.findings {
-                        if !m.findings.iter().any(|x| x.id == f.id) {
-                            m.findings.push(f.clone());
-                        }
-                    }
-                }
-            }
-        }
-        m
-    }
-
-    pub fn rate(&self) -> f64 {
-        if self.secs > 0.0 {
-            self.events as f64 / self.secs
-        } else {
-            0.0
-        }
-    }
-
-    pub fn ids(&self) -> Vec<&str> {
-        self.findings.iter().map(|f| f.id.as_str()).collect()
-    }
-}
 
 /// Points that agree on every variable but `key`, in the order of the points (the plan's
 /// order of `key`'s values), with the knee among them.

@@ -165,4 +165,10 @@ impl Command for Sweep {
     fn typed(&self, args: &[String]) -> String {
         format!("plumb {}", args.join(" "))
     }
+
+    fn data_set(&self, args: &[String]) -> Option<String> {
+        let c = super::check(args).ok()?;
+        let job = c.plan.groups.first()?.jobs.first()?;
+        job.job.data_set()
+    }
 }

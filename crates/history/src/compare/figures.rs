@@ -58,7 +58,7 @@ pub enum Better {
 }
 
 /// A figure of both runs and, when both have them, their samples.
-fn figure(
+pub(super) fn figure(
     name: String,
     unit: &'static str,
     better: Better,
@@ -100,14 +100,17 @@ fn intervals(j: &JobRecord) -> impl Iterator<Item = &IntervalResult> {
     j.intervals.iter().filter(|i| !i.warmup && i.length_s > 0.0)
 }
 
-/// Per-interval samples of `value` for both jobs, or why there are none.
-fn interval_samples(
-    a: &JobRecord,
-    b: &JobRecord,
+/// Per-interval samples of `value` for both sides, or why there are none. A side is one
+/// job, or the jobs of several runs of the same thing (a sweep point's repeats): their
+/// intervals one after another.
+pub(super) fn interval_samples(
+    a: &[&JobRecord],
+    b: &[&JobRecord],
     value: impl Fn(&IntervalResult) -> f64,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
-    let of = |j: &JobRecord| -> Vec<Sample> {
-        intervals(j)
+    let of = |js: &[&JobRecord]| -> Vec<Sample> {
+        js.iter()
+            .flat_map(|j| intervals(j))
             .map(|i| Sample {
                 value: value(i),
                 weight: i.length_s,
@@ -129,7 +132,7 @@ pub fn of_jobs(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
         "per_s",
         Better::Higher,
         (a.events_per_s, b.events_per_s),
-        interval_samples(a, b, |i| i.events as f64),
+        interval_samples(&[a], &[b], |i| i.events as f64),
     )];
     // Each operation kind when a job has several (reads, writes, fsyncs): what the events
     // were made of, neither better nor worse by itself (fewer fsyncs is not an improvement
@@ -145,7 +148,7 @@ pub fn of_jobs(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
                 "per_s",
                 Better::Neither,
                 (op.per_s, ob.per_s),
-                interval_samples(a, b, |i| i.operation(&name) as f64),
+                interval_samples(&[a], &[b], |i| i.operation(&name) as f64),
             ));
         }
     }
@@ -167,7 +170,7 @@ pub fn of_jobs(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
             "MiB/s",
             Better::Higher,
             (rate(a, va), rate(b, b.counter(name))),
-            interval_samples(a, b, |i| i.counter(name) as f64 / MIB),
+            interval_samples(&[a], &[b], |i| i.counter(name) as f64 / MIB),
         ));
     }
     out.extend(latencies(a, b));
@@ -195,7 +198,7 @@ fn latencies(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
             "ns",
             Better::Lower,
             (pct(&ha), pct(&hb)),
-            percentile_samples(a, b, p),
+            percentile_samples(&[a], &[b], p),
         ));
     }
     out.push(figure(
@@ -209,14 +212,16 @@ fn latencies(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
 }
 
 /// Samples of percentile `p` from the intervals, weighted by their length.
-fn percentile_samples(
-    a: &JobRecord,
-    b: &JobRecord,
+pub(super) fn percentile_samples(
+    a: &[&JobRecord],
+    b: &[&JobRecord],
     p: f64,
 ) -> Result<(Vec<Sample>, Vec<Sample>), String> {
-    let has = |j: &JobRecord| {
-        intervals(j).next().is_some()
-            && intervals(j).all(|i| i.latency_percentiles.iter().any(|x| x.percentile == p))
+    let has = |js: &[&JobRecord]| {
+        js.iter().any(|j| intervals(j).next().is_some())
+            && js.iter().all(|j| {
+                intervals(j).all(|i| i.latency_percentiles.iter().any(|x| x.percentile == p))
+            })
     };
     if !has(a) || !has(b) {
         return Err(format!("no per-interval p{p} in both runs"));

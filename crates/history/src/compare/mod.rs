@@ -7,10 +7,12 @@
 mod checks;
 mod differences;
 mod figures;
+mod sweeps;
 
 pub use checks::{Check, CheckVerdict};
 pub use differences::Difference;
 pub use figures::{Better, Figure, Verdict};
+pub use sweeps::{compare_sweeps, PointComparison, SweepComparison, SweepInfo};
 
 use plumb_advise::Severity;
 use plumb_pipeline::{GroupRecord, JobRecord, Record};
@@ -99,13 +101,7 @@ pub fn compare(a: &Side, b: &Side) -> Comparison {
         jobs: Vec::new(),
         devices: Vec::new(),
         unpaired: Vec::new(),
-        noise_method: format!(
-            "95% interval of B/A from a circular moving-block bootstrap of each run's interval \
-             samples (blocks of n^(1/3) samples, {} resamples, fixed seed); within noise when \
-             the interval contains 1; at least {} samples per run",
-            crate::noise::RESAMPLES,
-            crate::noise::MIN_SAMPLES
-        ),
+        noise_method: noise_method(),
     };
     let groups = a.record.groups.len().max(b.record.groups.len());
     for g in 0..groups {
@@ -141,36 +137,57 @@ pub fn compare(a: &Side, b: &Side) -> Comparison {
     c
 }
 
+/// How "beyond noise" is decided, in one line.
+fn noise_method() -> String {
+    format!(
+        "95% interval of B/A from a circular moving-block bootstrap of each run's interval \
+         samples (blocks of n^(1/3) samples, {} resamples, fixed seed); within noise when \
+         the interval contains 1; at least {} samples per run",
+        crate::noise::RESAMPLES,
+        crate::noise::MIN_SAMPLES
+    )
+}
+
 impl Comparison {
     /// `--fail-if-slower=PCT`: B's throughput (events/s of each paired job) lower than A's
     /// by more than `pct` percent, and beyond noise.
     pub fn gate(&self, pct: f64) -> Gate {
-        let mut slower = Vec::new();
-        let mut unjudged = Vec::new();
-        for j in &self.jobs {
-            let Some(f) = j.figures.iter().find(|f| f.name == figures::THROUGHPUT) else {
-                continue;
-            };
-            let Some(ratio) = f.ratio else { continue };
-            if ratio >= 1.0 - pct / 100.0 {
-                continue;
-            }
-            let line = format!("{}: {:+.1}%", j.name_b, (ratio - 1.0) * 100.0);
-            match f.verdict {
-                Verdict::Lower => slower.push(line),
-                Verdict::Unknown => {
-                    unjudged.push(format!("{line} ({})", f.noise.as_deref().unwrap_or("")))
-                }
-                Verdict::WithinNoise | Verdict::Higher => {}
-            }
+        gate_of(
+            self.jobs.iter().filter_map(|j| {
+                let f = j.figures.iter().find(|f| f.name == figures::THROUGHPUT)?;
+                Some((j.name_b.clone(), f))
+            }),
+            pct,
+        )
+    }
+}
+
+/// The gate over throughput figures, each with the name the verdict gives it: slower when
+/// one fell by more than `pct` percent beyond noise, else unjudged when one fell by more
+/// than `pct` percent where the noise cannot be judged, else pass.
+fn gate_of<'a>(throughputs: impl Iterator<Item = (String, &'a Figure)>, pct: f64) -> Gate {
+    let mut slower = Vec::new();
+    let mut unjudged = Vec::new();
+    for (name, f) in throughputs {
+        let Some(ratio) = f.ratio else { continue };
+        if ratio >= 1.0 - pct / 100.0 {
+            continue;
         }
-        if !slower.is_empty() {
-            Gate::Slower(slower)
-        } else if !unjudged.is_empty() {
-            Gate::Unjudged(unjudged)
-        } else {
-            Gate::Pass
+        let line = format!("{name}: {:+.1}%", (ratio - 1.0) * 100.0);
+        match f.verdict {
+            Verdict::Lower => slower.push(line),
+            Verdict::Unknown => {
+                unjudged.push(format!("{line} ({})", f.noise.as_deref().unwrap_or("")))
+            }
+            Verdict::WithinNoise | Verdict::Higher => {}
         }
+    }
+    if !slower.is_empty() {
+        Gate::Slower(slower)
+    } else if !unjudged.is_empty() {
+        Gate::Unjudged(unjudged)
+    } else {
+        Gate::Pass
     }
 }
 

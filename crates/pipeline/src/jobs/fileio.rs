@@ -167,6 +167,23 @@ impl Job for FileioJob {
         }
     }
 
+    fn data_set(&self) -> Option<String> {
+        if self.spec.job.is_some() || !self.spec.engine.caps.needs_files {
+            return None;
+        }
+        let n = self.spec.num_files;
+        let names = match n {
+            0 => return None,
+            1 => plumb_fileio::fileset::file_name(0),
+            _ => format!("{}..{}", plumb_fileio::fileset::file_name(0), n - 1),
+        };
+        Some(format!(
+            "{n} file(s) {names}, {} in all, in {}",
+            plumb_core::size::format_size(self.spec.total_size),
+            display(&self.spec.dir)
+        ))
+    }
+
     fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         if self.spec.job.is_some() {
             if !self.spec.engine.caps.needs_files {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use plumb_core::Workload;
+use plumb_core::{StopFlag, Workload};
 use plumb_oltp::settings::OltpSettings;
 use plumb_oltp::{Driver, OltpError, OltpSpec, Setting};
 
@@ -40,6 +40,8 @@ pub struct OltpJob {
     spell: fn(Setting) -> String,
     /// The server's counters when the run opened.
     counters_before: std::cell::RefCell<Option<plumb_oltp::ServerCounters>>,
+    /// Set on SIGINT/SIGTERM: cleanup stops before the next table.
+    stop: Option<StopFlag>,
 }
 
 impl OltpJob {
@@ -52,7 +54,13 @@ impl OltpJob {
             database: Default::default(),
             counters_before: Default::default(),
             spell: |s| s.plain().to_string(),
+            stop: None,
         }
+    }
+    /// Let a signal stop cleanup between two tables.
+    pub fn stopped_by(mut self, stop: StopFlag) -> Self {
+        self.stop = Some(stop);
+        self
     }
     /// Name settings in errors as the front end's options do.
     pub fn spelled(mut self, spell: fn(Setting) -> String) -> Self {
@@ -88,9 +96,26 @@ impl Job for OltpJob {
             .map_err(|e| self.failed(e))
     }
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
-        plumb_oltp::cleanup::cleanup(&*self.driver, &self.spec, self.threads, ctx.log())
-            .map(|_| ())
-            .map_err(|e| self.failed(e))
+        plumb_oltp::cleanup::cleanup(
+            &*self.driver,
+            &self.spec,
+            self.threads,
+            self.stop.as_ref(),
+            ctx.log(),
+        )
+        .map(|_| ())
+        .map_err(|e| match e {
+            OltpError::Interrupted(sig) => JobError::Interrupted(sig),
+            e => self.failed(e),
+        })
+    }
+    fn data_set(&self) -> Option<String> {
+        let n = plumb_oltp::cleanup::tables_to_drop(&self.spec, self.threads);
+        let tables = match n {
+            1 => "table sbtest1".to_string(),
+            _ => format!("tables sbtest1..sbtest{n}"),
+        };
+        Some(format!("{tables} in the {} database", self.driver.name()))
     }
     fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         let w = plumb_oltp::Oltp::new(self.spec.clone(), self.driver.clone(), self.seed)

@@ -156,7 +156,9 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     spec.check(driver.dialect())
         .map_err(|e| UsageError(e.describe(&spell)))?;
     Ok(Box::new(
-        OltpJob::new(spec, driver, c.run.threads, c.run.seed).spelled(spell),
+        OltpJob::new(spec, driver, c.run.threads, c.run.seed)
+            .spelled(spell)
+            .stopped_by(crate::signals::install()),
     ))
 }
 

@@ -277,6 +277,9 @@ impl Job for SysbenchFileio {
             .cleanup(ctx)
             .map_err(|e| job_error(self.job.spec(), e))
     }
+    fn data_set(&self) -> Option<String> {
+        self.job.data_set()
+    }
     fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         self.job
             .spec()
