@@ -8,6 +8,8 @@ targets):
   uring    4 KiB randread, io_uring, O_DIRECT, iodepth 32, on disk   target: >= 1.0x IOPS,
   libaio   the same with libaio                                      CPU per I/O <= 0.8x
   seed003-norefill  the same without its refill_buffers line (fio's data making aside)
+  smallfile 4 KiB randread, psync, buffered, a 16 MiB file on disk, time-based: fio drops the
+           file's cache at every pass and advises FADV_RANDOM, so both read the device
   seed003  seed 003's job file (4 groups, libaio depth 4, O_DIRECT, ramp 1 s, 5 s runs) on a
            1 GiB file: each group's bandwidth within +-5% of fio's; peak RSS <= fio's
 
@@ -77,6 +79,9 @@ def job_args(case, t, d, shm):
         eng = "io_uring" if case == "uring" else "libaio"
         return base + [f"--ioengine={eng}", "--iodepth=32", "--direct=1",
                        f"--filename={d}/bench.file"]
+    if case == "smallfile":
+        return [a for a in base if a != "--size=1G"] + [
+            "--size=16m", "--ioengine=psync", f"--filename={d}/small.file"]
     return base + ["--ioengine=psync", f"--filename={shm}/bench.file"]
 
 
