@@ -626,8 +626,10 @@ fn open_loop_rate_works_with_async_engines() {
         // Pacing is the behaviour under test: an unpaced run of this job does tens of
         // thousands of reads a second, a paced one never more than it was offered. Whether a
         // busy CI machine kept up (`saturated`) is speed, so only its presence is checked.
+        // Poisson arrivals: 500 expected in 0.5 s with a standard deviation of about 22, so
+        // a correct schedule stays below 500 + 6 sd, 1270/s; no floor beyond "some".
         let achieved = ol["achieved_per_s"].as_f64().unwrap();
-        assert!((50.0..1100.0).contains(&achieved), "{engine}: {achieved}");
+        assert!(achieved > 0.0 && achieved < 1300.0, "{engine}: {achieved}");
         assert!(ol["saturated"].is_boolean(), "{engine}");
     }
 }
