@@ -1,6 +1,6 @@
 //! fio jobs on a block device: a loop device over a file in a temporary directory (root
-//! only; skipped elsewhere, a failure under CI). Reads work; writing to a device that holds
-//! a filesystem is refused unless allow_mounted_write=1.
+//! only; skipped elsewhere, a failure under CI). Reads work; writing to (or trimming) a
+//! device that holds a filesystem is refused unless allow_mounted_write=1.
 
 mod common;
 
@@ -90,6 +90,16 @@ fn reads_a_device_and_refuses_to_write_over_a_filesystem() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // Trims discard: an empty device takes them too (BLKDISCARD, one per block).
+    let out = fio(&lo.dev, &["--name=t", "--rw=randtrim"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("issued rwts: total=0,0,2048,0"), "{report}");
+
     let mkfs = Command::new("mkfs.ext4")
         .args(["-q", "-F"])
         .arg(&lo.dev)
@@ -105,6 +115,17 @@ fn reads_a_device_and_refuses_to_write_over_a_filesystem() {
         )
     );
     assert!(out.stdout.is_empty(), "nothing ran");
+    // A trim destroys data as a write does: refused the same way.
+    for rw in ["trim", "randtrimwrite"] {
+        let out = fio(&lo.dev, &["--name=t", &format!("--rw={rw}")]);
+        assert_eq!(out.status.code(), Some(1), "{rw}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("holds an ext4 filesystem"),
+            "{rw}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "nothing ran");
+    }
     // Reading it is fine, and the override writes.
     assert!(fio(&lo.dev, &["--name=r", "--rw=read"]).status.success());
     let out = fio(

@@ -350,7 +350,7 @@ fn parse_only_and_readonly() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
-        "fio: job <x> has write bit set, but fio is in read-only mode\n"
+        "fio: job <x> has write or trim bit set, but fio is in read-only mode\n"
     );
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }

@@ -108,7 +108,10 @@ fn seed_001_buffered_writes_without_sync_measure_the_page_cache() {
     // dd if=/dev/zero of=disk.test without oflag=direct,sync: writes land in memory.
     let (dir, _disk) = disk_dir();
     // Earlier tests' dirty pages written back during this run would count as its writes.
-    assert!(std::process::Command::new("sync").status().unwrap().success());
+    assert!(std::process::Command::new("sync")
+        .status()
+        .unwrap()
+        .success());
     let v = json_run_in(
         dir.path(),
         &[

@@ -11,10 +11,13 @@
 //!
 //! An interleaved mix is deterministic: read while (reads + 1) / (writes + 1) is below
 //! `reads_per_write`, counted per thread.
+//!
+//! Trims (discards of a range: fio's `rw=trim` and `trimwrite`) exist only in a job's own
+//! walk; sysbench's shared stream has none.
 
 use plumb_core::random::RandType;
 
-/// Reads, writes, or both.
+/// Reads, writes, both, or trims.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mix {
@@ -30,6 +33,11 @@ pub enum Mix {
     Share {
         read_pct: u8,
     },
+    /// Trims only (fio's `rw=trim`, `randtrim`).
+    Trim,
+    /// Each block trimmed, then written (fio's `rw=trimwrite`, `randtrimwrite`); the walk
+    /// decides which comes next per file, as fio does ([`crate::walk`]).
+    TrimWrite,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -99,12 +107,20 @@ impl Access {
     pub fn is_sequential(&self) -> bool {
         self.order == Order::Sequential
     }
-    /// Whether it issues writes (and so fsyncs).
+    /// Whether it changes the files' data: writes, or trims (which discard it). The files
+    /// are then opened for writing, and a device holding data is guarded as for a write.
     pub fn writes(&self) -> bool {
         self.mix != Mix::Read
     }
+    /// Whether it issues write requests (a trim-only job changes data without any).
+    pub fn issues_writes(&self) -> bool {
+        !matches!(self.mix, Mix::Read | Mix::Trim)
+    }
     pub fn reads(&self) -> bool {
-        self.mix != Mix::Write
+        !matches!(self.mix, Mix::Write | Mix::Trim | Mix::TrimWrite)
+    }
+    pub fn trims(&self) -> bool {
+        matches!(self.mix, Mix::Trim | Mix::TrimWrite)
     }
     /// The access in words ("random read/write"), for evidence and plain reports.
     pub fn describe(&self) -> &'static str {
@@ -122,13 +138,17 @@ impl Access {
             (Order::Random { .. }, Mix::Interleaved { .. } | Mix::Share { .. }) => {
                 "random read/write"
             }
+            (Order::Sequential, Mix::Trim) => "sequential trim",
+            (Order::Random { .. }, Mix::Trim) => "random trim",
+            (Order::Sequential, Mix::TrimWrite) => "sequential trim then write",
+            (Order::Random { .. }, Mix::TrimWrite) => "random trim then write",
         }
     }
     /// The share of requests that are reads, in [0, 1].
     pub fn read_share(&self) -> f64 {
         match self.mix {
             Mix::Read => 1.0,
-            Mix::Write => 0.0,
+            Mix::Write | Mix::Trim | Mix::TrimWrite => 0.0,
             Mix::Interleaved { reads_per_write } => reads_per_write / (1.0 + reads_per_write),
             Mix::Share { read_pct } => read_pct as f64 / 100.0,
         }
@@ -146,5 +166,14 @@ mod tests {
         assert_eq!(Access::rand_mix(1.5).read_share(), 0.6);
         assert!(Access::rand_mix(1.5).reads() && Access::rand_mix(1.5).writes());
         assert!(Access::seq_create().creates_files && Access::seq_create().is_sequential());
+    }
+
+    #[test]
+    fn trims_change_data_without_reading() {
+        let t = Access::new(Mix::Trim, Order::Sequential);
+        assert!(t.writes() && t.trims() && !t.reads() && !t.issues_writes());
+        let tw = Access::new(Mix::TrimWrite, UNIFORM);
+        assert!(tw.writes() && tw.trims() && !tw.reads() && tw.issues_writes());
+        assert!(!Access::rand_mix(1.0).trims());
     }
 }

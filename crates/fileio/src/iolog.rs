@@ -43,9 +43,9 @@ pub struct IoLog {
     spec: LogSpec,
     from: Option<Stamp>,
     entries: Vec<LogEntry>,
-    /// The open window's index and its sums per direction.
+    /// The open window's index and its sums per direction (read, write, trim).
     window: u64,
-    open: [LogEntry; 2],
+    open: [LogEntry; 3],
     sink: Arc<Logs>,
 }
 
@@ -62,7 +62,7 @@ impl IoLog {
                 bytes: 0,
                 lat_ns: 0,
                 count: 0,
-            }; 2],
+            }; 3],
             sink,
         }
     }
@@ -92,7 +92,8 @@ impl IoLog {
         }
     }
 
-    /// A request of `bytes` in direction `dir` (0 read, 1 write) from `start` to `end`.
+    /// A request of `bytes` in direction `dir` (0 read, 1 write, 2 trim: fio's ddir) from
+    /// `start` to `end`.
     #[inline]
     pub fn add(&mut self, dir: u8, bytes: u64, start: Stamp, end: Stamp) {
         let Some(from) = self.from else { return };
@@ -117,7 +118,7 @@ impl IoLog {
             self.close_window();
             self.window += 1;
         }
-        let e = &mut self.open[dir as usize & 1];
+        let e = &mut self.open[(dir as usize).min(2)];
         e.bytes += bytes;
         e.lat_ns += lat_ns;
         e.count += 1;

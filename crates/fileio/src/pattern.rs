@@ -123,6 +123,8 @@ pub struct Io {
 pub enum Op {
     Read(Io),
     Write(Io),
+    /// Discard the range (fio's trim): only a job's own walk issues them.
+    Trim(Io),
     /// Periodic fsync of one file: an event of its own, as in sysbench.
     Fsync(u32),
     /// The job has done all its work (jobs with a byte limit, [`crate::walk`]).
@@ -249,7 +251,8 @@ impl Pattern {
                 (0, 0)
             };
             let write = match self.access.mix {
-                Mix::Write => true,
+                // Trim mixes never reach the shared stream (FileioSpec::check_run).
+                Mix::Write | Mix::Trim | Mix::TrimWrite => true,
                 Mix::Read => false,
                 Mix::Interleaved { .. } => {
                     (self.reads + 1) as f64 / (self.writes + 1) as f64 >= self.ratio
@@ -416,7 +419,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(f) => char::from(b'0' + *f as u8),
-                Op::Done | Op::Drain | Op::DropCache(_) => '.',
+                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => '.',
             })
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
@@ -459,7 +462,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(_) => 'F',
-                Op::Done | Op::Drain | Op::DropCache(_) => '.',
+                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => '.',
             })
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
@@ -508,7 +511,7 @@ mod tests {
                 match o {
                     Op::Write(io) => *writes.entry((io.file, io.offset)).or_insert(0) += 1,
                     Op::Fsync(_) => fsyncs += 1,
-                    Op::Read(_) | Op::Done | Op::Drain | Op::DropCache(_) => panic!(),
+                    Op::Read(_) | Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => panic!(),
                 }
             }
         }

@@ -173,6 +173,13 @@ impl SizeChoice {
 pub struct BlockSizes {
     pub read: SizeChoice,
     pub write: SizeChoice,
+    /// Trims (fio's third block size); records made before trims existed hold none.
+    #[serde(default = "default_trim_size")]
+    pub trim: SizeChoice,
+}
+
+fn default_trim_size() -> SizeChoice {
+    SizeChoice::Fixed(4096)
 }
 
 impl BlockSizes {
@@ -180,7 +187,12 @@ impl BlockSizes {
         BlockSizes {
             read: SizeChoice::Fixed(b),
             write: SizeChoice::Fixed(b),
+            trim: SizeChoice::Fixed(b),
         }
+    }
+    /// The sizes of read, write and trim, in that order (the walk's direction index).
+    pub fn by_dir(&self) -> [&SizeChoice; 3] {
+        [&self.read, &self.write, &self.trim]
     }
 }
 
@@ -252,6 +264,11 @@ pub struct JobIo {
     /// Files missing or shorter than their region are created and written in full before
     /// the run (false: created and sized only, for jobs that only write).
     pub lay_out_data: bool,
+    /// Files sized rather than written get their blocks allocated (fallocate, as fio's
+    /// default `fallocate=native` does), so a trim has blocks to discard; otherwise they are
+    /// only given their length (sparse).
+    #[serde(default)]
+    pub allocate: bool,
     /// Remove the files the job created once it is done.
     pub unlink: bool,
     /// Drop the cached pages of a file's region each time the job opens it, as fio's
@@ -294,11 +311,23 @@ impl JobIo {
     pub fn region_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.length).sum()
     }
+    /// The largest request of any direction (trims included: fio sizes its buffers so).
     pub fn max_request(&self) -> u64 {
-        self.sizes.read.max().max(self.sizes.write.max())
+        self.sizes
+            .by_dir()
+            .iter()
+            .map(|s| s.max())
+            .max()
+            .unwrap_or(0)
     }
+    /// The smallest request of any direction (fio's td_min_bs).
     pub fn min_request(&self) -> u64 {
-        self.sizes.read.min().min(self.sizes.write.min())
+        self.sizes
+            .by_dir()
+            .iter()
+            .map(|s| s.min())
+            .min()
+            .unwrap_or(0)
     }
 }
 
@@ -385,6 +414,8 @@ pub enum SpecError {
     NoAccess,
     /// Files written from scratch by the run itself take sequential writes only.
     CreateNeedsSequentialWrites,
+    /// Trims exist only in a job that walks its own files (fio's model).
+    TrimNeedsJob,
     RequestTooLarge {
         bytes: u64,
         max: u64,
@@ -446,6 +477,10 @@ impl SpecError {
             SpecError::NoAccess => format!("no {} given: nothing to run", spell(S::Access)),
             SpecError::CreateNeedsSequentialWrites => format!(
                 "{}: files the run creates itself can only be written sequentially",
+                spell(S::Access)
+            ),
+            SpecError::TrimNeedsJob => format!(
+                "{}: trims need a job that names its own files (fio's rw=trim)",
                 spell(S::Access)
             ),
             SpecError::RequestTooLarge { bytes, max } => format!(
@@ -538,9 +573,10 @@ impl FileioSpec {
         (writes && every > 0).then_some(every)
     }
 
-    /// Whether each thread fsyncs every file at the end (write modes only, as sysbench).
+    /// Whether each thread fsyncs every file at the end (modes that issue writes only, as
+    /// sysbench; fio's trim-only jobs do not sync either).
     pub fn end_fsync(&self) -> bool {
-        self.sync.at_end && self.access.is_some_and(|a| a.writes())
+        self.sync.at_end && self.access.is_some_and(|a| a.issues_writes())
     }
 
     /// The data layout files are written with.
@@ -595,13 +631,14 @@ impl FileioSpec {
             if j.files.is_empty() {
                 return Err(SpecError::NoFiles);
             }
-            if j.min_request() == 0 {
+            let min = j.min_request();
+            if min == 0 {
                 return Err(SpecError::BlockSizeZero);
             }
-            if let Some(f) = j.files.iter().find(|f| f.length < j.min_request()) {
+            if let Some(f) = j.files.iter().find(|f| f.length < min) {
                 return Err(SpecError::RegionTooSmall {
                     length: f.length,
-                    block: j.min_request(),
+                    block: min,
                 });
             }
             j.skew
@@ -610,6 +647,9 @@ impl FileioSpec {
         }
         if access.creates_files && (access.mix != Mix::Write || !access.is_sequential()) {
             return Err(SpecError::CreateNeedsSequentialWrites);
+        }
+        if access.trims() && self.job.is_none() {
+            return Err(SpecError::TrimNeedsJob);
         }
         if self.request_size() > MAX_REQUEST {
             return Err(SpecError::RequestTooLarge {

@@ -30,6 +30,15 @@
 //!   (its random map used up, or its only file walked in order to the end) drops them then
 //!   too, unless the I/O is direct. So a file starting over is marked, and its drop
 //!   ([`Op::DropCache`]) comes just before its next request.
+//! - Trims (fio's `rw=trim`, `randtrim`) walk like writes, with their own size (fio's third
+//!   block size) and their own sequential position.
+//! - Trim then write (fio's `trimwrite`, `randtrimwrite`): the file comes first, then its
+//!   direction: a trim when the latest trim and write of that file started at the same
+//!   offset (fio's `last_start`), a write otherwise. Sequentially each direction keeps its own
+//!   position and size, so with equal sizes every block is trimmed, then written. Randomly
+//!   the trim draws the block and the write covers exactly the range just trimmed; a trim
+//!   drawn where the previous one was still makes the next request a write, as in fio. Only
+//!   the writes count toward the pass (fio's byte limit of a trimwrite job is its writes).
 
 use plumb_core::random::{Rng, SkewedBlocks};
 
@@ -126,11 +135,14 @@ impl BlockMap {
     }
 }
 
+/// fio's `-1ULL`: no request of that direction yet.
+const NONE: u64 = u64::MAX;
+
 struct FileWalk {
     offset: u64,
     length: u64,
-    /// Next sequential position per direction (read, write), relative to `offset`.
-    pos: [u64; 2],
+    /// Next sequential position per direction (read, write, trim), relative to `offset`.
+    pos: [u64; 3],
     /// No further sequential request fits in this round.
     done: bool,
     map: Option<BlockMap>,
@@ -139,16 +151,83 @@ struct FileWalk {
     skew: Option<SkewedBlocks>,
     /// Random orders with a stride: requests left in the current sequential run, per
     /// direction.
-    run_left: [u64; 2],
+    run_left: [u64; 3],
     /// Its cached pages are dropped before its next request.
     drop_due: bool,
+    /// Trim then write: where the latest write and trim started (relative; [`NONE`] before
+    /// the first), and the latest trim's length.
+    last_start: [u64; 2],
+    trim_len: u64,
+}
+
+impl FileWalk {
+    /// Back to the start of the region for a new round or pass (fio's fio_file_reset).
+    fn rewind(&mut self) {
+        self.pos = [0; 3];
+        self.run_left = [0; 3];
+        self.done = false;
+        self.last_start = [NONE; 2];
+    }
+
+    /// A random offset for a request of `len` bytes in direction `dir` (relative); None
+    /// when the file's random map was used up and, with `drop_on_wrap`, its cached pages
+    /// must be dropped first (the next draw then starts the new round).
+    fn draw(
+        &mut self,
+        dir: usize,
+        len: u64,
+        align: u64,
+        stride: Option<u64>,
+        drop_on_wrap: bool,
+        rng: &mut Rng,
+    ) -> Option<u64> {
+        if self.run_left[dir] > 0 && self.pos[dir] + len <= self.length {
+            // rw=randread:N: sequential between the random draws.
+            self.run_left[dir] -= 1;
+            let at = self.pos[dir];
+            if let Some(m) = &mut self.map {
+                m.mark(at / align);
+            }
+            self.pos[dir] = at + len;
+            return Some(at);
+        }
+        let drawn = match &mut self.skew {
+            None => rng.below(self.blocks),
+            Some(s) => {
+                if s.needs_place() {
+                    s.place(rng.next_u64());
+                }
+                s.sample(rng)
+            }
+        };
+        let b = match &mut self.map {
+            Some(m) => match m.take(drawn) {
+                Some(b) => b,
+                None => {
+                    // Every block of this file is used: the pass is over for it.
+                    m.clear();
+                    if drop_on_wrap {
+                        return None;
+                    }
+                    m.take(drawn).unwrap_or(drawn)
+                }
+            },
+            None => drawn,
+        };
+        if let Some(n) = stride {
+            self.run_left[dir] = n.saturating_sub(1);
+            self.pos[dir] = b * align + len;
+        }
+        Some(b * align)
+    }
 }
 
 /// One thread's walk.
 pub struct JobWalk {
     access: Access,
     files: Vec<FileWalk>,
-    sizes: [SizeChoice; 2],
+    /// Read, write and trim sizes.
+    sizes: [SizeChoice; 3],
     align: u64,
     next_file: usize,
     pass_bytes: u64,
@@ -202,13 +281,15 @@ impl JobWalk {
                 FileWalk {
                     offset: f.offset,
                     length: f.length,
-                    pos: [0; 2],
+                    pos: [0; 3],
                     done: false,
                     map: (random && job.random_map && !skewed).then(|| BlockMap::new(blocks)),
                     blocks,
                     skew,
-                    run_left: [0; 2],
+                    run_left: [0; 3],
                     drop_due: job.invalidate,
+                    last_start: [NONE; 2],
+                    trim_len: 0,
                 }
             })
             .collect();
@@ -225,7 +306,7 @@ impl JobWalk {
         JobWalk {
             access,
             files,
-            sizes: [job.sizes.read.clone(), job.sizes.write.clone()],
+            sizes: job.sizes.by_dir().map(Clone::clone),
             align,
             next_file: 0,
             pass_bytes: job.pass_bytes.max(1),
@@ -324,9 +405,7 @@ impl JobWalk {
             self.finished = true;
         }
         for f in &mut self.files {
-            f.pos = [0; 2];
-            f.run_left = [0; 2];
-            f.done = false;
+            f.rewind();
             if let Some(m) = &mut f.map {
                 m.clear();
             }
@@ -336,15 +415,26 @@ impl JobWalk {
         }
     }
 
+    /// The largest request of the directions this walk issues.
+    fn largest(&self) -> u64 {
+        let [r, w, t] = &self.sizes;
+        match self.access.mix {
+            Mix::Trim => t.max(),
+            Mix::TrimWrite => w.max().max(t.max()),
+            _ => r.max().max(w.max()),
+        }
+    }
+
     /// Every file is done for this round: start the files over inside this pass, or end it.
     fn end_round(&mut self) {
         let regions: u64 = self.files.iter().map(|f| f.length).sum();
-        let largest = self.sizes[0].max().max(self.sizes[1].max());
+        let largest = self.largest();
         let left = self.pass_bytes.saturating_sub(self.done_in_pass);
         if self.pass_bytes > regions && left >= largest.max(1) {
             for f in &mut self.files {
-                f.pos = [0; 2];
-                f.done = false;
+                let run_left = f.run_left;
+                f.rewind();
+                f.run_left = run_left;
             }
             if self.drop_each_pass {
                 self.drop_all();
@@ -400,15 +490,16 @@ impl JobWalk {
                 return op;
             }
         }
-        let write = match self.access.mix {
-            Mix::Read => false,
-            Mix::Write => true,
-            Mix::Share { read_pct } => rng.below(100) >= read_pct as u64,
+        let dir = match self.access.mix {
+            Mix::Read => 0,
+            Mix::Write => 1,
+            Mix::Trim => 2,
+            Mix::TrimWrite => return self.next_trim_write(rng),
+            Mix::Share { read_pct } => usize::from(rng.below(100) >= read_pct as u64),
             Mix::Interleaved { reads_per_write } => {
-                rng.next_f64() >= reads_per_write / (1.0 + reads_per_write)
+                usize::from(rng.next_f64() >= reads_per_write / (1.0 + reads_per_write))
             }
         };
-        let dir = usize::from(write);
         // A request longer than every region is cut to the longest one, so that a fresh
         // round always has a file it fits in.
         let mut len = self.size(dir, rng).min(self.longest);
@@ -430,6 +521,7 @@ impl JobWalk {
                 fi
             }
         };
+        let (align, stride) = (self.align, self.stride);
         let f = &mut self.files[fi];
         let rel = match self.access.order {
             Order::Sequential => {
@@ -437,48 +529,15 @@ impl JobWalk {
                 f.pos[dir] += len;
                 at
             }
-            Order::Random { .. } if f.run_left[dir] > 0 && f.pos[dir] + len <= f.length => {
-                // rw=randread:N: sequential between the random draws.
-                f.run_left[dir] -= 1;
-                let at = f.pos[dir];
-                if let Some(m) = &mut f.map {
-                    m.mark(at / self.align);
+            Order::Random { .. } => match f.draw(dir, len, align, stride, self.drop_each_pass, rng)
+            {
+                Some(at) => at,
+                None => {
+                    // Its drop comes first; the file keeps its turn.
+                    self.next_file = fi;
+                    return Op::DropCache(fi as u32);
                 }
-                f.pos[dir] = at + len;
-                at
-            }
-            Order::Random { .. } => {
-                let drawn = match &mut f.skew {
-                    None => rng.below(f.blocks),
-                    Some(s) => {
-                        if s.needs_place() {
-                            s.place(rng.next_u64());
-                        }
-                        s.sample(rng)
-                    }
-                };
-                let b = match &mut f.map {
-                    Some(m) => match m.take(drawn) {
-                        Some(b) => b,
-                        None => {
-                            // Every block of this file is used: the pass is over for it.
-                            m.clear();
-                            if self.drop_each_pass {
-                                // Its drop comes first; the file keeps its turn.
-                                self.next_file = fi;
-                                return Op::DropCache(fi as u32);
-                            }
-                            m.take(drawn).unwrap_or(drawn)
-                        }
-                    },
-                    None => drawn,
-                };
-                if let Some(n) = self.stride {
-                    f.run_left[dir] = n.saturating_sub(1);
-                    f.pos[dir] = b * self.align + len;
-                }
-                b * self.align
-            }
+            },
         };
         len = len.min(f.length - rel.min(f.length)).max(1);
         let io = Io {
@@ -490,17 +549,91 @@ impl JobWalk {
         if self.done_in_pass >= self.pass_bytes {
             self.new_pass();
         }
-        if write {
-            if let Some(w) = &mut self.written {
-                w.push(io);
+        match dir {
+            0 => Op::Read(io),
+            1 => self.wrote(io),
+            _ => Op::Trim(io),
+        }
+    }
+
+    /// Count a write (a sync may be due after it) and hand it out.
+    fn wrote(&mut self, io: Io) -> Op {
+        if let Some(w) = &mut self.written {
+            w.push(io);
+        }
+        self.writes += 1;
+        if self.sync_every > 0 && self.writes.is_multiple_of(self.sync_every) {
+            self.sync_due = true;
+        }
+        Op::Write(io)
+    }
+
+    /// Trim then write (see the module comment): the next file in turn, then its direction.
+    fn next_trim_write(&mut self, rng: &mut Rng) -> Op {
+        let random = !self.access.is_sequential();
+        let n = self.files.len();
+        loop {
+            let Some(fi) = (0..n)
+                .map(|k| (self.next_file + k) % n)
+                .find(|&i| !self.files[i].done)
+            else {
+                self.end_round();
+                return self.next(rng);
+            };
+            let trim = self.files[fi].last_start[0] == self.files[fi].last_start[1];
+            let dir = if trim { 2 } else { 1 };
+            let len = if trim || !random {
+                self.size(dir, rng).min(self.longest)
+            } else {
+                self.files[fi].trim_len
+            };
+            let (align, stride, drop_each_pass) = (self.align, self.stride, self.drop_each_pass);
+            let f = &mut self.files[fi];
+            let rel = match (random, trim) {
+                (true, true) => {
+                    let Some(at) = f.draw(2, len, align, stride, drop_each_pass, rng) else {
+                        self.next_file = fi;
+                        return Op::DropCache(fi as u32);
+                    };
+                    if at == f.last_start[1] {
+                        // The same block again: fio moves the write's mark so that the write
+                        // of this trim still follows.
+                        f.last_start[0] = f.last_start[0].wrapping_sub(1);
+                    }
+                    at
+                }
+                (true, false) => f.last_start[1],
+                (false, _) => {
+                    if f.pos[dir] + len > f.length {
+                        // This direction has reached the region's end: the file is done.
+                        f.done = true;
+                        continue;
+                    }
+                    let at = f.pos[dir];
+                    f.pos[dir] += len;
+                    at
+                }
+            };
+            f.last_start[dir - 1] = rel;
+            let len = len.min(f.length - rel.min(f.length)).max(1);
+            if trim {
+                f.trim_len = len;
             }
-            self.writes += 1;
-            if self.sync_every > 0 && self.writes.is_multiple_of(self.sync_every) {
-                self.sync_due = true;
+            let io = Io {
+                file: fi as u32,
+                offset: f.offset + rel,
+                len: len as u32,
+            };
+            self.next_file = (fi + 1) % n;
+            if trim {
+                return Op::Trim(io);
             }
-            Op::Write(io)
-        } else {
-            Op::Read(io)
+            self.done_in_pass += len;
+            let op = self.wrote(io);
+            if self.done_in_pass >= self.pass_bytes {
+                self.new_pass();
+            }
+            return op;
         }
     }
 }
@@ -509,7 +642,7 @@ impl JobWalk {
 mod tests {
     use super::*;
     use crate::spec::{BlockSizes, NamedFile};
-    use plumb_core::random::Skew;
+    use plumb_core::random::{RandType, Skew};
     use std::collections::HashMap;
 
     fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
@@ -532,6 +665,7 @@ mod tests {
             passes: Some(1),
             sync_every_writes: 0,
             lay_out_data: true,
+            allocate: false,
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,
@@ -745,6 +879,112 @@ mod tests {
         );
     }
 
+    fn trim(file: u32, offset: u64, len: u32) -> Op {
+        Op::Trim(Io { file, offset, len })
+    }
+
+    fn write(file: u32, offset: u64, len: u32) -> Op {
+        Op::Write(Io { file, offset, len })
+    }
+
+    #[test]
+    fn trims_walk_with_their_own_size() {
+        let mut j = job(&[(0, 8192)], 4096);
+        j.sizes.trim = SizeChoice::Fixed(2048);
+        j.pass_bytes = 8192;
+        let ops = run(&mut JobWalk::new(
+            Access::new(Mix::Trim, Order::Sequential),
+            &j,
+        ));
+        assert_eq!(
+            ops,
+            [
+                trim(0, 0, 2048),
+                trim(0, 2048, 2048),
+                trim(0, 4096, 2048),
+                trim(0, 6144, 2048)
+            ]
+        );
+    }
+
+    #[test]
+    fn trimwrite_trims_each_file_s_block_then_writes_it() {
+        // fio 3.33, trimwrite over nrfiles=2: each file's turn decides its direction.
+        let j = job(&[(0, 8192), (0, 8192)], 4096);
+        let ops = run(&mut JobWalk::new(
+            Access::new(Mix::TrimWrite, Order::Sequential),
+            &j,
+        ));
+        assert_eq!(
+            ops,
+            [
+                trim(0, 0, 4096),
+                trim(1, 0, 4096),
+                write(0, 0, 4096),
+                write(1, 0, 4096),
+                trim(0, 4096, 4096),
+                trim(1, 4096, 4096),
+                write(0, 4096, 4096),
+                write(1, 4096, 4096)
+            ]
+        );
+    }
+
+    #[test]
+    fn trimwrite_with_other_sizes_follows_fio_s_last_start_rule() {
+        // fio 3.33 with bs=4k,8k,2k over 32k: the positions part after the second trim,
+        // so the writes run on without trims, and only the writes count toward the size.
+        let mut j = job(&[(0, 32768)], 8192);
+        j.sizes.trim = SizeChoice::Fixed(2048);
+        let ops = run(&mut JobWalk::new(
+            Access::new(Mix::TrimWrite, Order::Sequential),
+            &j,
+        ));
+        assert_eq!(
+            ops,
+            [
+                trim(0, 0, 2048),
+                write(0, 0, 8192),
+                trim(0, 2048, 2048),
+                write(0, 8192, 8192),
+                write(0, 16384, 8192),
+                write(0, 24576, 8192)
+            ]
+        );
+    }
+
+    #[test]
+    fn randtrimwrite_writes_exactly_the_range_just_trimmed() {
+        let mut j = job(&[(0, 1 << 20)], 4096);
+        j.passes = Some(2);
+        let ops = run(&mut JobWalk::new(
+            Access::new(
+                Mix::TrimWrite,
+                Order::Random {
+                    dist: RandType::Uniform,
+                },
+            ),
+            &j,
+        ));
+        assert_eq!(ops.len(), 2 * 2 * 256);
+        for pair in ops.chunks(2) {
+            let (Op::Trim(t), Op::Write(w)) = (pair[0], pair[1]) else {
+                panic!("{pair:?}")
+            };
+            assert_eq!(t, w);
+        }
+        for pass in ops.chunks(512) {
+            let trimmed: std::collections::HashSet<u64> = pass
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Trim(io) => Some(io.offset),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(trimmed.len(), 256, "every block once per pass");
+        }
+    }
+
     #[test]
     fn block_map_hands_out_every_block_once_whatever_the_draws() {
         for blocks in [1u64, 63, 64, 65, 130, 4096, 5000, 70_000] {
@@ -875,7 +1115,7 @@ mod tests {
         assert_eq!(offs, [0, 4096, 8192, 12288]);
     }
 
-    /// The first `n` operations, spelled `D0` (drop file 0's cache), `R1`, `W0`, `S0`, `-`
+    /// The first `n` operations, spelled `D0` (drop file 0's cache), `R1`, `W0`, `T0`, `S0`, `-`
     /// (drain), up to the end.
     fn spelled(w: &mut JobWalk, n: usize) -> String {
         let mut rng = Rng::new(3, 0);
@@ -886,6 +1126,7 @@ mod tests {
                 Op::DropCache(f) => format!("D{f}"),
                 Op::Read(io) => format!("R{}", io.file),
                 Op::Write(io) => format!("W{}", io.file),
+                Op::Trim(io) => format!("T{}", io.file),
                 Op::Fsync(f) => format!("S{f}"),
                 Op::Drain => "-".into(),
             });

@@ -10,6 +10,10 @@
 //! open-loop rate, the loop collects completions while it waits for the next intended start
 //! (latency then runs from the intended start, as for every open-loop event).
 //!
+//! A trim completes inside its submission on every engine (fio's engines all trim
+//! synchronously); on an engine that says so ([`Engine::trim_waits_for_queue`]) it first
+//! waits for every request in flight.
+//!
 //! With think time ([`crate::think`]), the loop checks after each read or write it issues
 //! and after each collection whether a stall is due; it then collects everything in flight
 //! and stalls before it asks for the next event.
@@ -122,6 +126,10 @@ pub(crate) struct WorkerState {
     pub(crate) think: Option<Thinker>,
     /// Drops the cached pages of a file when the walk asks ([`Op::DropCache`]).
     pub(crate) cache: Option<crate::cache_drop::CacheDrop>,
+    /// The trim kind and its byte counter, for jobs that trim.
+    pub(crate) trim: Option<(plumb_core::KindId, usize)>,
+    /// The engine queues, so the depth, submit and reap counters exist.
+    pub(crate) counts_depth: bool,
 }
 
 impl WorkerState {
@@ -143,6 +151,12 @@ impl WorkerState {
 
     fn short(&self, dir: Dir, io: &Io, got: u64) -> WorkloadError {
         WorkloadError::new(match dir {
+            Dir::Trim => format!(
+                "short trim of {} at offset {}: {got} of {} bytes",
+                self.name(io.file),
+                io.offset,
+                io.len
+            ),
             Dir::Read => format!(
                 "short read from {} at offset {}: {got} of {} bytes (was the file truncated while the test ran?)",
                 self.name(io.file),
@@ -156,6 +170,16 @@ impl WorkerState {
                 io.len
             ),
         })
+    }
+
+    /// A trim that fails because the file is not a block device: say what trims a file.
+    fn trim_hint(&self, err: WorkloadError, dir: Dir, e: Errno) -> WorkloadError {
+        if dir == Dir::Trim && e.call == "BLKDISCARD" && e.errno == libc::ENOTTY {
+            return WorkloadError::new(format!(
+                "{err} (BLKDISCARD trims block devices only, as fio's trims do; fio's falloc engine punches holes in a regular file)"
+            ));
+        }
+        err
     }
 
     fn sync_failed(&self, file: u32, e: Errno) -> WorkloadError {
@@ -352,6 +376,15 @@ impl<E: Engine> IoWorker<E> {
                             self.think(ctx, 1)?;
                         }
                     }
+                    Op::Trim(io) => {
+                        if self.engine.trim_waits_for_queue() {
+                            self.drain(ctx)?;
+                        }
+                        self.issue(ctx, t, Dir::Trim, io)?;
+                        if self.s.think.is_some() {
+                            self.think(ctx, 1)?;
+                        }
+                    }
                     Op::Done => {
                         stop = true;
                         break;
@@ -433,7 +466,9 @@ impl<E: Engine> IoWorker<E> {
                 .filler
                 .prepare(&mut buf[..io.len as usize], io.offset);
         }
-        self.read_into[slot] = dir == Dir::Read;
+        if dir != Dir::Trim {
+            self.read_into[slot] = dir == Dir::Read;
+        }
         let start = Stamp::now();
         let submitted = self.engine.submit(slot, Request { dir, io });
         let mut f = InFlight {
@@ -446,6 +481,13 @@ impl<E: Engine> IoWorker<E> {
         match submitted {
             Ok(Submitted::Done(r)) => {
                 let end = Stamp::now();
+                if dir == Dir::Trim && self.s.counts_depth {
+                    // fio counts a trim on a queueing engine as one submitted and one
+                    // completed request, at the depth it joins.
+                    ctx.add(DEPTH + depth_bucket(self.in_flight + 1), 1);
+                    ctx.add(SUBMIT + 1, 1);
+                    ctx.add(REAP + 1, 1);
+                }
                 self.finish_request(ctx, slot, r, &f, end)
             }
             Ok(Submitted::Queued) => {
@@ -556,8 +598,15 @@ impl<E: Engine> IoWorker<E> {
         let (kind, counter, what) = match f.dir {
             Dir::Read => (READ, BYTES_READ, "read from"),
             Dir::Write => (WRITE, BYTES_WRITTEN, "write to"),
+            Dir::Trim => {
+                let (k, c) = self
+                    .s
+                    .trim
+                    .ok_or_else(|| WorkloadError::new("a trim in a job that does not trim"))?;
+                (k, c, "trim of")
+            }
         };
-        let n = res.map_err(|e| self.s.fail(what, &f.io, e))?;
+        let n = res.map_err(|e| self.s.trim_hint(self.s.fail(what, &f.io, e), f.dir, e))?;
         if n as u64 != f.io.len as u64 {
             return Err(self.s.short(f.dir, &f.io, n as u64));
         }
@@ -577,12 +626,16 @@ impl<E: Engine> IoWorker<E> {
             ctx.record(kind, f.ticket, f.start, end);
         }
         if self.s.split_latency {
-            let (sub, done) = match f.dir {
-                Dir::Read => (READ_SUBMIT, READ_COMPLETE),
-                Dir::Write => (WRITE_SUBMIT, WRITE_COMPLETE),
+            // A trim is done inside its submission: no halves (fio has no slat for it).
+            let halves = match f.dir {
+                Dir::Read => Some((READ_SUBMIT, READ_COMPLETE)),
+                Dir::Write => Some((WRITE_SUBMIT, WRITE_COMPLETE)),
+                Dir::Trim => None,
             };
-            ctx.record(sub, Ticket::inner(), f.start, f.submitted);
-            ctx.record(done, Ticket::inner(), f.submitted, end);
+            if let Some((sub, done)) = halves {
+                ctx.record(sub, Ticket::inner(), f.start, f.submitted);
+                ctx.record(done, Ticket::inner(), f.submitted, end);
+            }
         }
         if let Some(log) = &mut self.s.log {
             log.add(f.dir as u8, n as u64, f.start, end);

@@ -1,7 +1,9 @@
 //! The fileio workload under the core harness.
 //!
 //! Operation kinds: read, write and fsync, each an event as in sysbench (so events/s and the
-//! general latency mean what they mean there), each also reported on its own. When every
+//! general latency mean what they mean there), each also reported on its own. A job that
+//! trims (fio's trim modes) has a trim kind too, and a `bytes_trimmed` counter; other jobs
+//! keep exactly the kinds and counters they always had. When every
 //! write is synced the fsync belongs to its write's event: the write's latency covers both,
 //! and the fsync alone is recorded as a non-event part.
 //!
@@ -118,6 +120,53 @@ const KINDS_SPLIT: &[OpKind] = &[
     OpKind::part("read_complete"),
     OpKind::part("write_complete"),
 ];
+/// The lists above with a trim kind after their own (its id is looked up by name).
+const KINDS_TRIM: &[OpKind] = &[
+    OpKind::event("read"),
+    OpKind::event("write"),
+    OpKind::event("fsync"),
+    OpKind::event("trim"),
+];
+const KINDS_SPLIT_TRIM: &[OpKind] = &[
+    OpKind::event("read"),
+    OpKind::event("write"),
+    OpKind::event("fsync"),
+    OpKind::part("read_submit"),
+    OpKind::part("write_submit"),
+    OpKind::part("read_complete"),
+    OpKind::part("write_complete"),
+    OpKind::event("trim"),
+];
+/// The byte counter of trims, after a list's own counters.
+pub const BYTES_TRIMMED: &str = "bytes_trimmed";
+const COUNTERS_TRIM: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs", BYTES_TRIMMED];
+const COUNTERS_QUEUED_TRIM: &[&str] = &[
+    "bytes_read",
+    "bytes_written",
+    "end_fsyncs",
+    "depth_1",
+    "depth_2",
+    "depth_4",
+    "depth_8",
+    "depth_16",
+    "depth_32",
+    "depth_64",
+    "submit_0",
+    "submit_4",
+    "submit_8",
+    "submit_16",
+    "submit_32",
+    "submit_64",
+    "submit_65",
+    "reap_0",
+    "reap_4",
+    "reap_8",
+    "reap_16",
+    "reap_32",
+    "reap_64",
+    "reap_65",
+    BYTES_TRIMMED,
+];
 
 /// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
 /// a combination that would take more than half of the memory available now.
@@ -207,13 +256,15 @@ impl FileioWorkload {
                     .collect(),
             })
         });
+        let trims = spec.access.is_some_and(|a| a.trims());
+        let split = spec.job.is_some() && spec.engine.caps.submits_on_queue;
         FileioWorkload {
-            kinds: if spec.sync.each_write {
-                KINDS_FSYNC_ALL
-            } else if spec.job.is_some() && spec.engine.caps.submits_on_queue {
-                KINDS_SPLIT
-            } else {
-                KINDS
+            kinds: match (spec.sync.each_write, split, trims) {
+                (true, _, _) => KINDS_FSYNC_ALL,
+                (false, true, false) => KINDS_SPLIT,
+                (false, true, true) => KINDS_SPLIT_TRIM,
+                (false, false, false) => KINDS,
+                (false, false, true) => KINDS_TRIM,
             },
             engine: spec.engine,
             spec,
@@ -294,10 +345,12 @@ impl Workload for FileioWorkload {
         self.kinds
     }
     fn counters(&self) -> &[&'static str] {
-        if self.engine.caps.queued {
-            COUNTERS_QUEUED
-        } else {
-            COUNTERS
+        let trims = self.spec.access.is_some_and(|a| a.trims());
+        match (self.engine.caps.queued, trims) {
+            (true, false) => COUNTERS_QUEUED,
+            (true, true) => COUNTERS_QUEUED_TRIM,
+            (false, false) => COUNTERS,
+            (false, true) => COUNTERS_TRIM,
         }
     }
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
@@ -338,7 +391,7 @@ impl Workload for FileioWorkload {
                 .map(|l| crate::iolog::IoLog::new(l, self.logs.clone())),
             verify: self.verify(),
             verify_failures: 0,
-            split_latency: self.kinds.len() == KINDS_SPLIT.len(),
+            split_latency: self.kinds.iter().any(|k| k.name == "read_submit"),
             first_verify_failure: None,
             think: self
                 .spec
@@ -353,6 +406,12 @@ impl Workload for FileioWorkload {
                 .filter(|j| j.invalidate || j.invalidate_on_wrap)
                 .zip(self.table())
                 .map(|(j, t)| crate::cache_drop::CacheDrop::new(t.clone(), &j.files)),
+            trim: self
+                .kinds
+                .iter()
+                .position(|k| k.name == "trim")
+                .zip(self.counters().iter().position(|c| *c == BYTES_TRIMMED)),
+            counts_depth: self.engine.caps.queued,
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

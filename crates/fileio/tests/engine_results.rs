@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use plumb_core::{run, RunConfig, StopFlag};
 use plumb_fileio::access::Access;
+use plumb_fileio::engine::falloc::FallocEngine;
 use plumb_fileio::engine::posixaio::PosixAioEngine;
 use plumb_fileio::engine::psync::PsyncEngine;
 use plumb_fileio::engine::pvsync::PvsyncEngine;
@@ -174,6 +175,59 @@ fn new_engines_move_data_and_report_short_reads_and_errors_as_psync_does() {
             "{name}"
         );
     }
+}
+
+/// fio's trims: BLKDISCARD on every file-call engine (a regular file answers ENOTTY, as it
+/// does fio's), a punched hole on falloc (the range reads back as zeros, its blocks freed).
+#[test]
+fn trims_are_blkdiscard_except_on_falloc_which_punches_a_hole() {
+    let d = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let path = d.path().join("f");
+    fs::write(&path, vec![0x5a; 4 * BLOCK]).unwrap();
+    let rw = || table(&path, libc::O_RDWR);
+    let fs = FsyncMode::Fsync;
+    let enotty = Errno {
+        call: "BLKDISCARD",
+        errno: libc::ENOTTY,
+    };
+    let trims = [
+        one(&mut PsyncEngine::new(rw(), bufs(), fs), 0, Dir::Trim, 0),
+        one(
+            &mut SyncEngine::new(SeekingFiles::new(rw()), bufs(), fs),
+            0,
+            Dir::Trim,
+            0,
+        ),
+        one(&mut PvsyncEngine::new(rw(), bufs(), fs), 0, Dir::Trim, 0),
+        one(
+            &mut Pvsync2Engine::new(rw(), bufs(), fs, 0),
+            0,
+            Dir::Trim,
+            0,
+        ),
+        one(&mut PosixAioEngine::new(rw(), bufs(), fs), 0, Dir::Trim, 0),
+    ];
+    for t in trims {
+        assert_eq!(t, Err(enotty));
+    }
+    let blocks = || {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(&path).unwrap().blocks()
+    };
+    let before = blocks();
+    let mut f = FallocEngine::new(rw(), bufs(), fs);
+    assert_eq!(one(&mut f, 0, Dir::Trim, BLOCK as u64), Ok(BLOCK));
+    let data = fs::read(&path).unwrap();
+    assert_eq!(data.len(), 4 * BLOCK, "the size is kept");
+    assert!(data[BLOCK..2 * BLOCK].iter().all(|&b| b == 0));
+    assert!(data[..BLOCK].iter().all(|&b| b == 0x5a));
+    let punched = blocks();
+    assert!(punched < before, "{punched} blocks, {before} before");
+    // A write allocates (fallocate mode 0), a read keeps the size: neither moves data.
+    assert_eq!(one(&mut f, 0, Dir::Write, BLOCK as u64), Ok(BLOCK));
+    assert!(blocks() > punched);
+    assert_eq!(one(&mut f, 0, Dir::Read, 8 * BLOCK as u64), Ok(BLOCK));
+    assert_eq!(fs::metadata(&path).unwrap().len(), 4 * BLOCK as u64);
 }
 
 #[test]

@@ -64,6 +64,7 @@ fn letters(ops: &[Rec]) -> String {
             Rec::Read(_) => 'R',
             Rec::Write(_) => 'W',
             Rec::Sync(f) => char::from(b'a' + *f as u8),
+            Rec::Trim(_) => 'T',
             Rec::Done(_) => unreachable!(),
         })
         .collect()
@@ -279,7 +280,7 @@ fn queued_fsync_waits_for_writes_to_its_file() {
                     "fsync of file {f} with writes to it in flight"
                 );
             }
-            Rec::Read(_) => panic!(),
+            Rec::Read(_) | Rec::Trim(_) => panic!(),
         }
     }
     assert!(syncs > 100);
@@ -334,4 +335,93 @@ fn open_loop_rate_paces_a_queueing_engine() {
     );
     let lag: u64 = out.threads.iter().map(|t| t.lag.count()).sum();
     assert_eq!(lag, reads, "every request timed from its intended start");
+}
+
+/// One named region of `len` bytes walked by the job itself (fio's model).
+fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
+    use plumb_fileio::spec::{BlockSizes, JobIo, NamedFile};
+    FileioSpec {
+        job: Some(JobIo {
+            files: vec![NamedFile {
+                path: "f".into(),
+                offset: 0,
+                length: len,
+            }],
+            sizes: BlockSizes::fixed(block),
+            align: block,
+            random_map: true,
+            skew: Default::default(),
+            think: None,
+            pass_bytes: len,
+            passes: Some(1),
+            sync_every_writes: 0,
+            lay_out_data: false,
+            allocate: false,
+            unlink: false,
+            invalidate: false,
+            invalidate_on_wrap: false,
+            advice: None,
+            create_at_open: false,
+            queue_low: None,
+            stride: None,
+            log: None,
+            verify: None,
+        }),
+        sync: SyncPolicy::NONE,
+        ..spec(access, 1, len, block)
+    }
+}
+
+#[test]
+fn trimwrite_on_a_queueing_engine_trims_at_once_and_counts_each_direction() {
+    use plumb_fileio::access::{Mix, Order};
+    let s = FileioSpec {
+        queue_depth: 8,
+        ..job_spec(
+            Access::new(Mix::TrimWrite, Order::Sequential),
+            64 << 10,
+            4096,
+        )
+    };
+    let (out, ops) = record(s, true, &RunConfig::default());
+    // Trims complete inside their submission: never reaped as queued requests.
+    let issued: Vec<Rec> = ops
+        .iter()
+        .filter(|o| !matches!(o, Rec::Done(_)))
+        .copied()
+        .collect();
+    assert_eq!(issued.len(), 32);
+    for (k, pair) in issued.chunks(2).enumerate() {
+        let off = k as u64 * 4096;
+        assert!(
+            matches!(pair[0], Rec::Trim(io) if io.offset == off),
+            "{pair:?}"
+        );
+        assert!(
+            matches!(pair[1], Rec::Write(io) if io.offset == off),
+            "{pair:?}"
+        );
+    }
+    let done = ops.iter().filter(|o| matches!(o, Rec::Done(_))).count();
+    assert_eq!(done, 16, "only the writes were queued");
+    // Kinds: read, write, fsync, trim; counters: the queued list, then bytes_trimmed.
+    assert_eq!((count(&out, WRITE), count(&out, 3)), (16, 16));
+    assert_eq!(counter(&out, 1), 64 << 10);
+    assert_eq!(counter(&out, 24), 64 << 10);
+}
+
+#[test]
+fn trims_alone_never_sync_at_the_end() {
+    use plumb_fileio::access::{Mix, Order};
+    let s = FileioSpec {
+        sync: SyncPolicy {
+            at_end: true,
+            ..SyncPolicy::NONE
+        },
+        ..job_spec(Access::new(Mix::Trim, Order::Sequential), 32 << 10, 4096)
+    };
+    let (out, ops) = record(s, false, &RunConfig::default());
+    assert_eq!(letters(&ops), "TTTTTTTT");
+    assert_eq!(count(&out, 3), 8);
+    assert_eq!(counter(&out, 3), 32 << 10);
 }

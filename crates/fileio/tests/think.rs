@@ -44,6 +44,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             passes: Some(1),
             sync_every_writes: 0,
             lay_out_data: false,
+            allocate: false,
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,

@@ -311,12 +311,13 @@ fn build(
             .find(|(_, c)| c.spec.access.is_some_and(|a| a.writes()))
         {
             return Err(format!(
-                "fio: job <{}> has write bit set, but fio is in read-only mode",
+                "fio: job <{}> has write or trim bit set, but fio is in read-only mode",
                 c.name
             ));
         }
     }
-    // Writing to a block device that holds data is refused before anything runs.
+    // Writing to (or trimming) a block device that holds data is refused before anything
+    // runs: access.writes() covers trims.
     for (_, c) in &clones {
         let writes = c.spec.access.is_some_and(|a| a.writes());
         let allow = c.allow_mounted_write;

@@ -4,8 +4,8 @@
 //! them.
 //!
 //! What each option becomes is in docs/fio.md. An option plumb accepts but whose value it
-//! cannot honour yet (a trim mode, a zoned random distribution, ...)
-//! is refused with one line naming it and its value: never ignored.
+//! cannot honour yet (a zoned random distribution, ...) is refused with one line naming it
+//! and its value: never ignored.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -319,6 +319,34 @@ fn placement<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Placement, Transl
     })
 }
 
+/// fio 3.33 engines whose trims are not trims: vsync queues a trim as an iovec and writes
+/// it (writev) at commit. A trim job on them is refused rather than run differently.
+const FIO_ENGINES_WITHOUT_TRIM: &[&str] = &["vsync"];
+
+/// What fio 3.33's falloc engine cannot do: it turns every sync into fallocate of 0 bytes,
+/// which fails (EINVAL), and its reads bring in no data to verify.
+fn falloc_checks<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<(), TranslateError> {
+    let why = "with ioengine=falloc: fio 3.33 fails its syncs";
+    for n in ["fsync", "fdatasync"] {
+        if let Some(v) = g.raw(n).filter(|v| parse_int(v).is_ok_and(|n| n > 0)) {
+            return Err(unsupported(n, v, why));
+        }
+    }
+    for n in ["end_fsync", "fsync_on_close"] {
+        if g.flag(n, false)? {
+            return Err(unsupported(n, g.raw(n).unwrap_or("1"), why));
+        }
+    }
+    if let Some(v) = g.raw("verify").filter(|v| !matches!(*v, "0" | "none")) {
+        return Err(unsupported(
+            "verify",
+            v,
+            "with ioengine=falloc: fallocate moves no data",
+        ));
+    }
+    Ok(())
+}
+
 /// Translate one parsed job into its clones.
 pub fn translate<J: JobOptions + ?Sized>(
     j: &J,
@@ -347,18 +375,24 @@ pub fn translate<J: JobOptions + ?Sized>(
     let (mix, random) = match word {
         "read" => (Mix::Read, false),
         "write" => (Mix::Write, false),
+        "trim" => (Mix::Trim, false),
         "randread" => (Mix::Read, true),
         "randwrite" => (Mix::Write, true),
+        "randtrim" => (Mix::Trim, true),
         "rw" | "readwrite" => (Mix::Share { read_pct }, false),
         "randrw" => (Mix::Share { read_pct }, true),
-        other => {
-            return Err(unsupported(
-                "rw",
-                other,
-                "trim is not supported (plumb does not discard blocks)",
-            ))
-        }
+        "trimwrite" => (Mix::TrimWrite, false),
+        "randtrimwrite" => (Mix::TrimWrite, true),
+        other => return Err(parse_err("rw", other)),
     };
+    let trims = matches!(mix, Mix::Trim | Mix::TrimWrite);
+    if mix == Mix::TrimWrite && !random && rw.suffix.is_some() {
+        return Err(unsupported(
+            "rw",
+            rw_text,
+            "holes between the requests of a sequential trimwrite",
+        ));
+    }
     // rw=...:N: sequential modes skip N bytes after each request; random modes draw a new
     // offset every N requests.
     let stride = match rw.suffix {
@@ -380,14 +414,13 @@ pub fn translate<J: JobOptions + ?Sized>(
 
     // Block sizes.
     let bs_text = g.raw("bs").unwrap_or("4k");
+    // Read, write and trim: a value carries forward to the later directions unless a
+    // trailing comma ends the list (values::split_rwt), so a direction left out is 4 KiB.
     let bs = parse_rwt_bytes(bs_text, kb).map_err(|_| parse_err("bs", bs_text))?;
-    let mut sizes = [
-        SizeChoice::Fixed(bs[0].unwrap_or(4096)),
-        SizeChoice::Fixed(bs[1].unwrap_or(bs[0].unwrap_or(4096))),
-    ];
+    let mut sizes = bs.map(|b| SizeChoice::Fixed(b.unwrap_or(4096)));
     if let Some(v) = g.raw("bsrange") {
         let r = parse_rwt_ranges(v, kb).map_err(|_| parse_err("bsrange", v))?;
-        for d in 0..2 {
+        for d in 0..3 {
             if let Some((a, b)) = r[d] {
                 sizes[d] = if a == b {
                     SizeChoice::Fixed(a)
@@ -399,27 +432,34 @@ pub fn translate<J: JobOptions + ?Sized>(
     }
     if let Some(v) = g.raw("bssplit") {
         let s = parse_bssplit(v, kb).map_err(|_| parse_err("bssplit", v))?;
-        for d in 0..2 {
+        for d in 0..3 {
             if let Some(entries) = &s[d] {
                 sizes[d] = SizeChoice::Split(entries.iter().map(|e| (e.bs, e.percent)).collect());
             }
         }
     }
-    let [rsz, wsz] = sizes;
+    let [rsz, wsz, tsz] = sizes;
     let sizes = BlockSizes {
         read: rsz,
         write: wsz,
+        trim: tsz,
     };
     let min_bs = match mix {
         Mix::Read => sizes.read.min(),
         Mix::Write => sizes.write.min(),
+        Mix::Trim => sizes.trim.min(),
+        Mix::TrimWrite => sizes.write.min().min(sizes.trim.min()),
         _ => sizes.read.min().min(sizes.write.min()),
     };
+    // Random offsets are drawn by reads (and mixes) on the read alignment, by trims (also
+    // the trims of randtrimwrite, whose writes follow them) on the trim one.
+    let align_dir = if trims { 2 } else { 0 };
     let align = match g.raw("ba") {
+        None if trims => sizes.trim.min(),
         None => min_bs,
         Some(v) => {
             let b = parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?;
-            b[0].unwrap_or(min_bs)
+            b[align_dir].unwrap_or(min_bs)
         }
     };
     if min_bs == 0 {
@@ -429,6 +469,18 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Engine.
     let engine_name = g.raw("ioengine").unwrap_or("psync");
     let engine = engine_for(engine_name)?;
+    if trims && FIO_ENGINES_WITHOUT_TRIM.contains(&engine_name) {
+        return Err(unsupported(
+            "ioengine",
+            engine_name,
+            &format!(
+                "with a trim mode: fio 3.33's {engine_name} writes the blocks it is asked to trim"
+            ),
+        ));
+    }
+    if engine_name == "falloc" {
+        falloc_checks(&g)?;
+    }
     let mut engine_options = EngineOptions::default();
     for name in ENGINE_OPTIONS {
         if let (Some(v), None) = (g.raw(name), engine.options.iter().find(|o| o.name == *name)) {
@@ -459,10 +511,16 @@ pub fn translate<J: JobOptions + ?Sized>(
         "dsync" => (false, true),
         v => return Err(parse_err("sync", v)),
     };
-    let flags = OpenFlags {
-        sync: osync,
-        dsync: odsync,
-        direct,
+    // fio opens the files of a job that trims (trimwrite too) without O_DIRECT or O_SYNC
+    // (filesetup.c skips them for trim jobs).
+    let flags = if trims {
+        OpenFlags::default()
+    } else {
+        OpenFlags {
+            sync: osync,
+            dsync: odsync,
+            direct,
+        }
     };
     let fsync_n = g.int("fsync", 0)?;
     let fdatasync_n = g.int("fdatasync", 0)?;
@@ -499,20 +557,23 @@ pub fn translate<J: JobOptions + ?Sized>(
             };
             let per_dir = parse_rwt_bytes(v, kb).map_err(|_| parse_err(name, v))?;
             // Requests a second in one direction: fio's rate is bytes (by that direction's
-            // smallest block), rate_iops requests.
+            // smallest block), rate_iops requests. A direction left out (after a trailing
+            // comma) is not limited.
             let per_s = |dir: usize| {
-                let value = per_dir[dir].or(per_dir[0]).unwrap_or(0) as f64;
-                let size = if dir == 0 { &sizes.read } else { &sizes.write };
+                let value = per_dir[dir].unwrap_or(0) as f64;
+                let size = sizes.by_dir()[dir];
                 if name == "rate" {
                     value / size.min().max(1) as f64
                 } else {
                     value
                 }
             };
-            let given = |dir: usize| per_dir[dir].or(per_dir[0]).unwrap_or(0);
+            let given = |dir: usize| per_dir[dir].unwrap_or(0);
             let limit = match mix {
                 Mix::Read => given(0),
                 Mix::Write => given(1),
+                Mix::Trim => given(2),
+                Mix::TrimWrite => given(1) + given(2),
                 _ => given(0) + given(1),
             };
             rate_limit = if name == "rate" {
@@ -523,6 +584,17 @@ pub fn translate<J: JobOptions + ?Sized>(
             let total = match mix {
                 Mix::Read => per_s(0),
                 Mix::Write => per_s(1),
+                Mix::Trim => per_s(2),
+                // Trims and writes alternate, one of each per block: the schedule carries
+                // both (a direction left unlimited leaves the job unlimited).
+                Mix::TrimWrite => {
+                    let (w, t) = (per_s(1), per_s(2));
+                    if w > 0.0 && t > 0.0 {
+                        2.0 / (1.0 / w + 1.0 / t)
+                    } else {
+                        0.0
+                    }
+                }
                 _ => {
                     // fio limits each direction on its own, whatever rwmixread says: the
                     // schedule carries both, and the read share follows the two rates.
@@ -563,6 +635,9 @@ pub fn translate<J: JobOptions + ?Sized>(
                     v,
                     "verification of a job that both reads and writes",
                 ));
+            }
+            if trims {
+                return Err(unsupported("verify", v, "verification of a job that trims"));
             }
             Some(plumb_fileio::spec::VerifySpec {
                 checksum: if v == "md5" {
@@ -771,6 +846,9 @@ pub fn translate<J: JobOptions + ?Sized>(
             passes: (!time_based).then_some(loops),
             sync_every_writes: every,
             lay_out_data: access.reads(),
+            // fio preallocates what it lays out for jobs that do not read; plumb does it
+            // for the jobs that trim, which would otherwise discard holes.
+            allocate: trims,
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -850,14 +928,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 } else {
                     word.to_string()
                 },
-                bs: [
-                    (sizes.read.min(), sizes.read.max()),
-                    (sizes.write.min(), sizes.write.max()),
-                    (
-                        bs[2].or(bs[1]).or(bs[0]).unwrap_or(4096),
-                        bs[2].or(bs[1]).or(bs[0]).unwrap_or(4096),
-                    ),
-                ],
+                bs: sizes.by_dir().map(|s| (s.min(), s.max())),
                 bs_is_seq_rand: false,
                 ioengine: engine_name.to_string(),
                 iodepth,
@@ -963,6 +1034,70 @@ mod tests {
     }
 
     #[test]
+    fn trim_modes_take_the_third_size_and_drop_open_flags() {
+        let d = tempfile::tempdir().unwrap();
+        let c = run(
+            &job(
+                "t",
+                &[
+                    ("rw", "randtrimwrite"),
+                    ("size", "1m"),
+                    ("bs", "4k,16k,8k"),
+                    ("direct", "1"),
+                    ("sync", "1"),
+                ],
+            ),
+            d.path(),
+        )
+        .unwrap();
+        let s = &c[0].spec;
+        assert_eq!(s.access.unwrap().mix, Mix::TrimWrite);
+        assert!(!s.access.unwrap().is_sequential());
+        // fio opens a trim job's files without O_DIRECT or O_SYNC.
+        assert_eq!(s.flags, OpenFlags::default());
+        let j = s.job.as_ref().unwrap();
+        assert_eq!(j.sizes.trim, SizeChoice::Fixed(8192));
+        assert_eq!(j.align, 8192, "random trims are aligned on the trim size");
+        assert!(j.allocate && !j.lay_out_data);
+        assert_eq!(c[0].info.header.bs[2], (8192, 8192));
+        // A trailing comma leaves the later directions at fio's default.
+        let c = run(
+            &job("t", &[("rw", "trim"), ("size", "1m"), ("bs", "8k,16k,")]),
+            d.path(),
+        )
+        .unwrap();
+        assert_eq!(
+            c[0].info.header.bs,
+            [(8192, 8192), (16384, 16384), (4096, 4096)]
+        );
+        let e = run(
+            &job(
+                "t",
+                &[("rw", "trim"), ("size", "1m"), ("ioengine", "vsync")],
+            ),
+            d.path(),
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("vsync writes the blocks"), "{e}");
+        let e = run(
+            &job(
+                "t",
+                &[
+                    ("rw", "read"),
+                    ("size", "1m"),
+                    ("ioengine", "falloc"),
+                    ("end_fsync", "1"),
+                ],
+            ),
+            d.path(),
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("'end_fsync'"), "{e}");
+    }
+
+    #[test]
     fn clones_get_fio_s_file_names_and_offsets() {
         let d = tempfile::tempdir().unwrap();
         let c = run(
@@ -1049,12 +1184,15 @@ mod tests {
         assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(8));
         let c = run(&job("x", &[("rw", "write:4k"), ("size", "1m")]), d.path()).unwrap();
         assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(4096));
-        let e = run(&job("x", &[("rw", "trim"), ("size", "1m")]), d.path())
-            .err()
-            .unwrap();
+        let e = run(
+            &job("x", &[("rw", "trimwrite:4k"), ("size", "1m")]),
+            d.path(),
+        )
+        .err()
+        .unwrap();
         assert!(
             e.to_string()
-                .starts_with("plumb: fio option 'rw' (value 'trim') is not supported yet"),
+                .starts_with("plumb: fio option 'rw' (value 'trimwrite:4k') is not supported yet"),
             "{e}"
         );
         let e = run(&job("x", &[("fill_device", "1")]), d.path())

@@ -222,14 +222,24 @@ impl Engine for LibaioEngine {
     }
     #[inline]
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
+        let opcode = match req.dir {
+            Dir::Read => IOCB_CMD_PREAD,
+            Dir::Write => IOCB_CMD_PWRITE,
+            // fio's libaio trims synchronously, beside the requests already submitted.
+            Dir::Trim => {
+                let fd = self.files.fd(req.io.file);
+                return Ok(Submitted::Done(super::discard(
+                    fd,
+                    req.io.offset,
+                    req.io.len,
+                )));
+            }
+        };
         let buf = self.bufs.get(slot).as_mut_ptr() as u64;
         let cb = &mut self.iocbs[slot];
         *cb = Iocb {
             aio_data: slot as u64,
-            aio_lio_opcode: match req.dir {
-                Dir::Read => IOCB_CMD_PREAD,
-                Dir::Write => IOCB_CMD_PWRITE,
-            },
+            aio_lio_opcode: opcode,
             aio_fildes: self.files.fd(req.io.file) as u32,
             aio_buf: buf,
             aio_nbytes: req.io.len as u64,

@@ -1,6 +1,7 @@
 //! Memory-mapped I/O (sysbench's `--file-io-mode=mmap`, fio's `mmap`): every file mapped
 //! whole (MAP_SHARED) once per run; a read or write is a memcpy, a sync is
-//! msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems.
+//! msync(MS_SYNC | MS_INVALIDATE), as sysbench does on 64-bit systems. A trim is
+//! BLKDISCARD on the file's descriptor, as fio's mmap engine does.
 //!
 //! A file truncated by another process while mapped makes the copy fault with SIGBUS; plumb
 //! checks sizes before mapping, but cannot guard against that during the run.
@@ -39,11 +40,12 @@ fn share(files: Option<&RunFiles>, spec: &FileioSpec) -> Result<Option<Shared>, 
 }
 
 fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
+    let files = s.files()?;
     let maps = s
         .shared
         .and_then(|a| a.downcast::<Mappings>().ok())
         .ok_or_else(|| WorkloadError::new("mmap: the files are not mapped"))?;
-    Ok(s.driver.drive(MmapEngine::new(maps, s.bufs)))
+    Ok(s.driver.drive(MmapEngine::new(maps, files, s.bufs)))
 }
 
 /// The run's mappings, shared by all threads.
@@ -94,12 +96,14 @@ impl Drop for Mappings {
 
 pub struct MmapEngine {
     maps: Arc<Mappings>,
+    /// The mapped files' descriptors (trims).
+    files: Arc<FileTable>,
     bufs: Buffers,
 }
 
 impl MmapEngine {
-    pub fn new(maps: Arc<Mappings>, bufs: Buffers) -> MmapEngine {
-        MmapEngine { maps, bufs }
+    pub fn new(maps: Arc<Mappings>, files: Arc<FileTable>, bufs: Buffers) -> MmapEngine {
+        MmapEngine { maps, files, bufs }
     }
 }
 
@@ -112,6 +116,14 @@ impl Engine for MmapEngine {
     }
     #[inline]
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
+        if req.dir == Dir::Trim {
+            let fd = self.files.fd(req.io.file);
+            return Ok(Submitted::Done(super::discard(
+                fd,
+                req.io.offset,
+                req.io.len,
+            )));
+        }
         let (base, maplen) = self.maps.maps[req.io.file as usize];
         let (off, len) = (req.io.offset as usize, req.io.len as usize);
         if off + len > maplen {
@@ -127,6 +139,7 @@ impl Engine for MmapEngine {
             match req.dir {
                 Dir::Read => std::ptr::copy_nonoverlapping(base.add(off), buf, len),
                 Dir::Write => std::ptr::copy_nonoverlapping(buf, base.add(off), len),
+                Dir::Trim => {}
             }
         }
         Ok(Submitted::Done(Ok(len)))

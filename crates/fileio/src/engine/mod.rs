@@ -10,6 +10,7 @@
 //! ([`crate::worker`]) drives them all, compiled once per engine, so a request costs no
 //! dynamic dispatch.
 
+pub mod falloc;
 pub mod libaio;
 pub mod mmap;
 pub mod null;
@@ -46,6 +47,7 @@ pub static ENGINES: &[&EngineDef] = &[
     &uring::DEF,
     &libaio::DEF,
     &mmap::DEF,
+    &falloc::DEF,
     &null::DEF,
 ];
 
@@ -74,6 +76,10 @@ pub struct Caps {
     pub open_flags: bool,
     /// It registers files and buffers with the kernel when it can (reported per run).
     pub registers: bool,
+    /// Its requests change the files whatever their direction (falloc's reads allocate):
+    /// the files are opened for writing even by a job that only reads.
+    #[serde(default)]
+    pub opens_read_write: bool,
 }
 
 impl Caps {
@@ -87,6 +93,7 @@ impl Caps {
         maps_files: false,
         open_flags: true,
         registers: false,
+        opens_read_write: false,
     };
     /// An engine that does nothing at all.
     pub const NONE: Caps = Caps {
@@ -97,6 +104,7 @@ impl Caps {
         maps_files: false,
         open_flags: false,
         registers: false,
+        opens_read_write: false,
     };
 }
 
@@ -184,9 +192,12 @@ pub fn nothing_shared(_: Option<&RunFiles>, _: &FileioSpec) -> Result<Option<Sha
 pub enum Dir {
     Read,
     Write,
+    /// Discard the range (fio's trim). Every engine does it at once, inside `submit`: fio's
+    /// engines all trim synchronously, the queueing ones included.
+    Trim,
 }
 
-/// One read or write.
+/// One read, write or trim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub dir: Dir,
@@ -262,6 +273,11 @@ pub trait Engine: Send + 'static {
     fn request_call(&self) -> &'static str {
         "request"
     }
+    /// Whether a trim must wait until nothing is in flight (fio's posixaio answers busy to a
+    /// trim while any request is queued); others trim beside requests already submitted.
+    fn trim_waits_for_queue(&self) -> bool {
+        false
+    }
     /// fsync (or fdatasync / msync) one file, blocking.
     fn sync(&mut self, file: u32) -> Result<(), Errno>;
 }
@@ -305,6 +321,22 @@ impl Buffers {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut AlignedBuf> {
         self.bufs.iter_mut()
     }
+}
+
+/// BLKDISCARD, `_IO(0x12, 119)` in linux/fs.h (the libc crate does not define it).
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// Discard `len` bytes at `offset` of a block device, as fio's `os_trim` does on Linux
+/// (ioctl BLKDISCARD, whatever the file is: on a regular file it fails with ENOTTY, as
+/// fio's trims do; the falloc engine punches holes instead). Returns the bytes trimmed.
+pub(crate) fn discard(fd: i32, offset: u64, len: u32) -> Result<usize, Errno> {
+    let range: [u64; 2] = [offset, len as u64];
+    // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer, which outlives the
+    // call; fd is an open descriptor owned by the file table.
+    retry("BLKDISCARD", || unsafe {
+        libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) as isize
+    })
+    .map(|_| len as usize)
 }
 
 /// fsync or fdatasync one descriptor, as the job's sync mode says.

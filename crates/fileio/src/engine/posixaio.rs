@@ -182,6 +182,15 @@ impl Engine for PosixAioEngine {
     }
     #[inline]
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
+        if req.dir == Dir::Trim {
+            // Done at once, after everything in flight ([`Engine::trim_waits_for_queue`]).
+            let fd = self.files.fd(req.io.file);
+            return Ok(Submitted::Done(super::discard(
+                fd,
+                req.io.offset,
+                req.io.len,
+            )));
+        }
         let buf = self.bufs.get(slot).as_mut_ptr();
         let cb = &mut self.cbs[slot];
         *cb = idle_cb();
@@ -196,12 +205,17 @@ impl Engine for PosixAioEngine {
             // (slots are not reused while in flight; Drop waits for every request).
             Dir::Read => ("aio_read", unsafe { libc::aio_read(cb) }),
             Dir::Write => ("aio_write", unsafe { libc::aio_write(cb) }),
+            Dir::Trim => unreachable!("trims are done above"),
         };
         if r != 0 {
             return Err(Errno::last(call));
         }
         self.in_flight.push(slot);
         Ok(Submitted::Queued)
+    }
+
+    fn trim_waits_for_queue(&self) -> bool {
+        true
     }
 
     fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {

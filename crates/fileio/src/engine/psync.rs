@@ -1,5 +1,6 @@
 //! pread/pwrite, blocking: fio's `psync`, and what sysbench's default `--file-io-mode=sync`
 //! does. The engine is shared with pvsync (preadv/pwritev), which differs only in the call.
+//! A trim is BLKDISCARD in both ([`super::discard`]), as fio's psync and pvsync do.
 
 use std::sync::Arc;
 
@@ -69,6 +70,7 @@ impl<const VECTORED: bool> Engine for Positional<VECTORED> {
             }),
             (Dir::Read, true) => retry("preadv", || unsafe { libc::preadv(fd, &iov, 1, off) }),
             (Dir::Write, true) => retry("pwritev", || unsafe { libc::pwritev(fd, &iov, 1, off) }),
+            (Dir::Trim, _) => super::discard(fd, req.io.offset, req.io.len),
         }))
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {

@@ -101,6 +101,7 @@ impl Engine for Pvsync2Engine {
             Dir::Write => retry("pwritev2", || unsafe {
                 libc::pwritev2(fd, &iov, 1, off, flags)
             }),
+            Dir::Trim => super::discard(fd, req.io.offset, req.io.len),
         }))
     }
     fn sync(&mut self, file: u32) -> Result<(), Errno> {

@@ -1,4 +1,4 @@
-//! read/write after lseek, blocking: fio's `sync`.
+//! read/write after lseek, blocking: fio's `sync`. A trim is BLKDISCARD ([`super::discard`]).
 //!
 //! As fio does, the lseek is skipped when the file position is already at the request's
 //! offset (the previous request on that file ended there: sequential access makes one
@@ -125,6 +125,9 @@ impl Engine for SyncEngine {
             Dir::Write => retry("write", || unsafe {
                 libc::write(fd, buf.cast_const().cast(), len)
             }),
+            // A trim leaves the file position where the seek put it (fio seeks for a trim
+            // too, then discards).
+            Dir::Trim => return Ok(Submitted::Done(super::discard(fd, off, req.io.len))),
         };
         self.files.moved(file, off, &res);
         Ok(Submitted::Done(res))

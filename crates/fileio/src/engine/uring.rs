@@ -294,6 +294,14 @@ impl Engine for UringEngine {
             self.submit_queued()?;
         }
         let fd = self.files.fd(req.io.file);
+        if req.dir == Dir::Trim {
+            // fio's io_uring trims synchronously once nothing waits unsubmitted.
+            return Ok(Submitted::Done(super::discard(
+                fd,
+                req.io.offset,
+                req.io.len,
+            )));
+        }
         let buf = self.bufs.get(slot).as_mut_ptr();
         let r = self.build()?;
         let (len, off) = (req.io.len, req.io.offset);
@@ -330,6 +338,7 @@ impl Engine for UringEngine {
             (Dir::Write, false, false) => opcode::Write::new(types::Fd(fd), buf, len)
                 .offset(off)
                 .build(),
+            (Dir::Trim, _, _) => unreachable!("trims are done above"),
         }
         .user_data(slot as u64);
         // SAFETY: the buffer belongs to this slot and stays untouched until its completion.

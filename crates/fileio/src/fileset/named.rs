@@ -119,6 +119,8 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
             }
             file.sync_all()
                 .map_err(|e| FileioError::io(format!("cannot sync {}", f.path.display()), e))?;
+        } else if job.allocate && allocate(&file, &f.path, want)? {
+            // Allocated (and sized) by fallocate.
         } else {
             file.set_len(want)
                 .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
@@ -140,13 +142,32 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
     Ok(out)
 }
 
+/// Allocate the first `len` bytes of `file` (fallocate mode 0, as fio's `fallocate=native`
+/// lays files out). `false` when the filesystem cannot (the caller only sizes the file).
+fn allocate(file: &fs::File, path: &Path, len: u64) -> Result<bool, FileioError> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fallocate on an open descriptor; no memory is passed.
+    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(FileioError::io(
+            format!("cannot allocate {}", path.display()),
+            e,
+        )),
+    }
+}
+
 /// Open the job's files for a run.
 pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioError> {
     let access = spec.access.expect("run needs an access pattern");
     let mut table = FileTable::new(PathBuf::new());
     // A job that only reads opens read-only, so a device or a file it must not change
-    // cannot be written by mistake.
-    let mode = if access.writes() {
+    // cannot be written by mistake (unless its engine changes files to read them).
+    let mode = if access.writes() || spec.engine.caps.opens_read_write {
         libc::O_RDWR
     } else {
         libc::O_RDONLY
@@ -256,6 +277,7 @@ mod tests {
                 passes: Some(1),
                 sync_every_writes: 0,
                 lay_out_data: data,
+                allocate: false,
                 unlink: true,
                 invalidate: false,
                 invalidate_on_wrap: false,

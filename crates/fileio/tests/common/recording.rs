@@ -22,6 +22,8 @@ use plumb_fileio::FileioWorkload;
 pub enum Rec {
     Read(Io),
     Write(Io),
+    /// Done inside its submission, as every engine trims.
+    Trim(Io),
     Sync(u32),
     /// A queued request completed (queueing engine only).
     Done(Io),
@@ -137,7 +139,7 @@ impl<const QUEUED: bool> RecordingEngine<QUEUED> {
                     errno: libc::EINVAL,
                 });
             }
-            Dir::Write => {}
+            Dir::Write | Dir::Trim => {}
         }
         Ok(())
     }
@@ -154,9 +156,10 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
         self.note(match req.dir {
             Dir::Read => Rec::Read(req.io),
             Dir::Write => Rec::Write(req.io),
+            Dir::Trim => Rec::Trim(req.io),
         });
         self.transfer(slot, req)?;
-        if !QUEUED {
+        if !QUEUED || req.dir == Dir::Trim {
             return Ok(Submitted::Done(Ok(req.io.len as usize)));
         }
         self.queued.push((slot, req.io));

@@ -8,6 +8,8 @@
 //! - Queued engines time a request from just before the call that submits it to just after
 //!   the one that reaps it: fio's lat. plumb keeps no separate submission latency, so
 //!   those jobs print `lat` and its percentiles, and no slat or clat lines.
+//! - Trims are done inside their submission on every engine, as fio's are: clat and lat,
+//!   never slat, whatever the engine.
 //! - Bandwidth and IOPS samples come from the run's 500 ms windows (fio's bwavgtime).
 //! - CPU, context switches and faults are the process's over the group, shared among the
 //!   group's jobs in proportion to their run time.
@@ -153,13 +155,16 @@ fn add_buckets(b: &mut LatBuckets, h: &Histogram) {
 }
 
 /// fio's error number for a job's failure: EILSEQ for a verification failure (as fio
-/// reports it), EIO otherwise.
+/// reports it); the errno of the failed call when the message names one (`BLKDISCARD failed:
+/// Inappropriate ioctl for device` is 25, as fio reports a trim of a regular file); EIO
+/// otherwise.
 fn errno_of(msg: &str) -> i32 {
     if msg.contains("verify") {
-        84
-    } else {
-        5
+        return 84;
     }
+    (1..134)
+        .find(|&e| msg.contains(&format!("failed: {}", plumb_fileio::error::errno_text(e))))
+        .unwrap_or(5)
 }
 
 /// A run time as fio reports it: whole milliseconds rounded up from microseconds, so a job
@@ -175,7 +180,8 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         _ => None,
     };
     let queued = fs.is_some_and(|f| f.engine_caps.queued);
-    let does_io = fs.is_some_and(|f| f.engine_caps.does_io);
+    // One blocking call per request on the files (falloc's too, which moves no data).
+    let calls = fs.is_some_and(|f| f.engine_caps.needs_files);
     let runtime_ms = runtime_ms(job.total_time_s);
     let pct: Option<&[f64]> = Some(&fi.percentiles);
     let split =
@@ -185,8 +191,11 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
     // run from the actual one, which is the schedule's service time (one direction only).
     // A job that reads and writes keeps one service histogram for both: its directions show
     // their own latencies, from the intended start (plumb's section gives lag and service).
-    let one_direction = !(job.histograms.get("read").is_some_and(|h| h.count > 0)
-        && job.histograms.get("write").is_some_and(|h| h.count > 0));
+    let one_direction = ["read", "write", "trim"]
+        .iter()
+        .filter(|k| job.histograms.get(**k).is_some_and(|h| h.count > 0))
+        .count()
+        <= 1;
     let service = job
         .open_loop
         .as_ref()
@@ -215,7 +224,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
                     Some(stats(&h, fi.lat_percentiles)),
                 )
             }
-            _ if queued => {
+            _ if queued && kind != "trim" => {
                 add_buckets(&mut buckets, &h);
                 (None, None, Some(stats(&h, true)))
             }
@@ -240,11 +249,12 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
     };
     let read = dir("read", "bytes_read");
     let write = dir("write", "bytes_written");
+    let trim = dir("trim", "bytes_trimmed");
     let sync = histogram(job, "fsync").map(|h| SyncStats {
         total_ios: h.count(),
         lat: lat_stats(&h, pct),
     });
-    let ios = read.total_ios + write.total_ios;
+    let ios = read.total_ios + write.total_ios + trim.total_ios;
     let syncs = sync.as_ref().map_or(0, |s| s.total_ios);
     let c = |name: &str| job.counters.get(name).copied().unwrap_or(0);
     let depths = if queued {
@@ -260,7 +270,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         d.total_submit = d.submit.iter().sum();
         d.total_complete = d.complete.iter().sum();
         d
-    } else if does_io {
+    } else if calls {
         // Every request is one call that completes it: depth 1, one I/O per submit and reap.
         IoDepths {
             level: [ios + syncs, 0, 0, 0, 0, 0, 0],
@@ -291,7 +301,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         job_runtime_ms: runtime_ms,
         read,
         write,
-        trim: DirStats::default(),
+        trim,
         sync,
         usr_cpu_pct: share.usr_pct,
         sys_cpu_pct: share.sys_pct,
@@ -406,6 +416,7 @@ fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecor
     for (d, n, kind, h) in [
         (&mut unit.read, &next.read, "read", &mut hists.read),
         (&mut unit.write, &next.write, "write", &mut hists.write),
+        (&mut unit.trim, &next.trim, "trim", &mut hists.trim),
     ] {
         d.io_bytes += n.io_bytes;
         d.total_ios += n.total_ios;
@@ -468,6 +479,7 @@ fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecor
 struct UnitHists {
     read: Option<Histogram>,
     write: Option<Histogram>,
+    trim: Option<Histogram>,
     sync: Option<Histogram>,
 }
 
@@ -512,6 +524,7 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
                 hists.push(UnitHists {
                     read: histogram(job, "read"),
                     write: histogram(job, "write"),
+                    trim: histogram(job, "trim"),
                     sync: histogram(job, "fsync"),
                 });
                 units.push(u);
@@ -581,7 +594,16 @@ fn disks(record: &Record) -> Vec<DiskUtil> {
 
 #[cfg(test)]
 mod tests {
-    use super::runtime_ms;
+    use super::{errno_of, runtime_ms};
+
+    #[test]
+    fn errno_comes_from_the_failed_call_when_the_message_names_it() {
+        let trim = "trim of /tmp/x at offset 0 (4096 bytes): BLKDISCARD failed: Inappropriate ioctl for device (BLKDISCARD trims block devices only)";
+        assert_eq!(errno_of(trim), 25);
+        assert_eq!(errno_of("read from x: pread failed: Input/output error"), 5);
+        assert_eq!(errno_of("bad crc32c (verify) in x"), 84);
+        assert_eq!(errno_of("something odd"), 5);
+    }
 
     #[test]
     fn runtime_rounds_up_to_whole_milliseconds() {

@@ -167,9 +167,10 @@ impl Layout for Fio {
 pub const DEPTH_NOTE: &str =
     "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1";
 
-/// Whether fio prints [`DEPTH_NOTE`] for a job at `iodepth` on an engine that can do this.
+/// Whether fio prints [`DEPTH_NOTE`] for a job at `iodepth` on an engine that can do this:
+/// one that makes a blocking call per request on the files (fio's FIO_SYNCIO engines).
 pub fn depth_note_applies(iodepth: u32, caps: plumb_fileio::engine::Caps) -> bool {
-    iodepth > 1 && !caps.queued && caps.does_io
+    iodepth > 1 && !caps.queued && caps.needs_files
 }
 
 fn depth_note(j: &JobRecord, fi: &FioJobInfo) -> bool {

@@ -154,7 +154,8 @@ fn job_eta(i: &FioJobInfo, j: &LiveJob<'_>, now: Duration) -> u64 {
                 .saturating_sub(Duration::from_secs_f64(p.ramp_s))
                 .as_millis()
                 .div_ceil(1000) as u64;
-            let done = j.counter("bytes_read") + j.counter("bytes_written");
+            let done =
+                j.counter("bytes_read") + j.counter("bytes_written") + j.counter("bytes_trimmed");
             let mut perc = if p.io_bytes > 0 {
                 (done as f64 / p.io_bytes as f64).min(1.0)
             } else {
@@ -178,8 +179,8 @@ fn job_eta(i: &FioJobInfo, j: &LiveJob<'_>, now: Duration) -> u64 {
     }
 }
 
-/// One letter a job (r/R read, w/W write, m/M mixed; capital for sequential; `_` done,
-/// `P` not started), runs of the same letter condensed: `[R(2),w(1)]`.
+/// One letter a job (r/R read, w/W write (trimwrite too), m/M mixed, d/D trim; capital for
+/// sequential; `_` done, `P` not started), runs of the same letter condensed: `[R(2),w(1)]`.
 fn run_string(jobs: &[(FioJobInfo, &LiveJob<'_>)]) -> String {
     let letters: Vec<char> = jobs
         .iter()
@@ -204,7 +205,8 @@ fn letter(rw: &str) -> char {
     let sequential = !rw.starts_with("rand");
     let c = match rw.trim_start_matches("rand") {
         "read" => 'r',
-        "write" => 'w',
+        "write" | "trimwrite" => 'w',
+        "trim" => 'd',
         _ => 'm',
     };
     if sequential {
@@ -232,26 +234,32 @@ fn rate_limits(running: &[&(FioJobInfo, &LiveJob<'_>)]) -> String {
     }
 }
 
-/// `[r=68.6MiB/s,w=1234KiB/s][r=17.6k,w=308 IOPS]` from the last sample of each job.
+/// `[r=68.6MiB/s,w=1234KiB/s][r=17.6k,w=308 IOPS]` from the last sample of each job
+/// (`t=` for trims).
 fn rates(running: &[&(FioJobInfo, &LiveJob<'_>)]) -> String {
-    let mut bw = [0f64; 2];
-    let mut iops = [0f64; 2];
+    let mut bw = [0f64; 3];
+    let mut iops = [0f64; 3];
+    const DIRS: [(&str, &str); 3] = [
+        ("read", "bytes_read"),
+        ("write", "bytes_written"),
+        ("trim", "bytes_trimmed"),
+    ];
     for (_, j) in running {
         let Some(l) = &j.last else { continue };
         if l.length_s <= 0.0 {
             continue;
         }
-        bw[0] += l.counter("bytes_read") as f64 / l.length_s;
-        bw[1] += l.counter("bytes_written") as f64 / l.length_s;
-        iops[0] += l.operation("read") as f64 / l.length_s;
-        iops[1] += l.operation("write") as f64 / l.length_s;
+        for (d, (kind, bytes)) in DIRS.iter().enumerate() {
+            bw[d] += l.counter(bytes) as f64 / l.length_s;
+            iops[d] += l.operation(kind) as f64 / l.length_s;
+        }
     }
     let pow2 = running.iter().any(|(i, _)| i.header.kb_base == 1024);
-    let dirs: Vec<usize> = (0..2).filter(|&d| bw[d] >= 1.0 || iops[d] >= 1.0).collect();
+    let dirs: Vec<usize> = (0..3).filter(|&d| bw[d] >= 1.0 || iops[d] >= 1.0).collect();
     if dirs.is_empty() {
         return String::new();
     }
-    let c = ['r', 'w'];
+    let c = ['r', 'w', 't'];
     let bw_text: Vec<String> = dirs
         .iter()
         .map(|&d| {
@@ -308,6 +316,10 @@ mod tests {
         assert_eq!(letter("read"), 'R');
         assert_eq!(letter("randwrite"), 'w');
         assert_eq!(letter("write"), 'W');
+        assert_eq!(letter("trim"), 'D');
+        assert_eq!(letter("randtrim"), 'd');
+        assert_eq!(letter("trimwrite"), 'W');
+        assert_eq!(letter("randtrimwrite"), 'w');
         assert_eq!(letter("randrw"), 'm');
         assert_eq!(letter("rw"), 'M');
     }

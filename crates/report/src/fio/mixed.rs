@@ -6,16 +6,19 @@
 use plumb_core::stats::{Histogram, SparseHistogram};
 use plumb_pipeline::JobRecord;
 
-/// The record's kinds and counters that fio keeps per direction: (read's, write's).
-const PAIRS: [(&str, &str); 4] = [
+/// The record's kinds and counters that fio keeps per direction: (read's, write's or
+/// trim's).
+const PAIRS: [(&str, &str); 6] = [
     ("read", "write"),
+    ("read", "trim"),
     ("read_submit", "write_submit"),
     ("read_complete", "write_complete"),
     ("bytes_read", "bytes_written"),
+    ("bytes_read", "bytes_trimmed"),
 ];
 
-/// `job` with every write figure added into its read figure (histograms, operation and byte
-/// counts, and each interval's), the write ones removed.
+/// `job` with every write and trim figure added into its read figure (histograms, operation
+/// and byte counts, and each interval's), the write and trim ones removed.
 pub fn fold_directions(job: &JobRecord) -> JobRecord {
     let mut j = job.clone();
     for (into, from) in PAIRS {

@@ -154,6 +154,8 @@ fn sysbench_words(a: &Access) -> &'static str {
         (Order::Random { .. }, Mix::Read) => "random read",
         (Order::Random { .. }, Mix::Write) => "random write",
         (Order::Random { .. }, Mix::Interleaved { .. } | Mix::Share { .. }) => "random r/w",
+        // sysbench has no trims; plumb's own words for a record that holds them.
+        (Order::Random { .. }, Mix::Trim | Mix::TrimWrite) => a.describe(),
     }
 }
 
@@ -215,7 +217,9 @@ pub(crate) fn header(
         // Only rndrw uses a ratio; sysbench prints its option's value for every random mode.
         let ratio = match access.mix {
             Mix::Interleaved { reads_per_write } => reads_per_write,
-            Mix::Read | Mix::Write | Mix::Share { .. } => given_ratio.unwrap_or(1.5),
+            Mix::Read | Mix::Write | Mix::Share { .. } | Mix::Trim | Mix::TrimWrite => {
+                given_ratio.unwrap_or(1.5)
+            }
         };
         line(format!(
             "Read/Write ratio for combined random IO test: {ratio:.2}"
