@@ -345,8 +345,9 @@ mod tests {
             .filter(|o| o.supported)
             .count();
         // plumb's first set: 76 main options and 5 engine options; then thinktime_spin,
-        // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting.
-        assert_eq!(n, 85);
+        // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting; then
+        // fadvise_hint.
+        assert_eq!(n, 86);
     }
 
     #[test]
