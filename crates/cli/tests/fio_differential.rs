@@ -15,6 +15,9 @@
 //! Without /usr/bin/fio or strace these tests are skipped with a message, except under CI
 //! (`CI=true`), where a missing peer is a failure.
 
+mod common;
+use common::fio_text::{fd_path, field, mask_normal, mask_numbers};
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -121,21 +124,6 @@ type IoOp = (Dir, u64, u64);
 type Trace = BTreeMap<String, Vec<Vec<IoOp>>>;
 
 const TRACED: &str = "trace=pread64,pwrite64,read,write,lseek,preadv,pwritev,preadv2,pwritev2,io_submit,fsync,fdatasync";
-
-/// The text after `key=` up to the next `,` or `}` in `s`.
-fn field<'a>(s: &'a str, key: &str) -> Option<&'a str> {
-    let at = s.find(key)? + key.len();
-    let rest = &s[at..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(&rest[..end])
-}
-
-/// The path in `fd</path>` at the start of `s`, and what follows it.
-fn fd_path(s: &str) -> Option<(&str, &str, &str)> {
-    let lt = s.find('<')?;
-    let gt = lt + s[lt..].find('>')?;
-    Some((&s[..lt], &s[lt + 1..gt], &s[gt + 1..]))
-}
 
 /// The operations of one process's strace log on files under `dir`.
 fn parse_trace(log: &str, dir: &str) -> BTreeMap<String, Vec<IoOp>> {
@@ -603,93 +591,6 @@ fn norandommap_counts() {
 
 // ---------------------------------------------------------------------------------------
 // Normal output
-
-/// Lines whose presence depends on measured data rather than on the job: percentile rows,
-/// the latency distribution, the bw/iops sample lines, and the disk stats (device-wide).
-fn data_dependent(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with("| ")
-        || t.starts_with("lat (nsec)   :")
-        || t.starts_with("lat (usec)   :")
-        || t.starts_with("lat (msec)   :")
-        || t.starts_with("bw (")
-        || t.starts_with("iops        :")
-}
-
-/// The structure of a normal report: data-dependent lines and the disk stats dropped; each
-/// number (with its decimals, a k/M/G/… prefix and a B/bit unit right after it) becomes `N`
-/// with the padding before it; the latency units become `xsec`.
-fn mask_normal(text: &str) -> String {
-    let mut out = String::new();
-    let mut in_disk = false;
-    for line in text.lines() {
-        if line.starts_with("Disk stats (") {
-            in_disk = true;
-            continue;
-        }
-        if in_disk && line.starts_with("  ") {
-            continue;
-        }
-        in_disk = false;
-        if data_dependent(line) {
-            continue;
-        }
-        let line = line
-            .replace("(nsec)", "(xsec)")
-            .replace("(usec)", "(xsec)")
-            .replace("(msec)", "(xsec)");
-        out.push_str(&mask_numbers(&line));
-        out.push('\n');
-    }
-    // The disk stats leave the blank line that introduced them.
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-fn mask_numbers(line: &str) -> String {
-    let c: Vec<char> = line.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < c.len() {
-        let mut j = i;
-        while j < c.len() && c[j] == ' ' {
-            j += 1;
-        }
-        let starts_number = j < c.len()
-            && c[j].is_ascii_digit()
-            && (i == 0 || !c[i - 1].is_ascii_alphabetic() || j > i);
-        if !starts_number {
-            out.push(c[i]);
-            i += 1;
-            continue;
-        }
-        while j < c.len()
-            && (c[j].is_ascii_digit()
-                || (c[j] == '.' && c.get(j + 1).is_some_and(char::is_ascii_digit)))
-        {
-            j += 1;
-        }
-        if j < c.len() && "kKMGTPE".contains(c[j]) {
-            j += 1;
-            if c.get(j) == Some(&'i') {
-                j += 1;
-            }
-        }
-        if c.get(j) == Some(&'B') {
-            j += 1;
-        } else if c[j..].starts_with(&['b', 'i', 't']) {
-            j += 3;
-        }
-        if i < j && c[i] == ' ' {
-            out.push(' ');
-        }
-        out.push('N');
-        i = j;
-    }
-    out
-}
 
 fn same_normal(args: &[&str]) {
     let Some((theirs, ours)) = run_both(args) else {

@@ -16,6 +16,7 @@
 //! a message, except under CI (`CI=true`); plumb's own checks run regardless.
 
 mod common;
+use common::fio_text::{fd_path, field, mask_normal};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
@@ -128,21 +129,6 @@ type Op = (Call, u64, u64);
 type Trace = BTreeMap<String, Vec<Vec<Op>>>;
 
 const TRACED: &str = "trace=ioctl,fallocate,pwrite64,write,lseek,io_submit";
-
-/// The text after `key=` up to the next `,` or `}` in `s`.
-fn field<'a>(s: &'a str, key: &str) -> Option<&'a str> {
-    let at = s.find(key)? + key.len();
-    let rest = &s[at..];
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    Some(&rest[..end])
-}
-
-/// `fd</path>` at the start of `s`: (fd, path, what follows).
-fn fd_path(s: &str) -> Option<(&str, &str, &str)> {
-    let lt = s.find('<')?;
-    let gt = lt + s[lt..].find('>')?;
-    Some((&s[..lt], &s[lt + 1..gt], &s[gt + 1..]))
-}
 
 /// The name a traced path is kept under, when it is one of the job's files.
 fn traced_name(path: &str, dir: &str, device: Option<&str>) -> Option<String> {
@@ -571,89 +557,6 @@ fn blkdiscard_on_a_device_matches_fio_for_each_engine() {
 
 // ---------------------------------------------------------------------------------------
 // Reports
-
-/// Lines whose presence depends on measured data: percentile rows, the latency
-/// distribution, the bw/iops sample lines.
-fn data_dependent(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with("| ")
-        || t.starts_with("lat (nsec)   :")
-        || t.starts_with("lat (usec)   :")
-        || t.starts_with("lat (msec)   :")
-        || t.starts_with("bw (")
-        || t.starts_with("iops        :")
-}
-
-/// The structure of a normal report: data-dependent lines and the disk stats dropped, each
-/// number (with a unit prefix and a B right after it) `N`, latency units `xsec`.
-fn mask_normal(text: &str) -> String {
-    let mut out = String::new();
-    let mut in_disk = false;
-    for line in text.lines() {
-        if line.starts_with("Disk stats (") {
-            in_disk = true;
-            continue;
-        }
-        if in_disk && line.starts_with("  ") {
-            continue;
-        }
-        in_disk = false;
-        if data_dependent(line) {
-            continue;
-        }
-        let line = line
-            .replace("(nsec)", "(xsec)")
-            .replace("(usec)", "(xsec)")
-            .replace("(msec)", "(xsec)");
-        out.push_str(&mask_numbers(&line));
-        out.push('\n');
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
-}
-
-fn mask_numbers(line: &str) -> String {
-    let c: Vec<char> = line.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < c.len() {
-        let mut j = i;
-        while j < c.len() && c[j] == ' ' {
-            j += 1;
-        }
-        let starts_number = j < c.len()
-            && c[j].is_ascii_digit()
-            && (i == 0 || !c[i - 1].is_ascii_alphabetic() || j > i);
-        if !starts_number {
-            out.push(c[i]);
-            i += 1;
-            continue;
-        }
-        while j < c.len()
-            && (c[j].is_ascii_digit()
-                || (c[j] == '.' && c.get(j + 1).is_some_and(char::is_ascii_digit)))
-        {
-            j += 1;
-        }
-        if j < c.len() && "kKMGTPE".contains(c[j]) {
-            j += 1;
-            if c.get(j) == Some(&'i') {
-                j += 1;
-            }
-        }
-        if c.get(j) == Some(&'B') {
-            j += 1;
-        }
-        if i < j && c[i] == ' ' {
-            out.push(' ');
-        }
-        out.push('N');
-        i = j;
-    }
-    out
-}
 
 /// Both programs on `args` in fresh directories; None when fio is missing.
 fn run_both(args: &[&str]) -> Option<(Output, Output)> {

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary.
 #![allow(dead_code)]
 
+pub mod fio_text;
+
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
