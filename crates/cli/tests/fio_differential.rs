@@ -17,10 +17,11 @@
 
 mod common;
 use common::fio_text::{fd_path, field, mask_normal, mask_numbers};
+use common::peers::{installed, DropIn};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -31,33 +32,12 @@ const STRACE: &str = "/usr/bin/strace";
 
 /// fio and strace, or None (with a message) when one is missing outside CI.
 fn peer() -> Option<&'static str> {
-    for tool in [PEER, STRACE] {
-        if !Path::new(tool).exists() {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{tool} is missing: CI runs the fio drop-in comparison (apt-get install fio strace)");
-            }
-            eprintln!("skipped: {tool} is not installed (apt-get install fio strace)");
-            return None;
-        }
-    }
-    Some(PEER)
-}
-
-/// A directory holding a symlink named `fio` to the plumb binary.
-struct DropIn {
-    dir: TempDir,
-}
-
-impl DropIn {
-    fn new() -> DropIn {
-        let dir = TempDir::new().unwrap();
-        let plumb = assert_cmd::cargo::cargo_bin("plumb");
-        std::os::unix::fs::symlink(plumb, dir.path().join("fio")).unwrap();
-        DropIn { dir }
-    }
-    fn bin(&self) -> PathBuf {
-        self.dir.path().join("fio")
-    }
+    installed(
+        &[PEER, STRACE],
+        "apt-get install fio strace",
+        "the fio drop-in comparison",
+    )
+    .then_some(PEER)
 }
 
 /// What one command printed.
@@ -91,7 +71,7 @@ fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
 /// Both programs on `args`, each in a fresh directory holding `files` (name, text).
 fn run_both_with(files: &[(&str, &str)], args: &[&str]) -> Option<(Output, Output)> {
     let peer = peer()?;
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("fio");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     for d in [&a, &b] {
         for (name, text) in files {
@@ -278,7 +258,7 @@ struct IoRun {
 
 fn io_both(args: &[&str]) -> Option<IoRun> {
     let peer = peer()?;
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("fio");
     let (ta, na) = traced(Path::new(peer), args);
     let (tb, nb) = traced(&drop_in.bin(), args);
     let mut json_args = args.to_vec();

@@ -17,6 +17,7 @@
 
 mod common;
 use common::fio_text::{fd_path, field, mask_normal};
+use common::peers::{installed, under_ci, DropIn};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
@@ -29,40 +30,14 @@ use tempfile::TempDir;
 const PEER: &str = "/usr/bin/fio";
 const STRACE: &str = "/usr/bin/strace";
 
-fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
 /// fio and strace, or None (with a message) when one is missing outside CI.
 fn peer() -> Option<&'static str> {
-    for tool in [PEER, STRACE] {
-        if !Path::new(tool).exists() {
-            assert!(
-                !under_ci(),
-                "{tool} is missing: CI runs the fio drop-in comparison (apt-get install fio strace)"
-            );
-            eprintln!("skipped: {tool} is not installed (apt-get install fio strace)");
-            return None;
-        }
-    }
-    Some(PEER)
-}
-
-/// A directory holding a symlink named `fio` to the plumb binary.
-struct DropIn {
-    dir: TempDir,
-}
-
-impl DropIn {
-    fn new() -> DropIn {
-        let dir = TempDir::new().unwrap();
-        let plumb = assert_cmd::cargo::cargo_bin("plumb");
-        std::os::unix::fs::symlink(plumb, dir.path().join("fio")).unwrap();
-        DropIn { dir }
-    }
-    fn bin(&self) -> PathBuf {
-        self.dir.path().join("fio")
-    }
+    installed(
+        &[PEER, STRACE],
+        "apt-get install fio strace",
+        "the fio drop-in comparison",
+    )
+    .then_some(PEER)
 }
 
 #[derive(Debug)]
@@ -268,7 +243,7 @@ fn issued(stdout: &str) -> Vec<String> {
 /// Both programs' traces and `issued rwts` lines on one job; None when skipped.
 fn trace_both(args: &[&str], device: Option<&str>) -> Option<([Trace; 2], [Vec<String>; 2])> {
     let peer = peer()?;
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("fio");
     let (ta, oa) = traced(Path::new(peer), args, device);
     let (tb, ob) = traced(&drop_in.bin(), args, device);
     assert!(!ta.is_empty(), "fio made no traced call: {args:?}");
@@ -408,7 +383,7 @@ fn falloc_trimwrite_trims_then_writes_each_block_as_fio_does() {
 #[test]
 fn blkdiscard_engines_fail_on_a_regular_file_as_fio_does() {
     let Some(peer) = peer() else { return };
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("fio");
     for engine in ["sync", "psync"] {
         let e = format!("--ioengine={engine}");
         let args = ["--name=j", "--rw=trim", "--size=32k", "--bs=4k", &e];
@@ -561,7 +536,7 @@ fn blkdiscard_on_a_device_matches_fio_for_each_engine() {
 /// Both programs on `args` in fresh directories; None when fio is missing.
 fn run_both(args: &[&str]) -> Option<(Output, Output)> {
     let peer = peer()?;
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("fio");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let theirs = run_in(Path::new(peer), a.path(), args);
     let ours = run_in(&drop_in.bin(), b.path(), args);

@@ -6,8 +6,9 @@
 //! (`CI=true`), where a missing peer is a failure.
 
 mod common;
+use common::peers::{installed, DropIn};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use tempfile::TempDir;
@@ -16,33 +17,12 @@ const PEER: &str = "/usr/bin/sysbench";
 
 /// The peer, or None (with a message) when it is not installed outside CI.
 fn peer() -> Option<&'static str> {
-    if Path::new(PEER).exists() {
-        return Some(PEER);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{PEER} is missing: CI runs the sysbench drop-in comparison (apt-get install sysbench)"
-        );
-    }
-    eprintln!("skipped: {PEER} is not installed (apt-get install sysbench)");
-    None
-}
-
-/// A directory holding a symlink named `sysbench` to the plumb binary.
-struct DropIn {
-    dir: TempDir,
-}
-
-impl DropIn {
-    fn new() -> DropIn {
-        let dir = TempDir::new().unwrap();
-        let plumb = assert_cmd::cargo::cargo_bin("plumb");
-        std::os::unix::fs::symlink(plumb, dir.path().join("sysbench")).unwrap();
-        DropIn { dir }
-    }
-    fn bin(&self) -> PathBuf {
-        self.dir.path().join("sysbench")
-    }
+    installed(
+        &[PEER],
+        "apt-get install sysbench",
+        "the sysbench drop-in comparison",
+    )
+    .then_some(PEER)
 }
 
 /// What one command printed.
@@ -113,7 +93,7 @@ fn mask(text: &str) -> String {
 /// when the peer is missing outside CI.
 fn run_both(args: &[&str]) -> Option<(Output, Output)> {
     let peer = peer()?;
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let theirs = run_in(Path::new(peer), a.path(), args);
     let ours = run_in(&drop_in.bin(), b.path(), args);
@@ -432,7 +412,7 @@ fn fileio_sequence(mode: &str) {
 
 fn fileio_sequence_with(mode: &str, extra: &[&str]) {
     let Some(peer) = peer() else { return };
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let test_mode = format!("--file-test-mode={mode}");
     for command in ["prepare", "run", "cleanup"] {
@@ -521,7 +501,7 @@ fn fileio_prepare_ignores_the_test_mode() {
 
 #[test]
 fn json_format_keeps_stdout_for_the_document() {
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let dir = TempDir::new().unwrap();
     let out = run_in(
         &drop_in.bin(),
@@ -552,7 +532,7 @@ fn json_format_keeps_stdout_for_the_document() {
 
 #[test]
 fn plumb_sections_only_when_asked() {
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let dir = TempDir::new().unwrap();
     let json = dir.path().join("r.json");
     let json_arg = format!("--json={}", json.display());
@@ -647,7 +627,7 @@ fn the_name_plumb_keeps_plumb_texts() {
 
 #[test]
 fn a_lua_script_on_stdin_is_refused_in_one_line() {
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let out = assert_cmd::Command::new(drop_in.bin())
         .write_stdin("print('test')\n")
         .output()
@@ -666,7 +646,7 @@ fn a_lua_script_on_stdin_is_refused_in_one_line() {
 #[test]
 fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
     let Some(peer) = peer() else { return };
-    let drop_in = DropIn::new();
+    let drop_in = DropIn::named("sysbench");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
     let args = [
         "--file-num=1",

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fio_text;
+pub mod peers;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

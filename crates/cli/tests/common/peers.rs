@@ -1,0 +1,46 @@
+//! The peers the differential tests compare plumb with (fio, sysbench, strace): installed,
+//! or the test is skipped with a line, except under CI (`CI=true`), where a missing peer is a
+//! failure; and plumb under a peer's name, as its drop-in.
+
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Whether every one of `tools` is installed; a missing one fails the test under CI (which
+/// runs `purpose`) and skips it elsewhere, saying how to install it.
+pub fn installed(tools: &[&str], install: &str, purpose: &str) -> bool {
+    for tool in tools {
+        if !Path::new(tool).exists() {
+            assert!(
+                !under_ci(),
+                "{tool} is missing: CI runs {purpose} ({install})"
+            );
+            eprintln!("skipped: {tool} is not installed ({install})");
+            return false;
+        }
+    }
+    true
+}
+
+/// A directory holding a symlink to the plumb binary under a peer's name.
+pub struct DropIn {
+    dir: TempDir,
+    name: &'static str,
+}
+
+impl DropIn {
+    pub fn named(name: &'static str) -> DropIn {
+        let dir = TempDir::new().unwrap();
+        let plumb = assert_cmd::cargo::cargo_bin("plumb");
+        std::os::unix::fs::symlink(plumb, dir.path().join(name)).unwrap();
+        DropIn { dir, name }
+    }
+
+    pub fn bin(&self) -> PathBuf {
+        self.dir.path().join(self.name)
+    }
+}
