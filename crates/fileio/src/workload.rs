@@ -47,32 +47,19 @@ pub const COUNTERS: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs"];
 pub const DEPTH: usize = 3;
 pub const SUBMIT: usize = DEPTH + 7;
 pub const REAP: usize = SUBMIT + 7;
-pub const COUNTERS_QUEUED: &[&str] = &[
-    "bytes_read",
-    "bytes_written",
-    "end_fsyncs",
-    "depth_1",
-    "depth_2",
-    "depth_4",
-    "depth_8",
-    "depth_16",
-    "depth_32",
-    "depth_64",
-    "submit_0",
-    "submit_4",
-    "submit_8",
-    "submit_16",
-    "submit_32",
-    "submit_64",
-    "submit_65",
-    "reap_0",
-    "reap_4",
-    "reap_8",
-    "reap_16",
-    "reap_32",
-    "reap_64",
-    "reap_65",
-];
+/// The counters of an engine that queues, then `$extra`: one list for every job that queues.
+macro_rules! queued_counters {
+    ($($extra:expr),*) => {
+        &[
+            "bytes_read", "bytes_written", "end_fsyncs",
+            "depth_1", "depth_2", "depth_4", "depth_8", "depth_16", "depth_32", "depth_64",
+            "submit_0", "submit_4", "submit_8", "submit_16", "submit_32", "submit_64", "submit_65",
+            "reap_0", "reap_4", "reap_8", "reap_16", "reap_32", "reap_64", "reap_65",
+            $($extra),*
+        ]
+    };
+}
+pub const COUNTERS_QUEUED: &[&str] = queued_counters!();
 
 /// fio's depth bucket of `n` requests in flight (1, 2-3, 4-7, ... 64+).
 #[inline(always)]
@@ -140,33 +127,7 @@ const KINDS_SPLIT_TRIM: &[OpKind] = &[
 /// The byte counter of trims, after a list's own counters.
 pub const BYTES_TRIMMED: &str = "bytes_trimmed";
 const COUNTERS_TRIM: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs", BYTES_TRIMMED];
-const COUNTERS_QUEUED_TRIM: &[&str] = &[
-    "bytes_read",
-    "bytes_written",
-    "end_fsyncs",
-    "depth_1",
-    "depth_2",
-    "depth_4",
-    "depth_8",
-    "depth_16",
-    "depth_32",
-    "depth_64",
-    "submit_0",
-    "submit_4",
-    "submit_8",
-    "submit_16",
-    "submit_32",
-    "submit_64",
-    "submit_65",
-    "reap_0",
-    "reap_4",
-    "reap_8",
-    "reap_16",
-    "reap_32",
-    "reap_64",
-    "reap_65",
-    BYTES_TRIMMED,
-];
+const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED);
 
 /// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
 /// a combination that would take more than half of the memory available now.
