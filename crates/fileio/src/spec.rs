@@ -298,12 +298,31 @@ pub struct JobIo {
     /// flight (fio's iodepth_low); none: keep it full.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_low: Option<u32>,
+    /// How queued requests go to the kernel and come back in batches (fio's iodepth_batch
+    /// options); none: one at a time in, everything completed out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<QueueBatch>,
     /// Verified writes, and checked reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifySpec>,
     /// Keep a log of every request, or of per-window averages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<crate::iolog::LogSpec>,
+}
+
+/// Batching of a queueing engine's submissions and completions (fio's `iodepth_batch_submit`,
+/// `iodepth_batch_complete_min`, `iodepth_batch_complete_max`), as fio resolves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QueueBatch {
+    /// Requests queued before they are handed to the kernel together (1 or more).
+    pub submit: u32,
+    /// Completions to wait for at each collection; 0: poll without sleeping.
+    pub reap_min: u32,
+    /// Completions taken at most per collection (at least `reap_min`, at least 1).
+    pub reap_max: u32,
+    /// Collect after every request queued, not only when the queue is full (fio polls so
+    /// when both completion bounds are 0).
+    pub poll_each: bool,
 }
 
 impl JobIo {

@@ -672,6 +672,7 @@ mod tests {
             advice: None,
             create_at_open: false,
             queue_low: None,
+            batch: None,
             stride: None,
             log: None,
             verify: None,

@@ -3,9 +3,10 @@
 //! Each thread takes a ticket, asks the pattern for the next operation and hands it to its
 //! engine. A request that completes inside its submission (blocking engines) is timed
 //! around that call and recorded at once. A queued request holds its own ticket and slot
-//! and is timed from just before the system call that submits it to just after the one
-//! that collects its completion (sysbench times only the submit); the loop keeps queueing
-//! while slots are free, then collects. A periodic fsync first waits for this thread's
+//! and is timed from when it is queued to just after the call that collects its completion
+//! (sysbench times only the submit), with its submission ending when the call that submits
+//! it returns. The loop keeps queueing while slots are free, handing the queue to the
+//! kernel in batches ([`Batch`]), then collects. A periodic fsync first waits for this thread's
 //! writes to that file still in flight, so it covers every write issued before it. With an
 //! open-loop rate, the loop collects completions while it waits for the next intended start
 //! (latency then runs from the intended start, as for every open-loop event).
@@ -67,6 +68,7 @@ impl Setup {
 pub struct Driver {
     pub(crate) state: WorkerState,
     pub(crate) submits_on_queue: bool,
+    pub(crate) submits_with_wait: bool,
     /// The last buffer is kept for reads (a blocking engine in a mode that both reads and
     /// writes): a write never carries what a read left in its buffer, at no cost per request.
     pub(crate) read_buffer: bool,
@@ -99,6 +101,48 @@ impl Busy {
     }
 }
 
+/// How many requests go to the kernel at once and come back per collection, resolved from
+/// [`crate::spec::QueueBatch`] and the queue depth.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Batch {
+    /// Queued requests are flushed once this many wait.
+    pub(crate) submit: usize,
+    /// Completions waited for per collection; 0: poll, spinning until one is there.
+    pub(crate) reap_min: usize,
+    /// Completions taken per collection at most.
+    pub(crate) reap_max: usize,
+    /// Collect after every request queued.
+    pub(crate) poll_each: bool,
+}
+
+impl Batch {
+    /// plumb's own default, and sysbench's: one request per submission, every completion
+    /// there taken at once.
+    pub(crate) fn one_in_all_out(depth: usize) -> Batch {
+        Batch {
+            submit: 1,
+            reap_min: 1,
+            reap_max: depth.max(1),
+            poll_each: false,
+        }
+    }
+    /// A job's batching as fio resolves it: a submit batch of 0 or above the depth is the
+    /// depth; the completion maximum is at least the minimum.
+    pub(crate) fn of(b: crate::spec::QueueBatch, depth: usize) -> Batch {
+        let depth = depth.max(1);
+        let submit = match b.submit as usize {
+            0 => depth,
+            n => n.min(depth),
+        };
+        Batch {
+            submit,
+            reap_min: b.reap_min as usize,
+            reap_max: (b.reap_max.max(b.reap_min) as usize).clamp(1, depth),
+            poll_each: b.poll_each,
+        }
+    }
+}
+
 /// Everything a thread's loop needs besides its engine.
 pub(crate) struct WorkerState {
     pub(crate) pattern: Pattern,
@@ -116,6 +160,8 @@ pub(crate) struct WorkerState {
     pub(crate) placement: crate::placement::Placement,
     /// Refill the queue only when it has drained to this many (engines that queue).
     pub(crate) queue_low: Option<usize>,
+    /// Submission and completion batches (engines that queue).
+    pub(crate) batch: Batch,
     pub(crate) log: Option<crate::iolog::IoLog>,
     /// Reads are checked against their verify header (fio's verify).
     pub(crate) verify: Option<crate::spec::VerifySpec>,
@@ -244,9 +290,10 @@ struct IoWorker<E: Engine> {
     engine: E,
     s: WorkerState,
     submits_on_queue: bool,
+    submits_with_wait: bool,
     slots: Vec<Option<InFlight>>,
     free: Vec<usize>,
-    /// Queued since the last submission; their start is stamped at submission.
+    /// Queued but not yet handed to the kernel.
     fresh: Vec<usize>,
     done: Vec<(usize, i64)>,
     /// This thread's writes in flight, per file (a fsync waits for them).
@@ -257,8 +304,6 @@ struct IoWorker<E: Engine> {
     /// (engines that keep requests in flight share their buffers between reads and writes).
     read_into: Vec<bool>,
     in_flight: usize,
-    /// Requests queued since the last reap (for the depth distribution).
-    queued_since_reap: usize,
     started: bool,
 }
 
@@ -275,9 +320,9 @@ impl<E: Engine> IoWorker<E> {
             done: Vec::with_capacity(n),
             writes_in_flight: vec![0; d.state.num_files as usize],
             in_flight: 0,
-            queued_since_reap: 0,
             started: false,
             submits_on_queue: d.submits_on_queue,
+            submits_with_wait: d.submits_with_wait,
             engine,
             s: d.state,
         }
@@ -356,7 +401,7 @@ impl<E: Engine> IoWorker<E> {
                 match op {
                     Op::Fsync(file) => {
                         while self.writes_in_flight[file as usize] > 0 {
-                            self.complete(ctx, 1, None)?;
+                            self.complete(ctx, None)?;
                         }
                         let start = Stamp::now();
                         let r = self.engine.sync(file);
@@ -366,24 +411,18 @@ impl<E: Engine> IoWorker<E> {
                     }
                     Op::Read(io) => {
                         self.issue(ctx, t, Dir::Read, io)?;
-                        if self.s.think.is_some() {
-                            self.think(ctx, 1)?;
-                        }
+                        self.after_issue(ctx)?;
                     }
                     Op::Write(io) => {
                         self.issue(ctx, t, Dir::Write, io)?;
-                        if self.s.think.is_some() {
-                            self.think(ctx, 1)?;
-                        }
+                        self.after_issue(ctx)?;
                     }
                     Op::Trim(io) => {
                         if self.engine.trim_waits_for_queue() {
                             self.drain(ctx)?;
                         }
                         self.issue(ctx, t, Dir::Trim, io)?;
-                        if self.s.think.is_some() {
-                            self.think(ctx, 1)?;
-                        }
+                        self.after_issue(ctx)?;
                     }
                     Op::Done => {
                         stop = true;
@@ -391,7 +430,7 @@ impl<E: Engine> IoWorker<E> {
                     }
                     Op::Drain => {
                         while self.in_flight > 0 {
-                            self.complete(ctx, 1, None)?;
+                            self.complete(ctx, None)?;
                         }
                     }
                     // Taken above; never reaches here.
@@ -408,11 +447,28 @@ impl<E: Engine> IoWorker<E> {
                 }
                 continue;
             }
-            self.complete(ctx, 1, due)?;
+            if stop {
+                // The caller collects what is still in flight, all at once.
+                return Ok(());
+            }
+            self.complete(ctx, due)?;
             if self.s.think.is_some() {
                 self.think(ctx, 0)?;
             }
         }
+    }
+
+    /// What follows each request issued: a poll for completions when the job polls after
+    /// every request, and think time.
+    #[inline(always)]
+    fn after_issue(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        if self.s.batch.poll_each && self.in_flight > 0 {
+            self.complete(ctx, None)?;
+        }
+        if self.s.think.is_some() {
+            self.think(ctx, 1)?;
+        }
+        Ok(())
     }
 
     /// Count `issued` requests and stall when think time is due: everything in flight is
@@ -491,7 +547,7 @@ impl<E: Engine> IoWorker<E> {
                 self.finish_request(ctx, slot, r, &f, end)
             }
             Ok(Submitted::Queued) => {
-                if self.s.split_latency {
+                if self.submits_on_queue && self.s.split_latency {
                     f.submitted = Stamp::now();
                 }
                 self.free.pop();
@@ -500,11 +556,17 @@ impl<E: Engine> IoWorker<E> {
                 }
                 self.slots[slot] = Some(f);
                 self.in_flight += 1;
-                self.queued_since_reap += 1;
                 if self.submits_on_queue {
+                    // fio counts a request at the depth it joins when it is submitted.
+                    ctx.add(DEPTH + depth_bucket(self.in_flight), 1);
                     ctx.add(SUBMIT + 1, 1);
                 } else {
                     self.fresh.push(slot);
+                    // A full batch goes now (fio commits at iodepth_batch_submit), unless
+                    // the queue is full: then it rides on the collection that follows.
+                    if self.fresh.len() >= self.s.batch.submit && !self.free.is_empty() {
+                        self.flush(ctx)?;
+                    }
                 }
                 Ok(())
             }
@@ -512,40 +574,86 @@ impl<E: Engine> IoWorker<E> {
         }
     }
 
-    /// Submit what is queued and handle at least `min` completions, or what completed by
-    /// `until` when it is given.
+    /// Hand the queued requests to the kernel now, without waiting for completions.
+    fn flush(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        self.engine
+            .flush()
+            .map_err(|e| WorkloadError::new(e.to_string()))?;
+        self.submitted(ctx, Stamp::now());
+        Ok(())
+    }
+
+    /// The queued requests reached the kernel at `at` (the end of their submission).
+    fn submitted(&mut self, ctx: &mut WorkerCtx<'_>, at: Stamp) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        if self.s.split_latency {
+            for &slot in &self.fresh {
+                if let Some(f) = self.slots[slot].as_mut() {
+                    f.submitted = at;
+                }
+            }
+        }
+        // fio counts a batch at the depth the queue holds when it is submitted (queued
+        // requests included).
+        let n = self.fresh.len();
+        ctx.add(DEPTH + depth_bucket(self.in_flight), n as u64);
+        ctx.add(SUBMIT + batch_bucket(n), 1);
+        self.fresh.clear();
+    }
+
+    /// Submit what is queued and handle the completions the job's batch asks for, or what
+    /// completed by `until` when it is given.
     fn complete(
         &mut self,
         ctx: &mut WorkerCtx<'_>,
-        min: usize,
         until: Option<Instant>,
     ) -> Result<(), WorkloadError> {
-        // fio counts each request at the depth the queue holds once it is topped up.
-        if self.queued_since_reap > 0 {
-            ctx.add(
-                DEPTH + depth_bucket(self.in_flight),
-                self.queued_since_reap as u64,
-            );
-            self.queued_since_reap = 0;
-        }
-        let now = Stamp::now();
-        for &slot in &self.fresh {
-            if let Some(f) = self.slots[slot].as_mut() {
-                f.start = now;
+        let b = self.s.batch;
+        let min = match b.reap_min {
+            0 => 0,
+            m => m.min(self.in_flight).max(1),
+        };
+        let max = b.reap_max.min(self.in_flight).max(min).max(1);
+        self.collect(ctx, until, min, max)
+    }
+
+    /// Submit what is queued, wait for `min` completions (0: poll until there is one) and
+    /// handle at most `max`.
+    fn collect(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        until: Option<Instant>,
+        min: usize,
+        max: usize,
+    ) -> Result<(), WorkloadError> {
+        if !self.fresh.is_empty() {
+            // The collection below can submit them in the same call, unless submission is
+            // timed apart (fio's slat ends when the submitting call returns).
+            if self.submits_with_wait && !self.s.split_latency {
+                self.submitted(ctx, Stamp::now());
+            } else {
+                self.flush(ctx)?;
             }
         }
-        if !self.fresh.is_empty() {
-            ctx.add(SUBMIT + batch_bucket(self.fresh.len()), 1);
-        }
-        self.fresh.clear();
         let done = &mut self.done;
-        match until {
-            None => self.engine.reap(min, |slot, res| done.push((slot, res))),
-            Some(d) => self
-                .engine
-                .reap_until(min, d, |slot, res| done.push((slot, res))),
+        loop {
+            match until {
+                None => self
+                    .engine
+                    .reap(min, max, |slot, res| done.push((slot, res))),
+                Some(d) => self
+                    .engine
+                    .reap_until(min, max, d, |slot, res| done.push((slot, res))),
+            }
+            .map_err(|e| WorkloadError::new(e.to_string()))?;
+            // A job that polls (iodepth_batch_complete_min=0) spins until one is there.
+            if min > 0 || !done.is_empty() || until.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            std::hint::spin_loop();
         }
-        .map_err(|e| WorkloadError::new(e.to_string()))?;
         let end = Stamp::now();
         ctx.add(REAP + batch_bucket(self.done.len()), 1);
         // Every completion is accounted for (slot freed, in-flight counts lowered) even after
@@ -659,7 +767,7 @@ impl<E: Engine> IoWorker<E> {
     fn drain(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         while self.in_flight > 0 {
             let before = self.in_flight;
-            self.complete(ctx, 1, None)?;
+            self.complete(ctx, None)?;
             if self.in_flight == before {
                 return Err(WorkloadError::new(format!(
                     "{} requests never completed",
@@ -681,8 +789,12 @@ impl<E: Engine> Worker for IoWorker<E> {
             self.s.filler.init(self.engine.buffer(slot), &mut ctx.rng);
         }
         let res = self.run_loop(ctx);
-        // Whatever happened, nothing may stay in flight once the worker returns.
-        let drained = self.drain(ctx);
+        // Whatever happened, nothing may stay in flight once the worker returns. fio waits
+        // for the whole queue in one collection at the end of a job.
+        let drained = match self.in_flight {
+            0 => Ok(()),
+            n => self.collect(ctx, None, n, n).and_then(|()| self.drain(ctx)),
+        };
         res.and(drained)
     }
 

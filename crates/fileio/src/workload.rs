@@ -218,7 +218,7 @@ impl FileioWorkload {
             })
         });
         let trims = spec.access.is_some_and(|a| a.trims());
-        let split = spec.job.is_some() && spec.engine.caps.submits_on_queue;
+        let split = spec.job.is_some() && spec.engine.caps.queued;
         FileioWorkload {
             kinds: match (spec.sync.each_write, split, trims) {
                 (true, _, _) => KINDS_FSYNC_ALL,
@@ -344,6 +344,10 @@ impl Workload for FileioWorkload {
                 .and_then(|j| j.queue_low)
                 .filter(|_| self.engine.caps.queued)
                 .map(|l| l as usize),
+            batch: match self.spec.job.as_ref().and_then(|j| j.batch) {
+                Some(b) => crate::worker::Batch::of(b, self.spec.depth()),
+                None => crate::worker::Batch::one_in_all_out(self.spec.depth()),
+            },
             log: self
                 .spec
                 .job
@@ -383,6 +387,7 @@ impl Workload for FileioWorkload {
             driver: Driver {
                 state,
                 submits_on_queue: self.engine.caps.submits_on_queue,
+                submits_with_wait: self.engine.caps.submits_with_wait,
                 read_buffer,
             },
         })

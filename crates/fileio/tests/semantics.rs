@@ -363,6 +363,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             advice: None,
             create_at_open: false,
             queue_low: None,
+            batch: None,
             stride: None,
             log: None,
             verify: None,
@@ -404,8 +405,9 @@ fn trimwrite_on_a_queueing_engine_trims_at_once_and_counts_each_direction() {
     }
     let done = ops.iter().filter(|o| matches!(o, Rec::Done(_))).count();
     assert_eq!(done, 16, "only the writes were queued");
-    // Kinds: read, write, fsync, trim; counters: the queued list, then bytes_trimmed.
-    assert_eq!((count(&out, WRITE), count(&out, 3)), (16, 16));
+    // Kinds of a job on a queueing engine: read, write, fsync, the four submit/complete
+    // halves, trim; counters: the queued list, then bytes_trimmed.
+    assert_eq!((count(&out, WRITE), count(&out, 7)), (16, 16));
     assert_eq!(counter(&out, 1), 64 << 10);
     assert_eq!(counter(&out, 24), 64 << 10);
 }

@@ -51,6 +51,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             advice: None,
             create_at_open: false,
             queue_low: None,
+            batch: None,
             stride: None,
             log: None,
             verify: None,

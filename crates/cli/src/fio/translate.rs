@@ -205,17 +205,10 @@ const NOT_YET: &[(&str, &[&str], &str)] = &[
         "plumb's data is always unique per block",
     ),
     (
-        "iodepth_batch",
-        &["1"],
-        "plumb submits each request as it is queued",
-    ),
-    ("iodepth_batch_complete_min", &["1"], ""),
-    (
         "unified_rw_reporting",
         &["none", "0", "mixed", "1"],
         "fio 3.33 prints 'both' with an empty mixed block",
     ),
-    ("iodepth_batch_complete_max", &[], ""),
 ];
 
 /// fio's engine options plumb's parser knows; each must belong to the job's engine.
@@ -675,6 +668,21 @@ pub fn translate<J: JobOptions + ?Sized>(
             (low < iodepth as u64).then_some(low as u32)
         }
     };
+    // The batch options as fio's fixup resolves them (the worker clamps them to the
+    // depth): a completion maximum below the minimum is the minimum, and with both 0 fio
+    // polls after every request.
+    let batch = {
+        let submit = g.int("iodepth_batch", 1)?;
+        let reap_min = g.int("iodepth_batch_complete_min", 1)?;
+        let reap_max = g.int("iodepth_batch_complete_max", 0)?;
+        let small = |n: &str, v: u64| u32::try_from(v).map_err(|_| parse_err(n, &v.to_string()));
+        plumb_fileio::spec::QueueBatch {
+            submit: small("iodepth_batch", submit)?,
+            reap_min: small("iodepth_batch_complete_min", reap_min)?,
+            reap_max: small("iodepth_batch_complete_max", reap_max.max(reap_min))?,
+            poll_each: reap_min == 0 && reap_max == 0,
+        }
+    };
     let create_at_open = g.flag("create_on_open", false)?;
     if create_at_open && access.reads() {
         return Err(unsupported(
@@ -855,6 +863,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             advice,
             create_at_open,
             queue_low,
+            batch: Some(batch),
             stride,
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec { window_ms }),
             verify,

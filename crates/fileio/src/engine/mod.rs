@@ -62,9 +62,14 @@ pub struct Caps {
     /// Requests stay in flight until reaped, so a queue depth applies (io_uring, libaio).
     /// Otherwise every request completes inside its submission (pread, a memory copy).
     pub queued: bool,
-    /// A queued request reaches the kernel as it is queued (so it is timed from there),
-    /// rather than at the next reap.
+    /// A queued request reaches the kernel inside the call that queues it (posixaio),
+    /// rather than when the loop flushes the queue ([`Engine::flush`]) or reaps.
     pub submits_on_queue: bool,
+    /// The call that waits for completions also hands the queued requests to the kernel
+    /// (io_uring_enter does both), so the last submission of a refill costs no call of its
+    /// own.
+    #[serde(default)]
+    pub submits_with_wait: bool,
     /// It reads and writes data (the null engine does not).
     pub does_io: bool,
     /// It needs the file set opened for the run.
@@ -88,6 +93,7 @@ impl Caps {
     pub const FILE_CALLS: Caps = Caps {
         queued: false,
         submits_on_queue: false,
+        submits_with_wait: false,
         does_io: true,
         needs_files: true,
         maps_files: false,
@@ -99,6 +105,7 @@ impl Caps {
     pub const NONE: Caps = Caps {
         queued: false,
         submits_on_queue: false,
+        submits_with_wait: false,
         does_io: false,
         needs_files: false,
         maps_files: false,
@@ -253,10 +260,21 @@ pub trait Engine: Send + 'static {
     }
     /// Do or queue `req` with `slot`'s buffer. `Err` means it could not even be queued.
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno>;
-    /// Submit what is queued, wait until at least `min` requests have completed, and call
-    /// `done(slot, result)` for each completion (result: bytes, or -errno). Returns how many
-    /// completed. Blocking engines never have anything in flight.
-    fn reap<F: FnMut(usize, i64)>(&mut self, _min: usize, _done: F) -> Result<usize, Errno> {
+    /// Hand the requests queued so far to the kernel without waiting for any (engines that
+    /// queue before they submit: io_uring, libaio).
+    fn flush(&mut self) -> Result<(), Errno> {
+        Ok(())
+    }
+    /// Submit what is queued, wait until at least `min` requests have completed (0: do not
+    /// wait), and call `done(slot, result)` for at most `max` completions (result: bytes, or
+    /// -errno); the others stay for the next call. Returns how many were handed over.
+    /// Blocking engines never have anything in flight.
+    fn reap<F: FnMut(usize, i64)>(
+        &mut self,
+        _min: usize,
+        _max: usize,
+        _done: F,
+    ) -> Result<usize, Errno> {
         Ok(0)
     }
     /// Like [`Engine::reap`], but stop waiting at `deadline` (open-loop runs wait for the
@@ -264,10 +282,11 @@ pub trait Engine: Send + 'static {
     fn reap_until<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
+        max: usize,
         _deadline: Instant,
         done: F,
     ) -> Result<usize, Errno> {
-        self.reap(min, done)
+        self.reap(min, max, done)
     }
     /// What a failed completion is called in an error ("io_uring request").
     fn request_call(&self) -> &'static str {
@@ -399,6 +418,8 @@ mod tests {
             );
             // Only queueing engines have submissions that differ from completions.
             assert!(!c.submits_on_queue || c.queued, "{}", def.name);
+            assert!(!c.submits_with_wait || c.queued, "{}", def.name);
+            assert!(!(c.submits_with_wait && c.submits_on_queue), "{}", def.name);
             assert!(!c.registers || c.queued, "{}", def.name);
         }
     }

@@ -70,11 +70,11 @@ impl PosixAioEngine {
         }
     }
 
-    /// Hand every finished request to `done` (bytes, or -errno); returns how many.
-    fn harvest<F: FnMut(usize, i64)>(&mut self, done: &mut F) -> Result<usize, Errno> {
+    /// Hand up to `max` finished requests to `done` (bytes, or -errno); returns how many.
+    fn harvest<F: FnMut(usize, i64)>(&mut self, max: usize, done: &mut F) -> Result<usize, Errno> {
         let mut n = 0;
         let mut i = 0;
-        while i < self.in_flight.len() {
+        while i < self.in_flight.len() && n < max {
             let slot = self.in_flight[i];
             let cb = &mut self.cbs[slot];
             // SAFETY: cb was submitted by this engine and not yet returned.
@@ -126,20 +126,23 @@ impl PosixAioEngine {
         }
     }
 
-    /// Wait until `min` requests finished (or `deadline` passed); hand over all finished.
+    /// Wait until `min` requests finished (or `deadline` passed); hand over at most `max`
+    /// of those finished.
     fn collect<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
+        max: usize,
         deadline: Option<Instant>,
         mut done: F,
     ) -> Result<usize, Errno> {
         let want = min.min(self.in_flight.len());
-        let mut n = self.harvest(&mut done)?;
+        let max = max.max(want).max(1);
+        let mut n = self.harvest(max, &mut done)?;
         while n < want {
             if !self.suspend(deadline)? {
-                return Ok(n + self.harvest(&mut done)?);
+                return Ok(n + self.harvest(max - n, &mut done)?);
             }
-            n += self.harvest(&mut done)?;
+            n += self.harvest(max - n, &mut done)?;
         }
         Ok(n)
     }
@@ -155,7 +158,7 @@ impl Drop for PosixAioEngine {
             unsafe { libc::aio_cancel(cb.aio_fildes, cb) };
         }
         while !self.in_flight.is_empty() {
-            match self.harvest(&mut |_, _| {}) {
+            match self.harvest(usize::MAX, &mut |_, _| {}) {
                 Ok(_) if self.in_flight.is_empty() => break,
                 Ok(_) => {}
                 Err(_) => break,
@@ -218,16 +221,22 @@ impl Engine for PosixAioEngine {
         true
     }
 
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {
-        self.collect(min, None, done)
+    fn reap<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        max: usize,
+        done: F,
+    ) -> Result<usize, Errno> {
+        self.collect(min, max, None, done)
     }
 
     fn reap_until<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
+        max: usize,
         deadline: Instant,
         done: F,
     ) -> Result<usize, Errno> {
-        self.collect(min, Some(deadline), done)
+        self.collect(min, max, Some(deadline), done)
     }
 }

@@ -26,7 +26,7 @@ pub static DEF: EngineDef = EngineDef {
     name: "io_uring",
     caps: Caps {
         queued: true,
-        submits_on_queue: true,
+        submits_with_wait: true,
         registers: true,
         ..Caps::FILE_CALLS
     },
@@ -60,6 +60,10 @@ fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
     Ok(s.driver
         .drive(UringEngine::new(files, s.bufs, s.fsync).registering(register)))
 }
+
+/// linux/io_uring.h: an enter that also runs completions and posts them (the crate keeps
+/// its flag constants private).
+const IORING_ENTER_GETEVENTS: u32 = 1;
 
 /// What the engine tries to register with its ring (registration that fails falls back to
 /// plain requests).
@@ -169,18 +173,24 @@ impl UringEngine {
 
 impl UringEngine {
     /// Submit what is queued and wait until `min` requests completed (or `deadline`
-    /// passed); hand every completion present to `done`.
+    /// passed; `min` 0: do not wait); hand at most `max` completions to `done`, leaving the
+    /// rest in the completion queue for the next call.
     fn collect<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
+        max: usize,
         deadline: Option<Instant>,
         mut done: F,
     ) -> Result<usize, Errno> {
         let queued = self.queued;
         let want = min.min(self.in_flight + queued);
         let r = self.build()?;
+        let ready = r.ring.completion().len();
         let mut submitted = 0;
-        if queued > 0 || want > 0 {
+        // Completions already in the queue serve without a call, unless requests wait to be
+        // submitted; a poll (min 0) with nothing ready still enters, since completions
+        // deferred to this task are only posted by an enter that asks for events.
+        if queued > 0 || want > ready || (min == 0 && ready == 0) {
             loop {
                 let res = match deadline {
                     Some(d) if want > 0 && r.ring.params().is_feature_ext_arg() => {
@@ -193,7 +203,19 @@ impl UringEngine {
                     }
                     // Kernels before 5.11 cannot bound the wait: do not wait at all.
                     Some(_) => r.ring.submit(),
-                    None => r.ring.submit_and_wait(want),
+                    None if want > 0 => r.ring.submit_and_wait(want),
+                    None => {
+                        let to_submit = r.ring.submission().len() as u32;
+                        // SAFETY: no argument is passed; the count is the queue's own.
+                        unsafe {
+                            r.ring.submitter().enter::<libc::sigset_t>(
+                                to_submit,
+                                0,
+                                IORING_ENTER_GETEVENTS,
+                                None,
+                            )
+                        }
+                    }
                 };
                 match res {
                     Ok(n) => {
@@ -218,7 +240,7 @@ impl UringEngine {
             }
         }
         let mut n = 0;
-        for cqe in r.ring.completion() {
+        for cqe in r.ring.completion().take(max.max(1)) {
             done(cqe.user_data() as usize, cqe.result() as i64);
             n += 1;
         }
@@ -256,7 +278,7 @@ impl Drop for UringEngine {
         // Dropping the ring waits for nothing: let requests in flight finish first so the
         // kernel never writes into freed buffers.
         while self.in_flight > 0 {
-            if self.reap(1, |_, _| {}).is_err() {
+            if self.reap(1, usize::MAX, |_, _| {}).is_err() {
                 break;
             }
         }
@@ -285,14 +307,11 @@ impl Engine for UringEngine {
     }
     #[inline]
     fn submit(&mut self, slot: usize, req: Request) -> Result<Submitted, Errno> {
-        // Hand the previous request to the kernel before queueing this one: every
-        // io_uring_enter then carries one request, and the last of a refill goes in with
-        // the wait for completions (one system call for both). Submitting many at once
-        // plugs them (held back and dispatched together), which on the virtio disks tried
-        // raised device latency by half.
-        if self.queued > 0 {
-            self.submit_queued()?;
-        }
+        // Queued only: the worker loop flushes (fio's iodepth_batch_submit, one request per
+        // io_uring_enter by default), and the last of a refill goes in with the wait for
+        // completions (one system call for both). Submitting many at once plugs them (held
+        // back and dispatched together), which on the virtio disks tried raised device
+        // latency by half.
         let fd = self.files.fd(req.io.file);
         if req.dir == Dir::Trim {
             // fio's io_uring trims synchronously once nothing waits unsubmitted.
@@ -353,16 +372,26 @@ impl Engine for UringEngine {
         Ok(Submitted::Queued)
     }
 
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, done: F) -> Result<usize, Errno> {
-        self.collect(min, None, done)
+    fn flush(&mut self) -> Result<(), Errno> {
+        self.submit_queued()
+    }
+
+    fn reap<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        max: usize,
+        done: F,
+    ) -> Result<usize, Errno> {
+        self.collect(min, max, None, done)
     }
 
     fn reap_until<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
+        max: usize,
         deadline: Instant,
         done: F,
     ) -> Result<usize, Errno> {
-        self.collect(min, Some(deadline), done)
+        self.collect(min, max, Some(deadline), done)
     }
 }

@@ -165,7 +165,12 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
         self.queued.push((slot, req.io));
         Ok(Submitted::Queued)
     }
-    fn reap<F: FnMut(usize, i64)>(&mut self, min: usize, mut done: F) -> Result<usize, Errno> {
+    fn reap<F: FnMut(usize, i64)>(
+        &mut self,
+        min: usize,
+        max: usize,
+        mut done: F,
+    ) -> Result<usize, Errno> {
         if self.slow {
             let n = min.max(1).min(self.queued.len());
             for (slot, io) in self.queued.drain(..n).collect::<Vec<_>>() {
@@ -175,8 +180,11 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
             }
             return Ok(n);
         }
-        let n = self.queued.len();
-        while let Some((slot, io)) = self.queued.pop() {
+        let n = self.queued.len().min(max.max(1));
+        for _ in 0..n {
+            let Some((slot, io)) = self.queued.pop() else {
+                break;
+            };
             self.note(Rec::Done(io));
             self.completed += 1;
             let res = if self.fail_at == Some(self.completed) {
