@@ -890,3 +890,212 @@ fn sweeps_without_noise_estimates_other_variables_and_runs_are_refused_or_said()
         "plumb: no sweep 9 in the history (plumb history lists runs with their sweep)\n"
     );
 }
+
+/// The lines of the per-point comparability section: each point's row (by its first
+/// value) with the indented lines under it.
+fn check_rows(text: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut rows: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for l in text
+        .lines()
+        .skip_while(|l| !l.starts_with("Comparability per point"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+    {
+        match l.strip_prefix("    ") {
+            Some(under) => rows
+                .last_mut()
+                .expect("a row first")
+                .1
+                .push(under.to_string()),
+            None => rows.push((
+                l.split("  ")
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                Vec::new(),
+            )),
+        }
+    }
+    rows
+}
+
+#[test]
+fn two_sweeps_run_seed_002s_checks_at_every_point_and_warn_under_it() {
+    let h = Home::new();
+    // B syncs only at the end (--file-fsync-freq=0): at every point its fsyncs per write
+    // are a fraction of A's. Both sweeps write through one cursor: as many writers per
+    // file as threads, the same at each point.
+    let cmd =
+        "fileio --file-total-size=4M --file-num=4 --file-test-mode=seqrewr --events=400 --time=0";
+    sweep(
+        &h,
+        "a.toml",
+        &format!("command = \"{cmd} run\"\nrepeat = 2\n[matrix]\nthreads = [1, 2]\n"),
+        &["--json=a.json"],
+    );
+    sweep(
+        &h,
+        "b.toml",
+        &format!("command = \"{cmd} --file-fsync-freq=0 run\"\n[matrix]\nthreads = [1, 2]\n"),
+        &["--json=b.json"],
+    );
+    let text = h.ok(&["compare", "sweep:1", "sweep:2"]);
+    assert!(
+        text.contains("\nComparability per point (seed 002: these must match before two I/O results are compared; each side's figure is the mean of the point's runs):\n"),
+        "{text}"
+    );
+    let rows = check_rows(&text);
+    assert_eq!(rows.len(), 3, "a header and two points: {text}");
+    assert_eq!(
+        rows[0].0,
+        [
+            "threads",
+            "fsync calls",
+            "page cache hit ratio",
+            "files in page cache at start",
+            "filesystem concurrency",
+            "context switches"
+        ],
+        "{text}"
+    );
+    assert!(rows[0].1.is_empty(), "{text}");
+    for (row, threads) in rows[1..].iter().zip(["1", "2"]) {
+        assert_eq!(row.0.len(), 6, "{text}");
+        assert_eq!(row.0[0], threads, "{text}");
+        assert_eq!(row.0[1], "DIFFER", "{text}");
+        // No read in a rewrite test: no hit ratio.
+        assert_eq!(row.0[2], "n/a", "{text}");
+        assert_eq!(row.0[4], "match", "{text}");
+        let fsync: Vec<&String> = row
+            .1
+            .iter()
+            .filter(|l| l.starts_with("warning: fsync calls: A "))
+            .collect();
+        assert_eq!(fsync.len(), 1, "{text}");
+        assert!(
+            fsync[0].ends_with(" per write: the runs did not do the same thing underneath"),
+            "{text}"
+        );
+        assert!(
+            !row.1.iter().any(|l| l.contains("filesystem concurrency")),
+            "{text}"
+        );
+        // The setting that differs at every point is listed once, above.
+        assert!(
+            !row.1.iter().any(|l| l.starts_with("differs at this point")),
+            "{text}"
+        );
+    }
+    let diff = text
+        .lines()
+        .filter(|l| l.contains("fsync_freq"))
+        .collect::<Vec<_>>();
+    assert_eq!(diff.len(), 1, "{text}");
+    assert_eq!(
+        diff[0].split_whitespace().collect::<Vec<_>>(),
+        ["settings", "fsync_freq", "100", "0"]
+    );
+
+    let doc = h.json(&["compare", "sweep:1", "sweep:2", "--json"]);
+    for p in doc["points"].as_array().unwrap() {
+        let checks = p["checks"].as_array().unwrap();
+        let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "fsync calls",
+                "page cache hit ratio",
+                "files in page cache at start",
+                "filesystem concurrency",
+                "context switches"
+            ]
+        );
+        assert_eq!(checks[0]["verdict"], "differ", "{p}");
+        assert!(
+            checks[0]["a"].as_f64().unwrap() > checks[0]["b"].as_f64().unwrap(),
+            "{p}"
+        );
+        assert_eq!(checks[3]["verdict"], "match", "{p}");
+        assert_eq!(
+            checks[3]["a"],
+            p["values"]["threads"]
+                .as_str()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap()
+        );
+        assert_eq!(checks[3]["a"], checks[3]["b"]);
+        assert_eq!(p["differences"], serde_json::json!([]), "{p}");
+    }
+
+    // Repeats: a side's figure is the mean of its runs' (A's second run of threads=1
+    // edited to three writers per file: A's mean is 2, B's 1).
+    let path = h.path().join("a.json");
+    let mut a: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(a["runs"][1]["values"]["threads"], "1");
+    a["runs"][1]["record"]["groups"][0]["jobs"][0]["workload"]["writers_per_file"] = 3.0.into();
+    std::fs::write(&path, a.to_string()).unwrap();
+    let text = h.ok(&["compare", "a.json", "sweep:2"]);
+    let rows = check_rows(&text);
+    assert_eq!(rows[1].0[4], "DIFFER", "{text}");
+    assert!(
+        rows[1].1.contains(&"warning: filesystem concurrency: A 2.000, B 1.000 threads per file: the runs did not do the same thing underneath".to_string()),
+        "{text}"
+    );
+    assert_eq!(rows[2].0[4], "match", "{text}");
+
+    // A kernel that differs at one point only (B's second point, edited in its file) is
+    // said under that point; one that differs at every point only at the top.
+    let path = h.path().join("b.json");
+    let mut b: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    fn release(b: &mut Value, run: usize) -> &mut Value {
+        &mut b["runs"][run]["record"]["groups"][0]["observations"]["host"]["kernel_release"]
+    }
+    let real = release(&mut b, 0).as_str().unwrap().to_string();
+    *release(&mut b, 1) = "9.9.9-test".into();
+    std::fs::write(&path, b.to_string()).unwrap();
+    let text = h.ok(&["compare", "a.json", "b.json"]);
+    assert_eq!(
+        text.lines().filter(|l| l.contains("9.9.9-test")).count(),
+        1,
+        "under its point, not at the top: {text}"
+    );
+    let rows = check_rows(&text);
+    assert!(
+        !rows[1].1.iter().any(|l| l.starts_with("differs")),
+        "{text}"
+    );
+    assert_eq!(
+        rows[2]
+            .1
+            .iter()
+            .filter(|l| l.starts_with("differs"))
+            .collect::<Vec<_>>(),
+        [&format!(
+            "differs at this point: kernel kernel release: A {real}, B 9.9.9-test"
+        )],
+        "{text}"
+    );
+    let doc = h.json(&["compare", "a.json", "b.json", "--json"]);
+    assert_eq!(doc["points"][0]["differences"], serde_json::json!([]));
+    assert_eq!(
+        doc["points"][1]["differences"],
+        serde_json::json!([{"area": "kernel", "what": "kernel release", "a": real, "b": "9.9.9-test"}])
+    );
+    *release(&mut b, 0) = "9.9.9-test".into();
+    std::fs::write(&path, b.to_string()).unwrap();
+    let text = h.ok(&["compare", "a.json", "b.json"]);
+    let top: Vec<&str> = text.lines().filter(|l| l.contains("9.9.9-test")).collect();
+    assert_eq!(top.len(), 1, "once, at the top: {text}");
+    assert_eq!(
+        top[0].split_whitespace().collect::<Vec<_>>(),
+        ["kernel", "kernel", "release", &real, "9.9.9-test"]
+    );
+    assert!(
+        check_rows(&text)
+            .iter()
+            .all(|(_, under)| !under.iter().any(|l| l.starts_with("differs"))),
+        "{text}"
+    );
+}

@@ -1,7 +1,8 @@
 //! plumb html: the page of a run, of two runs on the same axes and of a sweep, loaded in
 //! headless Chromium (Debian's `chromium`): no console errors and every chart drawn, as the
 //! page itself reports into <body>; a screenshot of each is kept under
-//! target/html-artefacts/. Also: self-contained, sections, escaping, refusals.
+//! target/html-artefacts/. Also: self-contained, sections, escaping, refusals, and stdout on
+//! a terminal (a pseudo-terminal the test opens): refused without -o, fine with it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -427,4 +428,89 @@ fn refusals_are_one_line() {
         2,
         "plumb html draws a sweep alone",
     );
+}
+
+/// `plumb ARGS` with its stdout on a new pseudo-terminal (stdin empty, stderr piped), as
+/// from an interactive shell: (exit code, what reached the terminal, stderr).
+fn with_stdout_on_a_terminal(env: &Env, args: &[&str]) -> (i32, String, String) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::process::Stdio;
+
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors; the null pointers ask for no name or settings.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors are fresh from openpty and owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut c = Command::cargo_bin("plumb").unwrap();
+    c.current_dir(env.dir.path())
+        .env("PLUMB_HOME", env.dir.path().join("home"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave))
+        .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    // The terminal reads as ended once no process holds its other end: the command keeps
+    // the parent's copy until dropped.
+    drop(c);
+    // Read while the child runs: a terminal holds a few KiB, a page written to it would
+    // block the child otherwise.
+    let reader = std::thread::spawn(move || {
+        let mut m = std::fs::File::from(master);
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        // EIO once the child's end is closed: the end of what it wrote.
+        while let Ok(n @ 1..) = m.read(&mut buf) {
+            seen.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        reader.join().unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_page_for_a_terminal_without_o_is_refused() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.1", "run"]);
+    let (code, tty, err) = with_stdout_on_a_terminal(&e, &["html", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "plumb: plumb html writes a page, not text for a terminal: give -o FILE (or redirect stdout)\n"
+    );
+    assert_eq!(tty, "", "nothing reaches the terminal");
+    // The same command with stdout redirected writes the page.
+    assert!(e.ok(&["html", "1"]).starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
+fn a_page_written_with_o_from_a_terminal() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.1", "run"]);
+    for args in [
+        ["html", "1", "-o", "page.html"],
+        ["html", "1", "--output", "p2.html"],
+    ] {
+        let (code, tty, err) = with_stdout_on_a_terminal(&e, &args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+        assert_eq!(tty, "", "{args:?}: the page goes to the file only");
+        let page = std::fs::read_to_string(e.path(args[3])).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"), "{args:?}");
+        assert!(page.trim_end().ends_with("</html>"), "{args:?}");
+    }
 }

@@ -239,32 +239,42 @@ fn checks(out: &mut String, checks: &[Check]) {
     let mut warnings = Vec::new();
     for ch in checks {
         let v = |x: Option<f64>| x.map_or("-".to_string(), |x| check_value(ch.unit, x));
-        let verdict = match ch.verdict {
-            CheckVerdict::Match => "match",
-            CheckVerdict::Differ => "DIFFER",
-            CheckVerdict::NotApplicable => "n/a",
-        };
         rows.push(vec![
             ch.name.to_string(),
             format!("A {}", v(ch.a)),
             format!("B {}", v(ch.b)),
             ch.unit.to_string(),
-            verdict.to_string(),
+            check_verdict(ch.verdict).to_string(),
         ]);
-        if ch.verdict == CheckVerdict::Differ {
-            warnings.push(format!(
-                "warning: {}: A {}, B {} {}: the runs did not do the same thing underneath",
-                ch.name,
-                v(ch.a),
-                v(ch.b),
-                ch.unit
-            ));
-        }
+        warnings.extend(check_warning(ch));
     }
     out.push_str(&table(&rows, &[], "  "));
     for w in warnings {
         let _ = writeln!(out, "{w}");
     }
+}
+
+/// A check's verdict in the text's words.
+pub(crate) fn check_verdict(v: CheckVerdict) -> &'static str {
+    match v {
+        CheckVerdict::Match => "match",
+        CheckVerdict::Differ => "DIFFER",
+        CheckVerdict::NotApplicable => "n/a",
+    }
+}
+
+/// The warning line of a check that differs.
+pub(crate) fn check_warning(ch: &Check) -> Option<String> {
+    let v = |x: Option<f64>| x.map_or("-".to_string(), |x| check_value(ch.unit, x));
+    (ch.verdict == CheckVerdict::Differ).then(|| {
+        format!(
+            "warning: {}: A {}, B {} {}: the runs did not do the same thing underneath",
+            ch.name,
+            v(ch.a),
+            v(ch.b),
+            ch.unit
+        )
+    })
 }
 
 fn check_value(unit: &str, x: f64) -> String {

@@ -1,12 +1,14 @@
 //! `plumb compare sweep:A sweep:B` as text: the two sweeps, what differs between them, one
 //! row per point both ran (throughput, p95 and p99 of A and B, each ratio B/A and its
-//! verdict in `plumb compare`'s words), the points only one ran, the noise method.
+//! verdict in `plumb compare`'s words), seed 002's comparability checks per point with
+//! their warnings (and what differs at that point alone) under it, the points only one
+//! ran, the noise method.
 
 use std::fmt::Write as _;
 
-use plumb_history::compare::{Figure, SweepComparison, SweepInfo};
+use plumb_history::compare::{CheckVerdict, Figure, SweepComparison, SweepInfo};
 
-use super::compare::{differences, value, verdict};
+use super::compare::{check_verdict, check_warning, differences, value, verdict};
 use super::text::table;
 use super::when;
 
@@ -27,6 +29,10 @@ pub fn render(c: &SweepComparison) -> String {
         out.push_str("  none\n");
     } else {
         out.push_str(&points(c));
+        out.push_str(
+            "\nComparability per point (seed 002: these must match before two I/O results are compared; each side's figure is the mean of the point's runs):\n",
+        );
+        out.push_str(&checks(c));
     }
     for (name, only) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
         if !only.is_empty() {
@@ -117,4 +123,77 @@ fn points(c: &SweepComparison) -> String {
         &[k, k + 1, k + 2, k + 5, k + 6, k + 7, k + 9, k + 10, k + 11],
         "  ",
     )
+}
+
+/// One row per point: its values, then each check's verdict (over the point's groups: DIFFER
+/// when one differs); under a row, the warnings of the checks that differ and what differs
+/// at that point alone.
+fn checks(c: &SweepComparison) -> String {
+    let keys = &c.a.keys;
+    let mut names: Vec<&str> = Vec::new();
+    for ch in c.points.iter().flat_map(|p| &p.checks) {
+        if !names.contains(&ch.name) {
+            names.push(ch.name);
+        }
+    }
+    let mut head = keys.clone();
+    head.extend(names.iter().map(|n| n.to_string()));
+    let mut rows = vec![head];
+    let mut under = vec![Vec::new()];
+    for p in &c.points {
+        let mut row: Vec<String> = keys
+            .iter()
+            .map(|k| p.values.get(k).cloned().unwrap_or_default())
+            .collect();
+        let groups = p
+            .checks
+            .iter()
+            .map(|ch| ch.group)
+            .max()
+            .map_or(0, |g| g + 1);
+        for name in &names {
+            let verdicts: Vec<CheckVerdict> = p
+                .checks
+                .iter()
+                .filter(|ch| ch.name == *name)
+                .map(|ch| ch.verdict)
+                .collect();
+            let v = [CheckVerdict::Differ, CheckVerdict::Match]
+                .into_iter()
+                .find(|v| verdicts.contains(v));
+            row.push(match v {
+                Some(v) => check_verdict(v).to_string(),
+                None if verdicts.is_empty() => "-".to_string(),
+                None => check_verdict(CheckVerdict::NotApplicable).to_string(),
+            });
+        }
+        rows.push(row);
+        let mut lines: Vec<String> = p
+            .checks
+            .iter()
+            .filter_map(|ch| {
+                let w = check_warning(ch)?;
+                Some(if groups > 1 {
+                    format!("group {}: {w}", ch.group + 1)
+                } else {
+                    w
+                })
+            })
+            .collect();
+        lines.extend(p.differences.iter().map(|d| {
+            format!(
+                "differs at this point: {} {}: A {}, B {}",
+                d.area, d.what, d.a, d.b
+            )
+        }));
+        under.push(lines);
+    }
+    let mut out = String::new();
+    for (line, notes) in table(&rows, &[], "  ").lines().zip(&under) {
+        let _ = writeln!(out, "{line}");
+        for n in notes {
+            let _ = writeln!(out, "    {n}");
+        }
+    }
+    out
 }

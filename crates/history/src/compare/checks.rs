@@ -14,6 +14,9 @@
 //!   threads working on the target; differs by more than 10%.
 //! - context switches per operation: they differ when one is at least 1.5 times the other
 //!   and they are at least 0.05 apart (below that both runs barely switch).
+//!
+//! Two sweeps are checked point by point; a side with several runs of a point (repeats)
+//! has the mean of its runs' figures.
 
 use plumb_pipeline::{GroupRecord, Settings};
 use serde::Serialize;
@@ -45,6 +48,12 @@ pub const SWITCHES: &str = "context switches";
 
 /// The checks for group `g` of both runs.
 pub fn of_groups(g: usize, a: &GroupRecord, b: &GroupRecord) -> Vec<Check> {
+    of_runs(g, &[a], &[b])
+}
+
+/// The checks for group `g` of several runs of each side (a sweep point's repeats): each
+/// side's figure is the mean of its runs' figures, over the runs that have it.
+pub(crate) fn of_runs(g: usize, a: &[&GroupRecord], b: &[&GroupRecord]) -> Vec<Check> {
     type Get = fn(&GroupRecord) -> Option<f64>;
     type Same = fn(f64, f64) -> bool;
     let rows: [(&'static str, &'static str, Get, Same); 5] = [
@@ -67,7 +76,7 @@ pub fn of_groups(g: usize, a: &GroupRecord, b: &GroupRecord) -> Vec<Check> {
     ];
     rows.into_iter()
         .map(|(name, unit, get, same)| {
-            let (va, vb) = (get(a), get(b));
+            let (va, vb) = (mean(a, get), mean(b, get));
             let verdict = match (va, vb) {
                 (None, None) => CheckVerdict::NotApplicable,
                 (Some(x), Some(y)) if same(x, y) => CheckVerdict::Match,
@@ -83,6 +92,12 @@ pub fn of_groups(g: usize, a: &GroupRecord, b: &GroupRecord) -> Vec<Check> {
             }
         })
         .collect()
+}
+
+/// The mean of `get` over the groups that have it; None when none has.
+fn mean(groups: &[&GroupRecord], get: fn(&GroupRecord) -> Option<f64>) -> Option<f64> {
+    let values: Vec<f64> = groups.iter().filter_map(|g| get(g)).collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// |x − y| over the larger of the two (0 when both are 0).

@@ -1,14 +1,16 @@
 //! Two sweeps side by side (`plumb compare sweep:A sweep:B`): what differs between them,
 //! then each point both ran (the same values of the swept variables) with A's and B's
 //! throughput, p95 and p99 and the ratio B/A judged against the noise as two runs are,
-//! then the points only one of them ran.
+//! seed 002's comparability checks of the point's runs and what differs at that point
+//! alone, then the points only one of them ran.
 
 use std::collections::BTreeMap;
 
 use plumb_core::stats::Histogram;
-use plumb_pipeline::{JobRecord, Record};
+use plumb_pipeline::{GroupRecord, JobRecord, Record};
 use serde::Serialize;
 
+use super::checks::{self, Check};
 use super::differences::{self, Difference};
 use super::figures::{self, figure, interval_samples, percentile_samples, Better, Figure};
 use super::{gate_of, Gate};
@@ -60,6 +62,12 @@ pub struct PointComparison {
     /// Throughput (`events/s`: all events over all measured time of the point's runs),
     /// `latency p95` and `latency p99` (of the runs' histograms merged).
     pub figures: Vec<Figure>,
+    /// Seed 002's comparability checks of the point's runs, group by group (each side's
+    /// figure the mean of its runs'), as `plumb compare` makes them for two runs.
+    pub checks: Vec<Check>,
+    /// What differs between the point's first runs and is not among the sweeps'
+    /// differences (those hold at every point and are listed once).
+    pub differences: Vec<Difference>,
 }
 
 impl SweepComparison {
@@ -114,6 +122,8 @@ pub fn compare_sweeps(a: &SweepSide, b: &SweepSide) -> SweepComparison {
             runs_a: p.runs.iter().map(|r| r.label.clone()).collect(),
             runs_b: q.runs.iter().map(|r| r.label.clone()).collect(),
             figures: of_point(p, q),
+            checks: checks_of_point(p, q),
+            differences: differences::between(&p.runs[0].record, &q.runs[0].record),
         });
     }
     let only_in_b = pb
@@ -139,6 +149,9 @@ pub fn compare_sweeps(a: &SweepSide, b: &SweepSide) -> SweepComparison {
     let pair = first_pair.or_else(|| Some((&a.runs.first()?.record, &b.runs.first()?.record)));
     if let Some((ra, rb)) = pair {
         diffs.extend(differences::between(ra, rb));
+    }
+    for p in &mut points {
+        p.differences.retain(|d| !diffs.contains(d));
     }
     SweepComparison {
         schema: SCHEMA,
@@ -196,6 +209,20 @@ fn of_point(a: &PointRuns<'_>, b: &PointRuns<'_>) -> Vec<Figure> {
         ));
     }
     out
+}
+
+/// The checks of each group both points' runs have, over all their runs.
+fn checks_of_point(a: &PointRuns<'_>, b: &PointRuns<'_>) -> Vec<Check> {
+    let groups = |p: &PointRuns<'_>| p.runs.iter().map(|r| r.record.groups.len()).min();
+    let n = groups(a).unwrap_or(0).min(groups(b).unwrap_or(0));
+    (0..n)
+        .flat_map(|g| checks::of_runs(g, &group_of(a, g), &group_of(b, g)))
+        .collect()
+}
+
+/// Group `g` of each of a point's runs.
+fn group_of<'a>(p: &PointRuns<'a>, g: usize) -> Vec<&'a GroupRecord> {
+    p.runs.iter().map(|r| &r.record.groups[g]).collect()
 }
 
 /// Every job of a point's runs, run after run.
