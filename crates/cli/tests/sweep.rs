@@ -524,3 +524,46 @@ fn a_second_ctrl_c_stops_the_cleanup_and_says_what_is_left() {
     assert_eq!(e.history("1")["runs"].as_array().unwrap().len(), 1);
     mariadb_sql(&format!("DROP DATABASE {db}"));
 }
+
+#[test]
+fn a_variable_with_too_few_points_says_why_it_has_no_knee() {
+    let e = Env::new();
+    let plan = e.plan(
+        "command = \"cpu --time=0.2 run\"\n[matrix]\nthreads = [2]\ncpu-max-prime = [1000, 2000]\n",
+    );
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history", "--json=s.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let knee: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Knee "))
+        .skip(1)
+        .collect();
+    assert_eq!(knee.len(), 2, "{out}");
+    assert_eq!(
+        knee[0],
+        "  threads: no knee: too few points along it (the plan gives it one value, 2)"
+    );
+    assert!(
+        knee[1].starts_with("  cpu-max-prime: knee at 1000 (threads=2)")
+            || knee[1].starts_with("  cpu-max-prime: no knee: still growing"),
+        "{out}"
+    );
+    // The document has the same keys as a sweep whose every variable has a knee: the
+    // knee is worked out from the runs by whoever reads them.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    let mut keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "interrupted",
+            "plan",
+            "points_planned",
+            "runs",
+            "schema",
+            "sweep_id"
+        ]
+    );
+}

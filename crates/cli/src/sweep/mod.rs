@@ -604,29 +604,36 @@ fn summary(points: &[Point], keys: &[&str], done: &[Done], unit: &str) -> String
         table::knee_rule(unit)
     ));
     let values: Vec<Vec<String>> = points.iter().map(|p| p.values.clone()).collect();
-    for line in table::lines(keys.len(), &values, &tput) {
-        let key = keys[line.key];
-        let at: Vec<String> = line
-            .others
-            .iter()
-            .map(|(j, x)| format!("{}={x}", keys[*j]))
-            .collect();
-        let at = if at.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", at.join(" "))
-        };
-        match line.knee {
-            Some(i) => s.push_str(&format!(
-                "  {key}: knee at {}{at}\n",
-                points[i].values[line.key]
-            )),
-            None => s.push_str(&format!(
-                "  {key}: no knee: still growing by more than 10% at its last step{at}\n"
-            )),
+    let lines = table::lines(keys.len(), &values, &tput);
+    for (k, key) in keys.iter().enumerate() {
+        if let Some(why) = table::no_line(k, key, &values, &lines) {
+            s.push_str(&format!("  {key}: no knee: {why}\n"));
+        }
+        for line in lines.iter().filter(|l| l.key == k) {
+            s.push_str(&knee_line(key, line, keys, points));
         }
     }
     s
+}
+
+/// A line's knee, or that it has none.
+fn knee_line(key: &str, line: &table::Line, keys: &[&str], points: &[Point]) -> String {
+    let at: Vec<String> = line
+        .others
+        .iter()
+        .map(|(j, x)| format!("{}={x}", keys[*j]))
+        .collect();
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", at.join(" "))
+    };
+    match line.knee {
+        Some(i) => format!("  {key}: knee at {}{at}\n", points[i].values[line.key]),
+        None => {
+            format!("  {key}: no knee: still growing by more than 10% at its last step{at}\n")
+        }
+    }
 }
 
 fn write_json(
