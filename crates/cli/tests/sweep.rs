@@ -1,5 +1,7 @@
 //! plumb sweep: the plan on SQLite (prepare once per data set, cleanup after its
-//! last point, points in order, one sweep id), fio, repeat, Ctrl-C, bad plans, --dry-run.
+//! last point, points in order, one sweep id), fio (the files its runs lay out removed after
+//! each data set, never one that was there before; keep_data), repeat, Ctrl-C, a point that
+//! fails, the knee of a variable with too few points, bad plans, --dry-run.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -226,6 +228,14 @@ fn bad_plans_get_one_line_naming_the_key() {
         (
             "command = \"fio --name=a --bs=4k\"\n[matrix]\nbss = [1]\n",
             "plan.toml:3: matrix.bss: not one of fio's options",
+        ),
+        (
+            "command = \"fileio --file-num=1 --file-total-size=64K --file-test-mode=rndrd prepare run cleanup\"\nkeep_data = true\n[matrix]\nthreads = [1]\n",
+            "plan.toml:2: keep_data = true, but the command names cleanup: keep one",
+        ),
+        (
+            "command = \"cpu run\"\nkeep_data = 1\n[matrix]\nthreads = [1]\n",
+            "plan.toml:2: invalid type",
         ),
     ];
     for (text, want) in cases {
@@ -523,4 +533,356 @@ fn a_second_ctrl_c_stops_the_cleanup_and_says_what_is_left() {
     );
     assert_eq!(e.history("1")["runs"].as_array().unwrap().len(), 1);
     mariadb_sql(&format!("DROP DATABASE {db}"));
+}
+
+/// Everything in `dir` but the plan and the history, as paths relative to it (a directory
+/// ends in '/'), sorted.
+fn left_in(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            if rel == "plan.toml" || rel == "home" {
+                continue;
+            }
+            if p.is_dir() {
+                out.push(format!("{rel}/"));
+                walk(root, &p, out);
+            } else {
+                out.push(rel);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
+    v.sort();
+    v
+}
+
+/// The directory as plumb names it (its current directory, symbolic links resolved).
+fn real(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The sweep's own lines on stderr (`sweep: ` taken off), but the one before each run.
+fn steps(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter_map(|l| l.strip_prefix("sweep: "))
+        .filter(|l| !l.starts_with("run "))
+        .collect()
+}
+
+#[test]
+fn a_fio_sweep_removes_the_files_its_runs_laid_out_after_each_data_set() {
+    let e = Env::new();
+    let d = real(e.dir.path());
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=16k --nrfiles=2 --runtime=0.2s\"\n[matrix]\ndirectory = [\"d1\", \"d2/sub\"]\nbs = [\"4k\", \"8k\"]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    let cleanups: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("  cleanup   "))
+        .collect();
+    assert_eq!(
+        cleanups,
+        [
+            format!("remove r.0.0, r.0.1 in {d}/d1 (laid out by its runs)"),
+            format!("remove r.0.0, r.0.1 in {d}/d2/sub (laid out by its runs)"),
+        ],
+        "{out}"
+    );
+    assert!(out.contains("after its last point the sweep removes the files its runs laid out, never one that was there before (keep_data = true keeps them)"), "{out}");
+    assert!(left_in(e.dir.path()).is_empty());
+
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [
+            format!("cleanup: removed the files the runs laid out: r.0.0, r.0.1 in {d}/d1"),
+            format!("cleanup: removed the files the runs laid out: r.0.0, r.0.1 in {d}/d2/sub"),
+        ],
+        "{err}"
+    );
+    let points: Vec<&str> = out.lines().filter(|l| l.starts_with("point ")).collect();
+    assert_eq!(points.len(), 4, "{out}");
+    // The directories made on the way to the files go with them.
+    assert!(
+        left_in(e.dir.path()).is_empty(),
+        "{:?}",
+        left_in(e.dir.path())
+    );
+}
+
+#[test]
+fn a_fio_sweep_never_removes_a_file_that_was_there_before() {
+    let e = Env::new();
+    let d = real(e.dir.path());
+    let mine: Vec<u8> = (0..20000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(e.dir.path().join("mine.dat"), &mine).unwrap();
+    let command = "command = \"fio --name=r --rw=randread --ioengine=psync --size=16k --runtime=0.2s --filename=mine.dat:new.dat\"\n";
+    let plan = e.plan(&format!("{command}[matrix]\nbs = [\"4k\", \"8k\"]\n"));
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [format!("cleanup: removed the files the runs laid out: new.dat in {d}; kept mine.dat in {d} (there before the data set's first point)")],
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["mine.dat"]);
+    assert_eq!(std::fs::read(e.dir.path().join("mine.dat")).unwrap(), mine);
+
+    // keep_data keeps what the runs lay out, and says how to remove it.
+    let plan = e.plan(&format!(
+        "{command}keep_data = true\n[matrix]\nbs = [\"4k\", \"8k\"]\n"
+    ));
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [format!("keep_data: the files the runs laid out stay: new.dat in {d} (to remove them: rm -f -- {d}/new.dat)")],
+        "{err}"
+    );
+    assert!(
+        out.contains("keep_data = true: they stay after the sweep"),
+        "{out}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["mine.dat", "new.dat"]);
+
+    // A file an earlier run left is there before the data set's first point: it stays.
+    let plan = e.plan(&format!("{command}[matrix]\nbs = [\"4k\"]\n"));
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [format!("cleanup: no file to remove (the runs left none they laid out); kept mine.dat, new.dat in {d} (there before the data set's first point)")],
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["mine.dat", "new.dat"]);
+    assert_eq!(std::fs::read(e.dir.path().join("mine.dat")).unwrap(), mine);
+}
+
+#[test]
+fn ctrl_c_in_a_fio_sweep_removes_the_files_laid_out_and_keeps_the_points_done() {
+    let e = Env::new();
+    let d = real(e.dir.path());
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=64k --time_based\"\n[matrix]\nruntime = [\"0.2s\", \"600s\"]\n");
+    let mut s = Live::start(&e, &["sweep", &plan, "--json=s.json"]);
+    s.wait_for(true, "point 1/2: ");
+    assert_eq!(left_in(e.dir.path()), ["r.0.0"], "laid out by point 1");
+    s.signal(libc::SIGINT);
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 130, "{out}\n{err}");
+    let tail: Vec<&str> = err.lines().rev().take(2).collect();
+    assert_eq!(
+        tail,
+        [
+            "sweep: stopped by SIGINT: 1 of 2 run(s) done and kept; the data set was cleaned up".to_string(),
+            format!("sweep: SIGINT: cleaning up the data set: remove r.0.0 in {d} (Ctrl-C again leaves it in place)"),
+        ],
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["s.json"]);
+    assert_eq!(e.history("1")["runs"].as_array().unwrap().len(), 1);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["error"], serde_json::Value::Null);
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
+    assert!(
+        out.contains(
+            "  runtime: no knee: too few points along it (no two points done differ in runtime alone)\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_fio_sweep_with_keep_data_leaves_its_files_when_stopped() {
+    let e = Env::new();
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=64k --runtime=0.2s\"\nkeep_data = true\npause = \"10m\"\n[matrix]\nbs = [\"4k\", \"8k\"]\n");
+    let mut s = Live::start(&e, &["sweep", &plan, "--no-history"]);
+    s.wait_for(true, "point 1/2: ");
+    s.signal(libc::SIGTERM);
+    let (code, out, err) = s.finish();
+    assert_eq!(code, 143, "{out}\n{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some("sweep: stopped by SIGTERM: 1 of 2 run(s) done and kept; the data set stays (keep_data = true)"),
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["r.0.0"]);
+}
+
+#[test]
+fn a_fio_point_that_fails_stops_the_sweep_cleans_up_and_keeps_the_points_done() {
+    let e = Env::new();
+    let d = real(e.dir.path());
+    // trim is refused on a regular file only when the point runs.
+    let plan = e.plan("command = \"fio --name=r --ioengine=psync --size=64k --runtime=0.2s\"\n[matrix]\nrw = [\"randread\", \"trim\", \"read\"]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--json=s.json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [
+            "point 2 failed: not kept".to_string(),
+            format!("point 2 failed: cleaning up the data set: remove r.0.0 in {d} (Ctrl-C leaves it in place)"),
+            "stopped by an error in point 2: 1 of 3 run(s) done and kept; the data set was cleaned up".to_string(),
+        ],
+        "{err}"
+    );
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("plumb: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].starts_with(&format!(
+            "plumb: point 2 (rw=trim): fio: trim of {d}/r.0.0 at offset 0"
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().last(),
+        Some(errors[0]),
+        "the error is the last line"
+    );
+    assert_eq!(left_in(e.dir.path()), ["s.json"]);
+    // The point done is kept, and the table and knee say what there is.
+    let points: Vec<&str> = out.lines().filter(|l| l.starts_with("point ")).collect();
+    assert_eq!(points.len(), 1, "{out}");
+    assert!(points[0].starts_with("point 1/3: rw=randread"), "{out}");
+    assert!(
+        out.ends_with(
+            "  rw: no knee: too few points along it (no two points done differ in rw alone)\n"
+        ),
+        "{out}"
+    );
+    let h = e.history("1");
+    let runs = h["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{h}");
+    assert_eq!(runs[0]["sweep_point"], "rw=randread");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["interrupted"], false);
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
+    assert!(
+        doc["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("point 2 (rw=trim): fio: trim of "),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_fileio_point_that_fails_cleans_up_its_data_set() {
+    let e = Env::new();
+    // --validate needs more blocks than requests in flight: 8 threads over 4 blocks fail
+    // when the point opens its files.
+    let plan = e.plan("command = \"fileio --file-num=2 --file-total-size=64K --file-test-mode=rndrd --validate=on --time=0.2 run\"\n[matrix]\nthreads = [1, 8, 2]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--json=s.json"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    let args = "plumb fileio --file-num=2 --file-total-size=64K --file-test-mode=rndrd --validate=on --time=0.2";
+    assert_eq!(
+        steps(&err),
+        [
+            format!("prepare: {args} --threads=1 prepare"),
+            "point 2 failed: not kept".to_string(),
+            format!("point 2 failed: cleaning up the data set: {args} --threads=2 cleanup (Ctrl-C leaves it in place)"),
+            "stopped by an error in point 2: 1 of 3 run(s) done and kept; the data set was cleaned up".to_string(),
+        ],
+        "{err}"
+    );
+    assert!(
+        err.lines().last().is_some_and(|l| l.starts_with(
+            "plumb: point 2 (threads=8): --validate needs more blocks than requests in flight"
+        )),
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["s.json"]);
+    assert_eq!(e.history("1")["runs"].as_array().unwrap().len(), 1);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["runs"][0]["values"]["threads"], "1");
+}
+
+#[test]
+fn keep_data_keeps_a_fileio_data_set_and_says_how_to_remove_it() {
+    let e = Env::new();
+    let plan = e.plan("command = \"fileio --file-num=2 --file-total-size=64K --file-test-mode=rndrd --time=0.2 run\"\nkeep_data = true\n[matrix]\nthreads = [1, 2]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let args = "plumb fileio --file-num=2 --file-total-size=64K --file-test-mode=rndrd --time=0.2";
+    let cleanup = format!("{args} --threads=2 cleanup");
+    assert_eq!(
+        steps(&err),
+        [
+            format!("prepare: {args} --threads=1 prepare"),
+            format!("keep_data: the data set stays (to remove it: {cleanup})"),
+        ],
+        "{err}"
+    );
+    assert!(
+        out.contains("keep_data = true: it stays after its last (no cleanup)"),
+        "{out}"
+    );
+    assert!(!out.contains("  cleanup "), "{out}");
+    assert_eq!(
+        data_files(e.dir.path()),
+        ["plumb-fileio.manifest", "test_file.0", "test_file.1"]
+    );
+    // The command it gives removes it.
+    let words: Vec<&str> = cleanup.split_whitespace().skip(1).collect();
+    let (code, _, err) = e.out(&words);
+    assert_eq!(code, 0, "{err}");
+    assert!(data_files(e.dir.path()).is_empty());
+}
+
+#[test]
+fn a_variable_with_too_few_points_says_why_it_has_no_knee() {
+    let e = Env::new();
+    let plan = e.plan(
+        "command = \"cpu --time=0.2 run\"\n[matrix]\nthreads = [2]\ncpu-max-prime = [1000, 2000]\n",
+    );
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history", "--json=s.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let knee: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Knee "))
+        .skip(1)
+        .collect();
+    assert_eq!(knee.len(), 2, "{out}");
+    assert_eq!(
+        knee[0],
+        "  threads: no knee: too few points along it (the plan gives it one value, 2)"
+    );
+    assert!(
+        knee[1].starts_with("  cpu-max-prime: knee at 1000 (threads=2)")
+            || knee[1].starts_with("  cpu-max-prime: no knee: still growing"),
+        "{out}"
+    );
+    // The document has the same keys as a sweep whose every variable has a knee: the
+    // knee is worked out from the runs by whoever reads them.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    let mut keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "error",
+            "interrupted",
+            "plan",
+            "points_planned",
+            "runs",
+            "schema",
+            "sweep_id"
+        ]
+    );
 }

@@ -208,6 +208,10 @@ pub struct Checked {
     output: Option<String>,
     /// The status line: shown, and whether the first job to end stops the others.
     eta: Option<FioStatus>,
+    /// The files the jobs open, each once, in the jobs' order (`directory/jobname.jobnum.
+    /// filenum`, or `filename=`): what a run lays out when they are missing; none for an
+    /// engine that opens no file.
+    pub files: Vec<PathBuf>,
 }
 
 /// Check a fio command line (the words after `fio`) under plumb's name and build its plan,
@@ -334,6 +338,22 @@ fn build(
     }
 
     let infos: Vec<FioJobInfo> = clones.iter().map(|(_, c)| c.info.clone()).collect();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for (_, c) in &clones {
+        let Some(j) = c
+            .spec
+            .job
+            .as_ref()
+            .filter(|_| c.spec.engine.caps.needs_files)
+        else {
+            continue;
+        };
+        for f in &j.files {
+            if !files.contains(&f.path) {
+                files.push(f.path.clone());
+            }
+        }
+    }
     // fio draws its status line on a terminal (or always, when told), never where it would
     // mix with a JSON or terse report on stdout.
     let shown = match flags.eta {
@@ -425,6 +445,7 @@ fn build(
         normal: f.normal,
         output: flags.output.clone(),
         eta,
+        files,
     })
 }
 
@@ -436,6 +457,7 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
         normal,
         output,
         eta,
+        files: _,
     } = c;
     let stop = signals::install();
     // Where the report goes: --output=FILE, or stdout.

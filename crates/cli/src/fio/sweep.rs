@@ -86,19 +86,21 @@ impl Command for Sweep {
         "ramp_time"
     }
 
-    fn data_steps(&self, prepare: bool) -> Result<DataSteps, String> {
+    fn data_steps(&self, prepare: bool, keep_data: bool) -> Result<DataSteps, String> {
         if !prepare {
-            return Err("prepare = false: fio lays out a job's missing files itself, and keeps those it finds; remove the key".into());
+            return Err("prepare = false: fio lays out a job's missing files itself, and keeps those it finds; remove the key (keep_data = true keeps the files it lays out)".into());
         }
-        Ok(DataSteps::ByTheRun)
+        Ok(DataSteps::ByTheRun {
+            cleanup: !keep_data,
+        })
     }
 
     fn args(&self, options: &[String], replaced: &[String], _phase: Phase) -> Vec<String> {
         substitute(&self.opts, options, replaced)
     }
 
-    fn check(&self, args: &[String]) -> Result<(), String> {
-        super::run::check(args).map(|_| ())
+    fn check(&self, args: &[String]) -> Result<Vec<std::path::PathBuf>, String> {
+        super::run::check(args).map(|c| c.files)
     }
 
     fn run(&self, args: &[String], stop: &StopFlag) -> anyhow::Result<Finished> {

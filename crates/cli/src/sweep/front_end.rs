@@ -2,6 +2,8 @@
 //! with a module beside its own option tables (`sysbench/sweep.rs`, `fio/sweep.rs`) that
 //! knows its option names and which options change what prepare lays out.
 
+use std::path::PathBuf;
+
 use plumb_core::StopFlag;
 use plumb_pipeline::{Finished, Layout, PipelineError, Plan};
 
@@ -36,8 +38,9 @@ pub enum DataSteps {
         added: bool,
     },
     /// The run lays out what it needs itself (fio: missing files, at the first point of
-    /// each data set; the next points find them in place).
-    ByTheRun,
+    /// each data set; the next points find them in place). `cleanup`: the sweep removes
+    /// the files its runs laid out after the data set's last point.
+    ByTheRun { cleanup: bool },
     /// Nothing to lay out.
     None,
 }
@@ -58,13 +61,16 @@ pub trait Command {
     fn warmup(&self, secs: f64) -> String;
     /// The option's name a warm-up sets, to refuse it in the command too.
     fn warmup_name(&self) -> &'static str;
-    /// Where prepare and cleanup go; `prepare`: the plan's `prepare` key.
-    fn data_steps(&self, prepare: bool) -> Result<DataSteps, String>;
+    /// Where prepare and cleanup go; `prepare` and `keep_data`: the plan's keys.
+    fn data_steps(&self, prepare: bool, keep_data: bool) -> Result<DataSteps, String>;
     /// The argument vector of `phase` with `options` (each `--name=value`) in place of the
     /// command's own values of `replaced`.
     fn args(&self, options: &[String], replaced: &[String], phase: Phase) -> Vec<String>;
     /// Check an argument vector with the front end's own parser, as [`Command::run`] would.
-    fn check(&self, args: &[String]) -> Result<(), String>;
+    /// `Ok` holds the files a run of it opens and lays out itself when they are missing
+    /// ([`DataSteps::ByTheRun`]), as the front end's translation names them; empty for a
+    /// front end whose prepare lays out the data set.
+    fn check(&self, args: &[String]) -> Result<Vec<PathBuf>, String>;
     /// Run an argument vector through the pipeline: the report goes nowhere (the sweep
     /// prints its own lines), notes and warnings to stderr.
     fn run(&self, args: &[String], stop: &StopFlag) -> anyhow::Result<Finished>;

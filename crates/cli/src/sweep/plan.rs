@@ -18,6 +18,8 @@ struct File {
     pause: Option<toml::Value>,
     tag: Option<String>,
     prepare: Option<bool>,
+    #[serde(alias = "keep-data")]
+    keep_data: Option<bool>,
 }
 
 /// A plan file, checked for its form (the front end checks the options).
@@ -35,6 +37,9 @@ pub struct Plan {
     pub pause: Duration,
     pub tag: Option<String>,
     pub prepare: bool,
+    /// `keep_data = true`: the data set stays after its last point (and when the sweep is
+    /// stopped): no cleanup.
+    pub keep_data: bool,
 }
 
 /// An error in the plan file: `FILE:LINE: what` (or `FILE: what` when no line applies).
@@ -198,6 +203,7 @@ pub fn read(path: &Path) -> Result<Plan, String> {
         pause,
         tag: file.tag,
         prepare: file.prepare.unwrap_or(true),
+        keep_data: file.keep_data.unwrap_or(false),
     })
 }
 

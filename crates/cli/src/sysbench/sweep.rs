@@ -97,7 +97,7 @@ impl Command for Sweep {
         "warmup-time"
     }
 
-    fn data_steps(&self, prepare: bool) -> Result<DataSteps, String> {
+    fn data_steps(&self, prepare: bool, keep_data: bool) -> Result<DataSteps, String> {
         let has = |c| self.w.commands.contains(&c);
         let (p, c) = (has(Word::Prepare), has(Word::Cleanup));
         if self.test().data_set.is_empty() {
@@ -105,6 +105,9 @@ impl Command for Sweep {
         }
         if !prepare && (p || c) {
             return Err("prepare = false, but the command has prepare or cleanup: keep one".into());
+        }
+        if keep_data && c {
+            return Err("keep_data = true, but the command names cleanup: keep one".into());
         }
         Ok(match (prepare, p || c) {
             (false, _) => DataSteps::None,
@@ -115,7 +118,7 @@ impl Command for Sweep {
             },
             (true, false) => DataSteps::Separate {
                 prepare: true,
-                cleanup: true,
+                cleanup: !keep_data,
                 added: true,
             },
         })
@@ -138,8 +141,8 @@ impl Command for Sweep {
         v
     }
 
-    fn check(&self, args: &[String]) -> Result<(), String> {
-        super::check(args).map(|_| ()).map_err(|e| e.0)
+    fn check(&self, args: &[String]) -> Result<Vec<std::path::PathBuf>, String> {
+        super::check(args).map(|_| Vec::new()).map_err(|e| e.0)
     }
 
     fn run(&self, args: &[String], stop: &StopFlag) -> anyhow::Result<Finished> {
