@@ -289,6 +289,10 @@ pub struct JobIo {
     /// create_on_open; jobs that only write).
     #[serde(default)]
     pub create_at_open: bool,
+    /// Write until the filesystem is full: ENOSPC or EDQUOT on a write ends the job, not as
+    /// an error (fio's fill_device).
+    #[serde(default)]
+    pub fill_device: bool,
     /// fio's `rw=...:N`: sequential orders skip this many bytes after each request (holes);
     /// random orders draw a new offset only every this many requests, going on
     /// sequentially in between.

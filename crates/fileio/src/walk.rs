@@ -671,6 +671,7 @@ mod tests {
             invalidate_on_wrap: false,
             advice: None,
             create_at_open: false,
+            fill_device: false,
             queue_low: None,
             batch: None,
             stride: None,

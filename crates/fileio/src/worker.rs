@@ -176,6 +176,10 @@ pub(crate) struct WorkerState {
     pub(crate) trim: Option<(plumb_core::KindId, usize)>,
     /// The engine queues, so the depth, submit and reap counters exist.
     pub(crate) counts_depth: bool,
+    /// ENOSPC on a write ends the job (fio's fill_device) ...
+    pub(crate) fill_device: bool,
+    /// ... and it came.
+    pub(crate) filled: bool,
 }
 
 impl WorkerState {
@@ -364,6 +368,10 @@ impl<E: Engine> IoWorker<E> {
                 refilling = true;
             }
             while !stop && !self.free.is_empty() && refilling {
+                if self.s.filled {
+                    stop = true;
+                    break;
+                }
                 let t = if self.in_flight == 0 {
                     // Nothing to collect: wait for the schedule itself.
                     match ctx.next_event() {
@@ -714,6 +722,16 @@ impl<E: Engine> IoWorker<E> {
                 (k, c, "trim of")
             }
         };
+        if f.dir == Dir::Write && self.s.fill_device {
+            let full = match res {
+                Err(e) => e.errno == libc::ENOSPC || e.errno == libc::EDQUOT,
+                Ok(n) => n < f.io.len as usize,
+            };
+            if full {
+                self.filled(ctx, res.unwrap_or(0), f, end);
+                return Ok(());
+            }
+        }
         let n = res.map_err(|e| self.s.trim_hint(self.s.fail(what, &f.io, e), f.dir, e))?;
         if n as u64 != f.io.len as u64 {
             return Err(self.s.short(f.dir, &f.io, n as u64));
@@ -762,6 +780,15 @@ impl<E: Engine> IoWorker<E> {
             }
         }
         Ok(())
+    }
+
+    /// The filesystem is full (fio's fill_device): the write that found it so counts as a
+    /// request, with what it wrote, and the job issues no more.
+    #[cold]
+    fn filled(&mut self, ctx: &mut WorkerCtx<'_>, wrote: usize, f: &InFlight, end: Stamp) {
+        ctx.record(WRITE, f.ticket, f.start, end);
+        ctx.add(BYTES_WRITTEN, wrote as u64);
+        self.s.filled = true;
     }
 
     fn drain(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {

@@ -377,6 +377,8 @@ impl Workload for FileioWorkload {
                 .position(|k| k.name == "trim")
                 .zip(self.counters().iter().position(|c| *c == BYTES_TRIMMED)),
             counts_depth: self.engine.caps.queued,
+            fill_device: self.spec.job.as_ref().is_some_and(|j| j.fill_device),
+            filled: false,
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

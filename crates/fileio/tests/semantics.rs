@@ -362,6 +362,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             invalidate_on_wrap: false,
             advice: None,
             create_at_open: false,
+            fill_device: false,
             queue_low: None,
             batch: None,
             stride: None,

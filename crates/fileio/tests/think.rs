@@ -50,6 +50,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             invalidate_on_wrap: false,
             advice: None,
             create_at_open: false,
+            fill_device: false,
             queue_low: None,
             batch: None,
             stride: None,

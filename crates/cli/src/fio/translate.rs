@@ -198,7 +198,6 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
 const NOT_YET: &[(&str, &[&str], &str)] = &[
-    ("fill_device", &["0"], ""),
     (
         "scramble_buffers",
         &["1"],
@@ -219,6 +218,31 @@ const ENGINE_OPTIONS: &[&str] = &[
     "sqthread_poll",
     "nowait",
 ];
+
+/// The size of the filesystem that will hold the first of `paths` (its nearest existing
+/// ancestor's).
+fn filesystem_size(paths: &[PathBuf]) -> Option<u64> {
+    let first = paths.first()?;
+    let dir = first
+        .ancestors()
+        .skip(1)
+        .find(|a| a.as_os_str().is_empty() || a.exists())?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    plumb_observe::target::statvfs(dir).map(|(size, _, _)| size)
+}
+
+/// Whether any of `paths` is a block or character device.
+fn any_device(paths: &[PathBuf]) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    paths.iter().any(|p| {
+        std::fs::metadata(p)
+            .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+    })
+}
 
 fn percent_of(s: Size, whole: u64) -> u64 {
     match s {
@@ -683,6 +707,16 @@ pub fn translate<J: JobOptions + ?Sized>(
             poll_each: reap_min == 0 && reap_max == 0,
         }
     };
+    // fill_device: write until the filesystem is full. fio lays out a reading job's file by
+    // filling the filesystem first; plumb does not yet.
+    let fill_device = g.flag("fill_device", false)?;
+    if fill_device && access.reads() {
+        return Err(unsupported(
+            "fill_device",
+            "1",
+            "on a job that reads (fio fills the filesystem with its layout first)",
+        ));
+    }
     let create_at_open = g.flag("create_on_open", false)?;
     if create_at_open && access.reads() {
         return Err(unsupported(
@@ -804,6 +838,11 @@ pub fn translate<J: JobOptions + ?Sized>(
             (Some(s), _) => Some(percent_of(s, whole)),
             (None, Some(fs)) => Some(percent_of(fs, whole) * nfiles),
             (None, None) if existing.iter().all(|e| e.is_some_and(|n| n > 0)) => Some(whole),
+            // More than the filesystem holds (fio: no size at all), so ENOSPC ends the job
+            // even where every byte of it can be written (tmpfs); finite, for the random map.
+            (None, None) if fill_device => {
+                filesystem_size(&paths).map(|s| s.saturating_mul(2) / nfiles * nfiles)
+            }
             _ => None,
         };
         let Some(total) = total else {
@@ -861,7 +900,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             invalidate,
             invalidate_on_wrap,
             advice,
-            create_at_open,
+            // A file that fills the filesystem grows as it is written: neither sized nor
+            // preallocated first (fio skips both under fill_device).
+            create_at_open: create_at_open || (fill_device && !any_device(&paths)),
+            fill_device,
             queue_low,
             batch: Some(batch),
             stride,
@@ -869,7 +911,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             verify,
         };
         // An engine that opens no files (null) lays none out.
-        let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !create_at_open {
+        let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !job.create_at_open {
             plumb_fileio::fileset::named::needs_layout(&job)
                 .into_iter()
                 .map(|(f, want)| (f.path.clone(), want))
