@@ -1,6 +1,7 @@
 //! What the fio drop-in writes besides its report, against Debian's fio 3.33
 //! (/usr/bin/fio) on the same job, each run in its own fresh temp directory: the latency
-//! logs of `write_lat_log` (`_lat`, `_clat`, `_slat`).
+//! logs of `write_lat_log` (`_lat`, `_clat`, `_slat`) and the data a write job leaves in its
+//! file.
 //!
 //! Latencies are measured, so the logs are compared by shape: line counts, the ddir and bs
 //! columns, and the arithmetic fio's lines obey (a queued engine's slat + clat = lat).
@@ -11,6 +12,7 @@
 mod common;
 use common::peers::{installed, DropIn};
 
+use std::collections::HashSet;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
@@ -292,5 +294,56 @@ fn lat_log_means_are_the_report_s_means() {
         let max = log.iter().map(|l| l.v).max().unwrap();
         let want = read[name]["max"].as_u64().unwrap();
         assert!(max.abs_diff(want) <= 1, "{name}: log {max}, report {want}");
+    }
+}
+
+/// Distinct 4 KiB blocks of a file, and the file's length in blocks.
+fn distinct_blocks(path: &Path) -> (usize, usize) {
+    let data = std::fs::read(path).unwrap();
+    assert!(
+        data.iter().any(|&b| b != 0),
+        "{}: all zeros",
+        path.display()
+    );
+    let set: HashSet<&[u8]> = data.chunks(4096).collect();
+    (set.len(), data.len() / 4096)
+}
+
+/// scramble_buffers=0: each request buffer is written unchanged again and again, by fio and
+/// by plumb: one distinct block for a blocking engine, one per buffer at depth 4, and with
+/// the default every block differs.
+#[test]
+fn scramble_buffers_0_writes_the_same_buffers_as_fio() {
+    for (opts, want) in [
+        (&["--scramble_buffers=0"][..], 1),
+        (
+            &["--scramble_buffers=0", "--ioengine=libaio", "--iodepth=4"][..],
+            4,
+        ),
+        (&["--buffer_compress_percentage=0"][..], 1),
+        (&["--scramble_buffers=0", "--refill_buffers=1"][..], 64),
+        (&[][..], 64),
+    ] {
+        let mut args = vec![
+            "--output=/dev/null",
+            "--name=s",
+            "--filename=s.dat",
+            "--size=256k",
+            "--rw=write",
+        ];
+        args.extend_from_slice(opts);
+        let Some((fio, plumb)) = run_both(&args) else {
+            return;
+        };
+        assert_eq!(
+            distinct_blocks(&fio.path().join("s.dat")),
+            (want, 64),
+            "fio {opts:?}"
+        );
+        assert_eq!(
+            distinct_blocks(&plumb.path().join("s.dat")),
+            (want, 64),
+            "{opts:?}"
+        );
     }
 }
