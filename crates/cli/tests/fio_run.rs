@@ -320,6 +320,10 @@ fn refusals_are_one_line_and_nothing_runs() {
         ),
         (vec!["--name=x"], "x: you need to specify size="),
         (
+            vec!["--name=x", "--size=1m", "--zero_buffers", "--scramble_buffers=1"],
+            "plumb: fio option 'scramble_buffers' (value '1') is not supported yet: with zero_buffers fio stamps every 512 bytes",
+        ),
+        (
             vec!["--name=x", "--size=1k"],
             "fio: size too small, must not be less than minimum block size: 1024 < 4096",
         ),
@@ -328,6 +332,7 @@ fn refusals_are_one_line_and_nothing_runs() {
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = text(&out.stderr);
         assert!(err.starts_with(want), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     assert_eq!(
@@ -662,6 +667,27 @@ fn buffer_compress_percentage_zeroes_that_share_of_the_data() {
     let data = std::fs::read(d.path().join("r.0.0")).unwrap();
     let zeros = data.iter().filter(|&&b| b == 0).count() as f64 / data.len() as f64;
     assert!(zeros < 0.01, "{zeros}");
+}
+
+/// scramble_buffers=0: the one request buffer of a blocking engine is written unchanged
+/// at every offset (fio's dedupable data); by default no two blocks are alike.
+#[test]
+fn scramble_buffers_0_writes_one_block_again_and_again() {
+    let d = TempDir::new().unwrap();
+    for (name, extra, distinct) in [("s", Some("--scramble_buffers=0"), 1), ("u", None, 64)] {
+        let mut args = vec!["--rw=write", "--size=256k", "--plumb-findings=off"];
+        let job = format!("--name={name}");
+        args.push(&job);
+        args.extend(extra);
+        let out = run_plumb(d.path(), &args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let data = std::fs::read(d.path().join(format!("{name}.0.0"))).unwrap();
+        assert_eq!(data.len(), 256 << 10);
+        let blocks: std::collections::HashSet<&[u8]> = data.chunks(4096).collect();
+        assert_eq!(blocks.len(), distinct, "{extra:?}");
+        let zeros = data.iter().filter(|&&b| b == 0).count();
+        assert!(zeros < data.len() / 64, "random data: {zeros} zeros");
+    }
 }
 
 #[test]

@@ -4,6 +4,10 @@
 //!   never written before, so compressing or deduplicating storage cannot shrink the work
 //!   (zeros, sysbench's data, let such storage skip most of it).
 //! - zero: sysbench's zero-filled blocks.
+//! - compressible: random bytes with a share of every 512 zeroed, stamped as random data is.
+//! - repeated: each buffer's first contents (random, or compressible), written unchanged
+//!   every time: fio's data with `scramble_buffers=0`, which deduplicating storage stores
+//!   once per buffer.
 //! - validate: sysbench's `--validate` layout, one checksum per block: random bytes, then the
 //!   CRC32 of those bytes and the block's offset in its file at the block's end; reads check
 //!   both. plumb checks every block of a merged request (sysbench checks one CRC per request,
@@ -71,7 +75,7 @@ impl Filler {
         if self.fill != Fill::Zero {
             randomize(buf, rng);
         }
-        if let Fill::Compressible { pct } = self.fill {
+        if let Fill::Compressible { pct } | Fill::Repeated { pct } = self.fill {
             compressible(buf, pct);
         }
     }
@@ -82,7 +86,7 @@ impl Filler {
         match self.fill {
             Fill::Zero => buf.fill(0),
             Fill::Random | Fill::Validate => randomize(buf, rng),
-            Fill::Compressible { pct } => {
+            Fill::Compressible { pct } | Fill::Repeated { pct } => {
                 randomize(buf, rng);
                 compressible(buf, pct);
             }
@@ -93,7 +97,7 @@ impl Filler {
     #[inline]
     pub fn prepare(&mut self, buf: &mut [u8], offset: u64) {
         match self.fill {
-            Fill::Zero => {}
+            Fill::Zero | Fill::Repeated { .. } => {}
             Fill::Random => {
                 for c in buf.chunks_mut(STAMP_EVERY) {
                     if c.len() >= 8 {
@@ -306,6 +310,28 @@ mod tests {
         }
         let zeros = buf.iter().filter(|&&b| b == 0).count();
         assert!(zeros < buf.len() / 64, "random data should hold few zeros");
+    }
+
+    #[test]
+    fn repeated_fill_writes_its_first_contents_every_time() {
+        for pct in [0, 40] {
+            let mut rng = Rng::new(1, 1);
+            let mut f = Filler::new(Fill::Repeated { pct }, 4096, 0);
+            let mut buf = vec![0u8; 8192];
+            f.init(&mut buf, &mut rng);
+            let first = buf.clone();
+            for offset in [0, 8192, 1 << 30] {
+                f.prepare(&mut buf, offset);
+                assert_eq!(buf, first, "pct {pct}");
+            }
+            // The two halves of one buffer differ: the data is random, not a pattern.
+            assert_ne!(buf[..4096], buf[4096..]);
+            let zeros = buf.iter().filter(|&&b| b == 0).count() * 100 / buf.len();
+            assert!(
+                (pct as usize..pct as usize + 2).contains(&zeros),
+                "{zeros}%"
+            );
+        }
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub enum Fill {
     /// Random bytes with this share of every 512 bytes zeroed, so compressing storage saves
     /// about that share (fio's buffer_compress_percentage); still stamped unique per block.
     Compressible { pct: u8 },
+    /// Each request buffer's first contents (random bytes, this share of every 512 bytes
+    /// zeroed), written unchanged every time: deduplicating storage keeps one copy per
+    /// buffer (fio's scramble_buffers=0 without refill_buffers).
+    Repeated { pct: u8 },
 }
 
 impl Fill {
@@ -133,6 +137,7 @@ impl Fill {
             Fill::Zero => "zero",
             Fill::Validate => "validate",
             Fill::Compressible { .. } => "compressible",
+            Fill::Repeated { .. } => "repeated",
         }
     }
 }

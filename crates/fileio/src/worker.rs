@@ -764,7 +764,7 @@ impl<E: Engine> IoWorker<E> {
             }
         }
         if let Some(log) = &mut self.s.log {
-            log.add(f.dir as u8, n as u64, f.start, end);
+            log.add(f.dir as u8, n as u64, f.start, f.submitted, end);
         }
         ctx.add(counter, n as u64);
         // A read that fails its check was still done: counted above, as fio counts it.

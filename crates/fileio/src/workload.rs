@@ -318,6 +318,7 @@ impl Workload for FileioWorkload {
         // A blocking engine that both reads and writes reads into a buffer of its own.
         let read_buffer =
             !self.engine.caps.queued && self.spec.access.is_some_and(|a| a.reads() && a.writes());
+        let split_latency = self.kinds.iter().any(|k| k.name == "read_submit");
         let state = WorkerState {
             pattern: Pattern::new(&self.spec, self.shared.clone()),
             filler: Filler::new(
@@ -353,10 +354,10 @@ impl Workload for FileioWorkload {
                 .job
                 .as_ref()
                 .and_then(|j| j.log)
-                .map(|l| crate::iolog::IoLog::new(l, self.logs.clone())),
+                .map(|l| crate::iolog::IoLog::new(l, split_latency, self.logs.clone())),
             verify: self.verify(),
             verify_failures: 0,
-            split_latency: self.kinds.iter().any(|k| k.name == "read_submit"),
+            split_latency,
             first_verify_failure: None,
             think: self
                 .spec

@@ -1,13 +1,19 @@
 //! fio's log files (write_bw_log, write_iops_log, write_lat_log) from a job's request log:
 //! `<prefix>_bw.<n>.log`, `_iops`, `_lat`, `_clat`, `_slat`, one line per request
 //! (`time_ms, value, ddir, bs, prio`) or, with log_avg_msec, per window and direction (bs 0).
-//! Values as fio writes them: bandwidth in KiB/s (per request: bytes per ms of its
-//! latency... fio's own arithmetic, bytes × 10^6 / ns), IOPS, latency in ns.
+//! Values as fio writes them: bandwidth in KiB/s (per request: fio's own arithmetic,
+//! bytes × 10^6 / clat in ns), IOPS, latency in ns.
+//!
+//! As in fio 3.33: `lat` runs from when a request is queued to its completion, `clat` from
+//! the end of its submission, `slat` is the submission (queued engines only: a request a
+//! blocking engine or a trim does inside one call has no slat line, and its clat is its
+//! lat). A request's slat line is dated when its submission ended, in submission order
+//! (requests submitted within one millisecond keep their completion order).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use plumb_fileio::iolog::LogEntry;
+use plumb_fileio::iolog::{Logged, Mean, Request, CLAT, LAT, SLAT};
 
 use super::translate::LogFiles;
 
@@ -17,56 +23,82 @@ fn file(prefix: &Path, kind: &str, n: u32) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn write_lines(
-    path: &Path,
-    entries: &[LogEntry],
-    value: impl Fn(&LogEntry) -> u64,
-    per_request: bool,
-) -> io::Result<()> {
+/// One log file: lines of `(time_ms, value, ddir, bs)`.
+fn write_lines(path: &Path, lines: impl Iterator<Item = (u64, u64, u8, u64)>) -> io::Result<()> {
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    for e in entries {
-        let bs = if per_request { e.bytes } else { 0 };
-        writeln!(out, "{}, {}, {}, {}, 0", e.t_ms, value(e), e.dir, bs)?;
+    for (t, v, dir, bs) in lines {
+        writeln!(out, "{t}, {v}, {dir}, {bs}, 0")?;
     }
     out.flush()
 }
 
-/// Write the files `files` asks for. `split_latency`: the engine times requests around one
-/// call (blocking engines), so fio's clat is the same figure as its lat; queued engines'
-/// figure is fio's lat only, and their clat and slat files stay empty.
-pub fn write(files: &LogFiles, mut entries: Vec<LogEntry>, split_latency: bool) -> io::Result<()> {
-    entries.sort_by_key(|e| (e.t_ms, e.dir));
-    let per_request = files.window_ms == 0;
-    let w = files.window_ms.max(1);
+fn per_request<'a>(
+    requests: &'a [Request],
+    value: impl Fn(&Request) -> u64 + 'a,
+) -> impl Iterator<Item = (u64, u64, u8, u64)> + 'a {
+    requests
+        .iter()
+        .map(move |r| (r.t_ms as u64, value(r), r.dir, r.bytes as u64))
+}
+
+fn means(m: &[Mean]) -> impl Iterator<Item = (u64, u64, u8, u64)> + '_ {
+    m.iter().map(|m| (m.t_ms, m.ns, m.dir, 0))
+}
+
+/// Write the files `files` asks for.
+pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
+    // Stable: one thread's requests stay in the order they completed.
+    log.requests.sort_by_key(|r| r.t_ms);
+    log.windows.sort_by_key(|w| (w.t_ms, w.dir));
+    for m in &mut log.means {
+        m.sort_by_key(|m| m.t_ms);
+    }
     let n = files.number;
+    let w = files.window_ms.max(1);
+    if files.window_ms == 0 {
+        let req = &log.requests;
+        if let Some(p) = &files.bw {
+            let bw = |r: &Request| match r.clat_ns() {
+                0 => 0,
+                clat => r.bytes as u64 * 1_000_000 / clat,
+            };
+            write_lines(&file(p, "bw", n), per_request(req, bw))?;
+        }
+        if let Some(p) = &files.iops {
+            write_lines(&file(p, "iops", n), per_request(req, |_| 1))?;
+        }
+        if let Some(p) = &files.lat {
+            write_lines(&file(p, "lat", n), per_request(req, |r| r.lat_ns))?;
+            write_lines(&file(p, "clat", n), per_request(req, Request::clat_ns))?;
+            let mut queued: Vec<&Request> = req.iter().filter(|r| r.queued).collect();
+            queued.sort_by_key(|r| r.submitted_ms());
+            write_lines(
+                &file(p, "slat", n),
+                queued
+                    .iter()
+                    .map(|r| (r.submitted_ms(), r.slat_ns as u64, r.dir, r.bytes as u64)),
+            )?;
+        }
+        return Ok(());
+    }
     if let Some(p) = &files.bw {
-        write_lines(
-            &file(p, "bw", n),
-            &entries,
-            |e| {
-                if per_request {
-                    e.bytes * 1_000_000 / e.lat_ns.max(1)
-                } else {
-                    e.bytes * 1000 / w / 1024
-                }
-            },
-            per_request,
-        )?;
+        let lines = log
+            .windows
+            .iter()
+            .map(|e| (e.t_ms, e.bytes * 1000 / w / 1024, e.dir, 0));
+        write_lines(&file(p, "bw", n), lines)?;
     }
     if let Some(p) = &files.iops {
-        write_lines(
-            &file(p, "iops", n),
-            &entries,
-            |e| if per_request { 1 } else { e.count * 1000 / w },
-            per_request,
-        )?;
+        let lines = log
+            .windows
+            .iter()
+            .map(|e| (e.t_ms, e.count * 1000 / w, e.dir, 0));
+        write_lines(&file(p, "iops", n), lines)?;
     }
     if let Some(p) = &files.lat {
-        let mean = |e: &LogEntry| e.lat_ns / e.count.max(1);
-        write_lines(&file(p, "lat", n), &entries, mean, per_request)?;
-        let clat: &[LogEntry] = if split_latency { &entries } else { &[] };
-        write_lines(&file(p, "clat", n), clat, mean, per_request)?;
-        write_lines(&file(p, "slat", n), &[], mean, per_request)?;
+        write_lines(&file(p, "lat", n), means(&log.means[LAT]))?;
+        write_lines(&file(p, "clat", n), means(&log.means[CLAT]))?;
+        write_lines(&file(p, "slat", n), means(&log.means[SLAT]))?;
     }
     Ok(())
 }
@@ -74,17 +106,27 @@ pub fn write(files: &LogFiles, mut entries: Vec<LogEntry>, split_latency: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use plumb_fileio::iolog::Window;
+
+    fn read(d: &Path, name: &str) -> String {
+        std::fs::read_to_string(d.join(name)).unwrap()
+    }
+
+    fn req(t_ms: u32, dir: u8, lat_ns: u64, slat_ns: u32, before: u16) -> Request {
+        Request {
+            lat_ns,
+            t_ms,
+            bytes: 4096,
+            slat_ns,
+            submitted_ms_before: before,
+            dir,
+            queued: slat_ns > 0,
+        }
+    }
 
     #[test]
-    fn per_request_and_windowed_lines() {
+    fn per_request_lines() {
         let d = tempfile::tempdir().unwrap();
-        let e = |t_ms, dir, bytes, lat_ns, count| LogEntry {
-            t_ms,
-            dir,
-            bytes,
-            lat_ns,
-            count,
-        };
         let files = LogFiles {
             bw: Some(d.path().join("j")),
             iops: Some(d.path().join("j")),
@@ -92,37 +134,85 @@ mod tests {
             number: 2,
             window_ms: 0,
         };
-        write(
-            &files,
-            vec![e(50, 0, 4096, 185778, 1), e(0, 0, 4096, 200_000, 1)],
-            true,
-        )
-        .unwrap();
-        let bw = std::fs::read_to_string(d.path().join("j_bw.2.log")).unwrap();
-        assert_eq!(bw, "0, 20480, 0, 4096, 0\n50, 22047, 0, 4096, 0\n");
-        let iops = std::fs::read_to_string(d.path().join("j_iops.2.log")).unwrap();
-        assert_eq!(iops, "0, 1, 0, 4096, 0\n50, 1, 0, 4096, 0\n");
-        let clat = std::fs::read_to_string(d.path().join("j_clat.2.log")).unwrap();
-        assert_eq!(clat, "0, 200000, 0, 4096, 0\n50, 185778, 0, 4096, 0\n");
-        assert_eq!(
-            std::fs::read_to_string(d.path().join("j_slat.2.log")).unwrap(),
-            ""
-        );
-
-        let files = LogFiles {
-            window_ms: 200,
-            ..files
+        // A blocking engine: clat is lat, no slat.
+        let log = Logged {
+            requests: vec![req(50, 0, 185_778, 0, 0), req(0, 0, 200_000, 0, 0)],
+            ..Logged::default()
         };
-        write(&files, vec![e(200, 0, 5 * 4096, 5 * 200_000, 5)], false).unwrap();
-        let bw = std::fs::read_to_string(d.path().join("j_bw.2.log")).unwrap();
-        assert_eq!(bw, "200, 100, 0, 0, 0\n");
-        let iops = std::fs::read_to_string(d.path().join("j_iops.2.log")).unwrap();
-        assert_eq!(iops, "200, 25, 0, 0, 0\n");
-        let lat = std::fs::read_to_string(d.path().join("j_lat.2.log")).unwrap();
-        assert_eq!(lat, "200, 200000, 0, 0, 0\n");
+        write(&files, log).unwrap();
         assert_eq!(
-            std::fs::read_to_string(d.path().join("j_clat.2.log")).unwrap(),
-            ""
+            read(d.path(), "j_bw.2.log"),
+            "0, 20480, 0, 4096, 0\n50, 22047, 0, 4096, 0\n"
         );
+        assert_eq!(
+            read(d.path(), "j_iops.2.log"),
+            "0, 1, 0, 4096, 0\n50, 1, 0, 4096, 0\n"
+        );
+        let clat = "0, 200000, 0, 4096, 0\n50, 185778, 0, 4096, 0\n";
+        assert_eq!(read(d.path(), "j_clat.2.log"), clat);
+        assert_eq!(read(d.path(), "j_lat.2.log"), clat);
+        assert_eq!(read(d.path(), "j_slat.2.log"), "");
+
+        // Queued: the halves apart, bandwidth over clat, slat lines by submission time.
+        let log = Logged {
+            requests: vec![
+                req(7, 1, 300_000, 100_000, 0),
+                req(9, 0, 4_000_000, 1_000_000, 3),
+            ],
+            ..Logged::default()
+        };
+        write(&files, log).unwrap();
+        assert_eq!(
+            read(d.path(), "j_lat.2.log"),
+            "7, 300000, 1, 4096, 0\n9, 4000000, 0, 4096, 0\n"
+        );
+        assert_eq!(
+            read(d.path(), "j_clat.2.log"),
+            "7, 200000, 1, 4096, 0\n9, 3000000, 0, 4096, 0\n"
+        );
+        assert_eq!(
+            read(d.path(), "j_slat.2.log"),
+            "6, 1000000, 0, 4096, 0\n7, 100000, 1, 4096, 0\n"
+        );
+        assert_eq!(
+            read(d.path(), "j_bw.2.log"),
+            "7, 20480, 1, 4096, 0\n9, 1365, 0, 4096, 0\n"
+        );
+    }
+
+    #[test]
+    fn windowed_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let files = LogFiles {
+            bw: Some(d.path().join("j")),
+            iops: Some(d.path().join("j")),
+            lat: Some(d.path().join("j")),
+            number: 2,
+            window_ms: 200,
+        };
+        let mean = |t_ms, dir, ns| Mean { t_ms, dir, ns };
+        let log = Logged {
+            windows: vec![Window {
+                t_ms: 200,
+                dir: 0,
+                bytes: 5 * 4096,
+                count: 5,
+            }],
+            means: [
+                vec![mean(230, 1, 300), mean(201, 0, 200_000)],
+                vec![mean(201, 0, 150_000)],
+                vec![],
+            ],
+            ..Logged::default()
+        };
+        write(&files, log).unwrap();
+        assert_eq!(read(d.path(), "j_bw.2.log"), "200, 100, 0, 0, 0\n");
+        assert_eq!(read(d.path(), "j_iops.2.log"), "200, 25, 0, 0, 0\n");
+        assert_eq!(
+            read(d.path(), "j_lat.2.log"),
+            "201, 200000, 0, 0, 0\n230, 300, 1, 0, 0\n"
+        );
+        assert_eq!(read(d.path(), "j_clat.2.log"), "201, 150000, 0, 0, 0\n");
+        assert_eq!(read(d.path(), "j_slat.2.log"), "");
     }
 }

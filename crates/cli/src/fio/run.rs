@@ -148,8 +148,7 @@ impl Job for FioFileJob {
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         self.job.after_run(job)?;
         if let Some(files) = &self.logs {
-            let split = !self.job.spec().engine.caps.queued;
-            super::logs::write(files, self.job.take_logs(), split).map_err(|e| {
+            super::logs::write(files, self.job.take_logs()).map_err(|e| {
                 JobError::Failed(
                     format!("fio: {}: cannot write its log files: {e}", self.name).into(),
                 )

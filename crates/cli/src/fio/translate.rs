@@ -147,6 +147,58 @@ pub struct LogFiles {
     pub window_ms: u64,
 }
 
+/// The buffer options of a job, as given.
+struct Buffers {
+    /// buffer_compress_percentage, when set (0 included: fio then stops scrambling).
+    compress: Option<u8>,
+    zero: bool,
+    /// refill_buffers, when set.
+    refill: Option<bool>,
+    scramble: bool,
+    /// scramble_buffers as given, when set.
+    scramble_set: Option<String>,
+}
+
+impl Buffers {
+    /// What the job's writes carry, as fio 3.33 decides it (init.c, io_u.c get_io_u): a
+    /// write buffer is refilled before every write (refill_buffers, which a compress
+    /// percentage below 100 turns on unless refill_buffers is set), or else slightly
+    /// scrambled (scramble_buffers, on unless zero_buffers is set; never with a compress
+    /// percentage set, even 0), or else written as it was first filled. A refilled or
+    /// scrambled buffer never repeats: plumb's own random data, unique per 4 KiB.
+    fn fill(&self) -> Result<Fill, TranslateError> {
+        if let Some(pct) = self.compress {
+            // 100% is all zeros (fio zeroes the buffers once and stops compressing).
+            if pct == 100 {
+                return Ok(Fill::Zero);
+            }
+            // At 0% fio fills as without one: zeros with zero_buffers, random bytes else.
+            return Ok(match (self.refill.unwrap_or(pct > 0), pct, self.zero) {
+                (_, 0, true) => Fill::Zero,
+                (true, 0, false) => Fill::Random,
+                (true, _, _) => Fill::Compressible { pct },
+                (false, _, _) => Fill::Repeated { pct },
+            });
+        }
+        if self.refill == Some(true) {
+            return Ok(if self.zero { Fill::Zero } else { Fill::Random });
+        }
+        let scramble = self.scramble && (self.scramble_set.is_some() || !self.zero);
+        Ok(match (scramble, self.zero) {
+            (true, true) => {
+                return Err(unsupported(
+                    "scramble_buffers",
+                    self.scramble_set.as_deref().unwrap_or("1"),
+                    "with zero_buffers fio stamps every 512 bytes of its zeroed buffers, which plumb does not (without scramble_buffers both write zeros)",
+                ))
+            }
+            (true, false) => Fill::Random,
+            (false, true) => Fill::Zero,
+            (false, false) => Fill::Repeated { pct: 0 },
+        })
+    }
+}
+
 struct Get<'a, J: JobOptions + ?Sized> {
     j: &'a J,
     kb: KbBase,
@@ -197,18 +249,11 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
 
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
-const NOT_YET: &[(&str, &[&str], &str)] = &[
-    (
-        "scramble_buffers",
-        &["1"],
-        "plumb's data is always unique per block",
-    ),
-    (
-        "unified_rw_reporting",
-        &["none", "0", "mixed", "1"],
-        "fio 3.33 prints 'both' with an empty mixed block",
-    ),
-];
+const NOT_YET: &[(&str, &[&str], &str)] = &[(
+    "unified_rw_reporting",
+    &["none", "0", "mixed", "1"],
+    "fio 3.33 prints 'both' with an empty mixed block",
+)];
 
 /// fio's engine options plumb's parser knows; each must belong to the job's engine.
 const ENGINE_OPTIONS: &[&str] = &[
@@ -681,7 +726,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 .ok()
                 .filter(|p| *p <= 100)
                 .ok_or_else(|| parse_err("buffer_compress_percentage", v))?;
-            (pct > 0).then_some(pct as u8)
+            Some(pct as u8)
         }
     };
     // iodepth_low: fio's default is iodepth itself (keep the queue full).
@@ -791,10 +836,21 @@ pub fn translate<J: JobOptions + ?Sized>(
         "sequential" => Some(FileAdvice::Sequential),
         v => return Err(parse_err("fadvise_hint", v)),
     };
-    let zero = g.flag("zero_buffers", false)?;
-    // Read so a bad value is refused; plumb's written data changes with every write anyway
-    // (see plumb_fileio::fill), which is what refill_buffers asks for.
-    let _refill = g.flag("refill_buffers", false)?;
+    let buffers = Buffers {
+        compress,
+        zero: g.flag("zero_buffers", false)?,
+        refill: match g.raw("refill_buffers") {
+            None => None,
+            Some(_) => Some(g.flag("refill_buffers", false)?),
+        },
+        scramble: g.flag("scramble_buffers", true)?,
+        scramble_set: g.raw("scramble_buffers").map(str::to_string),
+    };
+    let fill = match verify {
+        // Verified writes carry random data, as fio turns refill_buffers on for verify.
+        Some(_) => Fill::Random,
+        None => buffers.fill()?,
+    };
 
     // Seeds: repeatable per job number unless randrepeat=0 without a randseed.
     let randseed = match g.raw("randseed") {
@@ -932,12 +988,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             sync,
             merged_requests: 0,
             validate: false,
-            // Verified writes carry random data, as fio turns refill_buffers on for verify.
-            fill: match compress {
-                Some(pct) if verify.is_none() => Fill::Compressible { pct },
-                _ if zero && verify.is_none() => Fill::Zero,
-                _ => Fill::Random,
-            },
+            fill,
             threads: 1,
             job: Some(job),
             placement: placement.clone(),
@@ -1082,6 +1133,85 @@ mod tests {
                 cwd: dir,
             },
         )
+    }
+
+    /// Each combination of the buffer options, against what fio 3.33 writes (checked by
+    /// reading back fio's files: one distinct block per buffer, or every block distinct).
+    #[test]
+    fn buffer_options_pick_fio_s_data() {
+        let d = tempfile::tempdir().unwrap();
+        let fill = |opts: &[(&str, &str)]| {
+            let mut all = vec![("rw", "write"), ("size", "1m")];
+            all.extend_from_slice(opts);
+            run(&job("b", &all), d.path()).map(|c| c[0].spec.fill)
+        };
+        let repeated = Fill::Repeated { pct: 0 };
+        for (opts, want) in [
+            (&[][..], Fill::Random),
+            (&[("scramble_buffers", "0")][..], repeated),
+            (
+                &[("scramble_buffers", "0"), ("refill_buffers", "1")],
+                Fill::Random,
+            ),
+            (
+                &[("scramble_buffers", "0"), ("zero_buffers", "1")],
+                Fill::Zero,
+            ),
+            (
+                &[("scramble_buffers", "0"), ("verify", "md5")],
+                Fill::Random,
+            ),
+            (&[("zero_buffers", "1")], Fill::Zero),
+            (
+                &[("zero_buffers", "1"), ("refill_buffers", "1")],
+                Fill::Zero,
+            ),
+            (
+                &[
+                    ("zero_buffers", "1"),
+                    ("refill_buffers", "1"),
+                    ("scramble_buffers", "1"),
+                ],
+                Fill::Zero,
+            ),
+            // A compress percentage stops the scrambling, even at 0...
+            (&[("buffer_compress_percentage", "0")], repeated),
+            (
+                &[("buffer_compress_percentage", "0"), ("refill_buffers", "1")],
+                Fill::Random,
+            ),
+            (
+                &[("buffer_compress_percentage", "0"), ("zero_buffers", "1")],
+                Fill::Zero,
+            ),
+            // ... and above 0 turns refill_buffers on unless it is set.
+            (
+                &[("buffer_compress_percentage", "30")],
+                Fill::Compressible { pct: 30 },
+            ),
+            (
+                &[
+                    ("buffer_compress_percentage", "30"),
+                    ("scramble_buffers", "0"),
+                ],
+                Fill::Compressible { pct: 30 },
+            ),
+            (
+                &[
+                    ("buffer_compress_percentage", "30"),
+                    ("refill_buffers", "0"),
+                ],
+                Fill::Repeated { pct: 30 },
+            ),
+            (&[("buffer_compress_percentage", "100")], Fill::Zero),
+        ] {
+            assert_eq!(fill(opts).unwrap(), want, "{opts:?}");
+        }
+        let e = fill(&[("zero_buffers", "1"), ("scramble_buffers", "1")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "plumb: fio option 'scramble_buffers' (value '1') is not supported yet: with zero_buffers fio stamps every 512 bytes of its zeroed buffers, which plumb does not (without scramble_buffers both write zeros)"
+        );
     }
 
     #[test]

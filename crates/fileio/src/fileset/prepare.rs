@@ -156,6 +156,7 @@ pub fn prepare(
             Fill::Zero => "zeros, as sysbench writes them",
             Fill::Validate => "checksummed blocks, for validation",
             Fill::Compressible { .. } => "random, partly zeroed (compressible)",
+            Fill::Repeated { .. } => "the same buffers again and again (deduplicable)",
         },
         format_compact(super::write::CHUNK)
     );

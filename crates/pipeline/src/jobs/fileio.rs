@@ -51,11 +51,11 @@ impl FileioJob {
     }
 
     /// The request log the run kept (jobs that asked for one), taken out of the job.
-    pub fn take_logs(&self) -> Vec<plumb_fileio::iolog::LogEntry> {
+    pub fn take_logs(&self) -> plumb_fileio::iolog::Logged {
         self.workload
             .borrow()
             .as_ref()
-            .map(|w| std::mem::take(&mut *w.logs.entries.lock().unwrap_or_else(|p| p.into_inner())))
+            .map(|w| std::mem::take(&mut *w.logs.taken.lock().unwrap_or_else(|p| p.into_inner())))
             .unwrap_or_default()
     }
 

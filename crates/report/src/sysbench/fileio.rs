@@ -109,6 +109,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
         Fill::Zero => "zeros (compressible: flatters compressing storage)",
         Fill::Validate => "checksummed blocks (--validate)",
         Fill::Compressible { .. } => "random, partly zeroed (compressible)",
+        Fill::Repeated { .. } => "the same buffers again and again (deduplicable)",
     };
     col34(out, "data written:", what);
     if let Some(a) = w.direct_alignment_bytes {
