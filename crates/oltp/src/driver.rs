@@ -117,6 +117,16 @@ pub trait Connection: Send {
     /// Roll back the open transaction; nothing happens when none is open (the server may
     /// already have rolled it back on a deadlock).
     fn rollback(&mut self) -> Result<(), DriverError>;
+    /// The database's settings, read on this connection (none when the driver cannot
+    /// tell): a caller that holds a connection reads them without opening another.
+    fn server_settings(&mut self) -> Option<crate::settings::DatabaseSettings> {
+        None
+    }
+    /// The server's activity counters now, read on this connection (none for an embedded
+    /// database).
+    fn server_counters(&mut self) -> Option<ServerCounters> {
+        None
+    }
 }
 
 /// A way to reach one database.
@@ -126,11 +136,13 @@ pub trait Driver: Send + Sync {
     fn dialect(&self) -> Dialect;
     fn connect(&self) -> Result<Box<dyn Connection>, DriverError>;
     /// The database's settings as a connection reads them back, for the record (none when
-    /// the driver cannot tell, or the database cannot be reached).
+    /// the driver cannot tell, or the database cannot be reached). This opens a connection
+    /// of its own: a caller that holds one asks [`Connection::server_settings`].
     fn settings(&self) -> Option<crate::settings::DatabaseSettings> {
         None
     }
-    /// The server's activity counters now (none for an embedded database).
+    /// The server's activity counters now (none for an embedded database), on a connection
+    /// of its own: a caller that holds one asks [`Connection::server_counters`].
     fn counters(&self) -> Option<ServerCounters> {
         None
     }

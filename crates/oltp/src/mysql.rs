@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -60,6 +61,10 @@ pub const DEFAULT_SOCKET: &str = "/var/run/mysqld/mysqld.sock";
 /// connection a reconnect.
 pub const LOST_CONNECTION: &[&str] = &["2006", "2013", "2011", "2055"];
 
+/// libmysqlclient's and MariaDB Connector/C's `max_allowed_packet` (what the client sends
+/// and accepts), 1 GiB, the largest the server allows too.
+const CLIENT_MAX_ALLOWED_PACKET: usize = 1 << 30;
+
 /// Server errors that mean this session is over: ER_CONNECTION_KILLED, ER_SERVER_SHUTDOWN.
 const SESSION_ENDED: &[u16] = &[1927, 1053];
 
@@ -99,13 +104,32 @@ impl Default for MysqlConfig {
 pub struct MysqlDriver {
     cfg: MysqlConfig,
     next: AtomicUsize,
+    /// What the settings say of the server's address, shared by every connection.
+    about: Arc<About>,
+}
+
+/// How the settings name the server: the first endpoint, as sysbench's report does.
+#[derive(Debug)]
+struct About {
+    endpoint: String,
+    local: bool,
 }
 
 impl MysqlDriver {
     pub fn new(cfg: MysqlConfig) -> Self {
+        let at = &cfg.endpoints[0];
+        let about = Arc::new(About {
+            endpoint: if cfg.ssl {
+                format!("{at} with TLS")
+            } else {
+                at.to_string()
+            },
+            local: at.is_local(),
+        });
         MysqlDriver {
             cfg,
             next: AtomicUsize::new(0),
+            about,
         }
     }
 
@@ -122,6 +146,10 @@ impl MysqlDriver {
             // The driver keeps its statements itself; the crate's cache would close the
             // ones it evicts under them.
             .stmt_cache_size(0)
+            // The C client library's own limit (1 GiB; the server enforces its own). Left
+            // unset, the crate asks the server for its value on every connection: one more
+            // round trip per connect, which mysqlslap's clients time.
+            .max_allowed_packet(Some(CLIENT_MAX_ALLOWED_PACKET))
             .tcp_connect_timeout(Some(c.connect_timeout))
             .tcp_nodelay(true)
             // The crate would switch a loopback TCP connection to the server's socket: a
@@ -154,6 +182,7 @@ impl MysqlDriver {
             stmts: Vec::new(),
             ignore: self.cfg.ignore.clone(),
             lost: false,
+            about: self.about.clone(),
         })
     }
 
@@ -168,93 +197,6 @@ impl MysqlDriver {
         d.message = message;
         d
     }
-
-    fn read_settings(&self) -> Result<ServerSettings, DriverError> {
-        let mut c = self.open()?;
-        let vars = c.variables(&[
-            "version",
-            "version_comment",
-            "default_storage_engine",
-            "innodb_buffer_pool_size",
-            "innodb_flush_log_at_trx_commit",
-            "sync_binlog",
-            "log_bin",
-            "innodb_flush_method",
-            "innodb_doublewrite",
-            "datadir",
-        ])?;
-        let get = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        let mut durability = std::collections::BTreeMap::new();
-        for n in [
-            "innodb_flush_log_at_trx_commit",
-            "sync_binlog",
-            "log_bin",
-            "innodb_flush_method",
-            "innodb_doublewrite",
-        ] {
-            if let Some(v) = get(n) {
-                durability.insert(n.to_string(), v);
-            }
-        }
-        let database = c.scalar("SELECT DATABASE()")?.unwrap_or_default();
-        let size = c.scalar(
-            "SELECT SUM(data_length + index_length) FROM information_schema.tables \
-             WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'",
-        )?;
-        let engine = c.scalar(
-            "SELECT engine FROM information_schema.tables \
-             WHERE table_schema = DATABASE() AND table_name = 'sbtest1'",
-        )?;
-        let at = &self.cfg.endpoints[0];
-        Ok(ServerSettings {
-            endpoint: if self.cfg.ssl {
-                format!("{at} with TLS")
-            } else {
-                at.to_string()
-            },
-            local: at.is_local(),
-            database,
-            version: match get("version_comment") {
-                Some(comment) => format!("{} ({comment})", get("version").unwrap_or_default()),
-                None => get("version").unwrap_or_default(),
-            },
-            storage_engine: engine.or_else(|| get("default_storage_engine")),
-            buffer_pool_bytes: get("innodb_buffer_pool_size").and_then(|v| v.parse().ok()),
-            durability,
-            data_dir: get("datadir").filter(|_| at.is_local()),
-            data_set_bytes: size.and_then(|v| v.parse().ok()),
-        })
-    }
-
-    fn read_counters(&self) -> Result<ServerCounters, DriverError> {
-        let mut c = self.open()?;
-        // MySQL counts InnoDB's rows as Innodb_rows_*; MariaDB 10.6+ dropped those, and its
-        // Rows_read and Handler_* count the same for all engines (internal temporary tables
-        // apart, which have their own Handler_tmp_* counters).
-        let rows: Vec<(String, String)> = c
-            .conn
-            .query(
-                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_rows_read', \
-                 'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', \
-                 'Rows_read', 'Handler_write', 'Handler_update', 'Handler_delete', \
-                 'Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')",
-            )
-            .map_err(|e| classify(e, &c.ignore))?;
-        let get = |n: &str| {
-            rows.iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(n))
-                .and_then(|(_, v)| v.parse::<u64>().ok())
-        };
-        let either = |innodb: &str, general: &str| get(innodb).or(get(general)).unwrap_or(0);
-        Ok(ServerCounters {
-            rows_read: either("Innodb_rows_read", "Rows_read"),
-            rows_inserted: either("Innodb_rows_inserted", "Handler_write"),
-            rows_updated: either("Innodb_rows_updated", "Handler_update"),
-            rows_deleted: either("Innodb_rows_deleted", "Handler_delete"),
-            pool_requests: get("Innodb_buffer_pool_read_requests").unwrap_or(0),
-            pool_misses: get("Innodb_buffer_pool_reads").unwrap_or(0),
-        })
-    }
 }
 
 impl Driver for MysqlDriver {
@@ -268,10 +210,10 @@ impl Driver for MysqlDriver {
         Ok(Box::new(self.open()?))
     }
     fn settings(&self) -> Option<DatabaseSettings> {
-        self.read_settings().ok().map(DatabaseSettings::Mysql)
+        self.open().ok()?.server_settings()
     }
     fn counters(&self) -> Option<ServerCounters> {
-        self.read_counters().ok()
+        self.open().ok()?.server_counters()
     }
 }
 
@@ -324,6 +266,7 @@ pub struct MysqlConnection {
     ignore: IgnoreErrors,
     /// The connection broke: it is not used again.
     lost: bool,
+    about: Arc<About>,
 }
 
 fn params(values: &[Value<'_>]) -> Params {
@@ -404,10 +347,89 @@ impl MysqlConnection {
         r.map_err(|e| self.fail(e))
     }
 
-    /// The first column of the first row, as text (NULL and no row are `None`).
-    fn scalar(&mut self, sql: &str) -> Result<Option<String>, DriverError> {
-        let r = self.conn.query_first::<Option<String>, _>(sql);
-        r.map(Option::flatten).map_err(|e| self.fail(e))
+    /// The server's settings, as `settings()` reports them.
+    fn read_settings(&mut self) -> Result<ServerSettings, DriverError> {
+        self.check_alive()?;
+        let vars = self.variables(&[
+            "version",
+            "version_comment",
+            "default_storage_engine",
+            "innodb_buffer_pool_size",
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "log_bin",
+            "innodb_flush_method",
+            "innodb_doublewrite",
+            "datadir",
+        ])?;
+        let get = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        let mut durability = std::collections::BTreeMap::new();
+        for n in [
+            "innodb_flush_log_at_trx_commit",
+            "sync_binlog",
+            "log_bin",
+            "innodb_flush_method",
+            "innodb_doublewrite",
+        ] {
+            if let Some(v) = get(n) {
+                durability.insert(n.to_string(), v);
+            }
+        }
+        // One round trip for the three.
+        let r = self
+            .conn
+            .query_first::<(Option<String>, Option<String>, Option<String>), _>(
+                "SELECT DATABASE(), \
+                 (SELECT SUM(data_length + index_length) FROM information_schema.tables \
+                  WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'), \
+                 (SELECT engine FROM information_schema.tables \
+                  WHERE table_schema = DATABASE() AND table_name = 'sbtest1')",
+            );
+        let (database, size, engine) = r.map_err(|e| self.fail(e))?.unwrap_or_default();
+        let database = database.unwrap_or_default();
+        Ok(ServerSettings {
+            endpoint: self.about.endpoint.clone(),
+            local: self.about.local,
+            database,
+            version: match get("version_comment") {
+                Some(comment) => format!("{} ({comment})", get("version").unwrap_or_default()),
+                None => get("version").unwrap_or_default(),
+            },
+            storage_engine: engine.or_else(|| get("default_storage_engine")),
+            buffer_pool_bytes: get("innodb_buffer_pool_size").and_then(|v| v.parse().ok()),
+            durability,
+            data_dir: get("datadir").filter(|_| self.about.local),
+            data_set_bytes: size.and_then(|v| v.parse().ok()),
+        })
+    }
+
+    /// The server's global counters now.
+    fn read_counters(&mut self) -> Result<ServerCounters, DriverError> {
+        // MySQL counts InnoDB's rows as Innodb_rows_*; MariaDB 10.6+ dropped those, and its
+        // Rows_read and Handler_* count the same for all engines (internal temporary tables
+        // apart, which have their own Handler_tmp_* counters).
+        self.check_alive()?;
+        let r = self.conn.query::<(String, String), _>(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_rows_read', \
+             'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', \
+             'Rows_read', 'Handler_write', 'Handler_update', 'Handler_delete', \
+             'Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')",
+        );
+        let rows = r.map_err(|e| self.fail(e))?;
+        let get = |n: &str| {
+            rows.iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                .and_then(|(_, v)| v.parse::<u64>().ok())
+        };
+        let either = |innodb: &str, general: &str| get(innodb).or(get(general)).unwrap_or(0);
+        Ok(ServerCounters {
+            rows_read: either("Innodb_rows_read", "Rows_read"),
+            rows_inserted: either("Innodb_rows_inserted", "Handler_write"),
+            rows_updated: either("Innodb_rows_updated", "Handler_update"),
+            rows_deleted: either("Innodb_rows_deleted", "Handler_delete"),
+            pool_requests: get("Innodb_buffer_pool_read_requests").unwrap_or(0),
+            pool_misses: get("Innodb_buffer_pool_reads").unwrap_or(0),
+        })
     }
 }
 
@@ -481,5 +503,13 @@ impl Connection for MysqlConnection {
             return Ok(());
         }
         self.text("ROLLBACK").map(|_| ())
+    }
+
+    fn server_settings(&mut self) -> Option<DatabaseSettings> {
+        self.read_settings().ok().map(DatabaseSettings::Mysql)
+    }
+
+    fn server_counters(&mut self) -> Option<ServerCounters> {
+        self.read_counters().ok()
     }
 }

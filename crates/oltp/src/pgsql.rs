@@ -12,6 +12,7 @@
 
 use std::error::Error as StdError;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -95,11 +96,24 @@ impl PgsqlConfig {
 
 pub struct PgsqlDriver {
     cfg: PgsqlConfig,
+    /// What the settings say of the server's address, shared by every connection.
+    about: Arc<About>,
+}
+
+/// How the settings name the server.
+#[derive(Debug)]
+struct About {
+    endpoint: String,
+    local: bool,
 }
 
 impl PgsqlDriver {
     pub fn new(cfg: PgsqlConfig) -> Self {
-        PgsqlDriver { cfg }
+        let about = Arc::new(About {
+            endpoint: cfg.endpoint(),
+            local: cfg.is_local(),
+        });
+        PgsqlDriver { cfg, about }
     }
 
     pub fn config(&self) -> &PgsqlConfig {
@@ -126,72 +140,7 @@ impl PgsqlDriver {
             stmts: Vec::new(),
             ignore: c.ignore.clone(),
             lost: false,
-        })
-    }
-
-    fn read_settings(&self) -> Result<ServerSettings, DriverError> {
-        let mut c = self.open()?;
-        let mut durability = std::collections::BTreeMap::new();
-        for n in [
-            "synchronous_commit",
-            "fsync",
-            "full_page_writes",
-            "wal_sync_method",
-        ] {
-            if let Some(v) = c.scalar(&format!("SELECT current_setting('{n}')"))? {
-                durability.insert(n.to_string(), v);
-            }
-        }
-        // data_directory is readable by superusers and pg_read_all_settings only.
-        let data_dir = if self.cfg.is_local() {
-            c.scalar("SELECT current_setting('data_directory', true)")
-                .ok()
-                .flatten()
-        } else {
-            None
-        };
-        Ok(ServerSettings {
-            endpoint: self.cfg.endpoint(),
-            local: self.cfg.is_local(),
-            database: c
-                .scalar("SELECT current_database()::text")?
-                .unwrap_or_default(),
-            version: c.scalar("SELECT version()")?.unwrap_or_default(),
-            storage_engine: None,
-            buffer_pool_bytes: c
-                .scalar("SELECT pg_size_bytes(current_setting('shared_buffers'))::text")?
-                .and_then(|v| v.parse().ok()),
-            durability,
-            data_dir,
-            data_set_bytes: c
-                .scalar(
-                    "SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c \
-                     JOIN pg_namespace n ON n.oid = c.relnamespace \
-                     WHERE c.relkind = 'r' AND c.relname LIKE 'sbtest%' \
-                     AND n.nspname = current_schema()",
-                )?
-                .and_then(|v| v.parse().ok()),
-        })
-    }
-
-    fn read_counters(&self) -> Result<ServerCounters, DriverError> {
-        let mut c = self.open()?;
-        let row = c
-            .client
-            .query_one(
-                "SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read \
-                 FROM pg_stat_database WHERE datname = current_database()",
-                &[],
-            )
-            .map_err(|e| classify(&e, &c.ignore))?;
-        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
-        Ok(ServerCounters {
-            rows_read: n(0),
-            rows_inserted: n(1),
-            rows_updated: n(2),
-            rows_deleted: n(3),
-            pool_requests: n(4) + n(5),
-            pool_misses: n(5),
+            about: self.about.clone(),
         })
     }
 }
@@ -207,10 +156,10 @@ impl Driver for PgsqlDriver {
         Ok(Box::new(self.open()?))
     }
     fn settings(&self) -> Option<DatabaseSettings> {
-        self.read_settings().ok().map(DatabaseSettings::Pgsql)
+        self.open().ok()?.server_settings()
     }
     fn counters(&self) -> Option<ServerCounters> {
-        self.read_counters().ok()
+        self.open().ok()?.server_counters()
     }
 }
 
@@ -299,6 +248,7 @@ pub struct PgsqlConnection {
     stmts: Vec<Statement>,
     ignore: IgnoreErrors,
     lost: bool,
+    about: Arc<About>,
 }
 
 impl PgsqlConnection {
@@ -388,6 +338,76 @@ impl PgsqlConnection {
     }
 }
 
+impl PgsqlConnection {
+    /// The server's settings, as `settings()` reports them.
+    fn read_settings(&mut self) -> Result<ServerSettings, DriverError> {
+        self.check_alive()?;
+        let mut durability = std::collections::BTreeMap::new();
+        for n in [
+            "synchronous_commit",
+            "fsync",
+            "full_page_writes",
+            "wal_sync_method",
+        ] {
+            if let Some(v) = self.scalar(&format!("SELECT current_setting('{n}')"))? {
+                durability.insert(n.to_string(), v);
+            }
+        }
+        // data_directory is readable by superusers and pg_read_all_settings only.
+        let data_dir = if self.about.local {
+            self.scalar("SELECT current_setting('data_directory', true)")
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
+        Ok(ServerSettings {
+            endpoint: self.about.endpoint.clone(),
+            local: self.about.local,
+            database: self
+                .scalar("SELECT current_database()::text")?
+                .unwrap_or_default(),
+            version: self.scalar("SELECT version()")?.unwrap_or_default(),
+            storage_engine: None,
+            buffer_pool_bytes: self
+                .scalar("SELECT pg_size_bytes(current_setting('shared_buffers'))::text")?
+                .and_then(|v| v.parse().ok()),
+            durability,
+            data_dir,
+            data_set_bytes: self
+                .scalar(
+                    "SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c \
+                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                     WHERE c.relkind = 'r' AND c.relname LIKE 'sbtest%' \
+                     AND n.nspname = current_schema()",
+                )?
+                .and_then(|v| v.parse().ok()),
+        })
+    }
+
+    /// The server's counters for this database now.
+    fn read_counters(&mut self) -> Result<ServerCounters, DriverError> {
+        self.check_alive()?;
+        let row = self
+            .client
+            .query_one(
+                "SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read \
+                 FROM pg_stat_database WHERE datname = current_database()",
+                &[],
+            )
+            .map_err(|e| classify(&e, &self.ignore))?;
+        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        Ok(ServerCounters {
+            rows_read: n(0),
+            rows_inserted: n(1),
+            rows_updated: n(2),
+            rows_deleted: n(3),
+            pool_requests: n(4) + n(5),
+            pool_misses: n(5),
+        })
+    }
+}
+
 impl Connection for PgsqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
         self.check_alive()?;
@@ -449,6 +469,14 @@ impl Connection for PgsqlConnection {
             return Ok(());
         }
         self.simple("ROLLBACK").map(|_| ())
+    }
+
+    fn server_settings(&mut self) -> Option<DatabaseSettings> {
+        self.read_settings().ok().map(DatabaseSettings::Pgsql)
+    }
+
+    fn server_counters(&mut self) -> Option<ServerCounters> {
+        self.read_counters().ok()
     }
 }
 

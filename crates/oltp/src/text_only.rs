@@ -128,6 +128,12 @@ impl Connection for TextConnection {
     fn rollback(&mut self) -> Result<(), DriverError> {
         self.inner.rollback()
     }
+    fn server_settings(&mut self) -> Option<DatabaseSettings> {
+        self.inner.server_settings()
+    }
+    fn server_counters(&mut self) -> Option<ServerCounters> {
+        self.inner.server_counters()
+    }
 }
 
 #[cfg(test)]

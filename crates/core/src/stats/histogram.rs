@@ -11,7 +11,9 @@
 //!   as cheap as a non-atomic write on x86 and lets a reporter read consistent, monotonic
 //!   counts without stopping the writer.
 //! - [`Histogram`] is an owned snapshot: mergeable bucket by bucket, and the place where
-//!   percentiles and summaries are computed.
+//!   percentiles and summaries are computed. It holds only the span of buckets between its
+//!   lowest and highest non-empty one: a thread's latencies span a few thousand of the
+//!   32768 buckets, and a run of a hundred threads snapshots several histograms each.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -88,9 +90,70 @@ impl Moments {
     }
 }
 
+/// Zeroed buckets in an anonymous mapping of their own: pages that are never written cost no
+/// memory. (A zeroed heap allocation does not promise that: once glibc's mmap threshold has
+/// grown past this size, calloc clears a block of its heap, touching every page.)
+struct ZeroedBuckets {
+    ptr: std::ptr::NonNull<AtomicU64>,
+    len: usize,
+}
+
+// SAFETY: the mapping is owned by this value alone and holds atomics, which any thread may
+// share.
+unsafe impl Send for ZeroedBuckets {}
+// SAFETY: as above; shared access goes through `&[AtomicU64]`.
+unsafe impl Sync for ZeroedBuckets {}
+
+impl ZeroedBuckets {
+    fn new(len: usize) -> Self {
+        let bytes = len * std::mem::size_of::<AtomicU64>();
+        // SAFETY: a new private anonymous mapping; no existing memory is affected.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        let layout = std::alloc::Layout::array::<AtomicU64>(len).expect("bucket array");
+        if p == libc::MAP_FAILED {
+            std::alloc::handle_alloc_error(layout);
+        }
+        ZeroedBuckets {
+            // SAFETY: mmap succeeded, so p is non-null and page-aligned.
+            ptr: unsafe { std::ptr::NonNull::new_unchecked(p.cast()) },
+            len,
+        }
+    }
+}
+
+impl std::ops::Deref for ZeroedBuckets {
+    type Target = [AtomicU64];
+    fn deref(&self) -> &[AtomicU64] {
+        // SAFETY: the mapping holds `len` zero-initialised (valid) AtomicU64s for as long as
+        // self lives.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for ZeroedBuckets {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, unmapped once.
+        unsafe {
+            libc::munmap(
+                self.ptr.as_ptr().cast(),
+                self.len * std::mem::size_of::<AtomicU64>(),
+            );
+        }
+    }
+}
+
 /// A histogram written by one thread, readable by others at any time.
 pub struct LiveHistogram {
-    buckets: Box<[AtomicU64]>,
+    buckets: ZeroedBuckets,
     count: AtomicU64,
     sum: AtomicU64,
     sum_sq_lo: AtomicU64,
@@ -113,13 +176,8 @@ fn bump(a: &AtomicU64, by: u64) {
 
 impl LiveHistogram {
     pub fn new() -> Self {
-        // A zeroed allocation of this size comes straight from the kernel's zero pages, so
-        // buckets that are never touched cost no resident memory.
-        let zeroed = vec![0u64; BUCKETS].into_boxed_slice();
-        // SAFETY: AtomicU64 has the same size, alignment and bit validity as u64.
-        let buckets = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) };
         LiveHistogram {
-            buckets,
+            buckets: ZeroedBuckets::new(BUCKETS),
             count: AtomicU64::new(0),
             sum: AtomicU64::new(0),
             sum_sq_lo: AtomicU64::new(0),
@@ -165,16 +223,21 @@ impl LiveHistogram {
 
     /// Add the current counts into `into` (used to merge many writers in one pass).
     pub fn add_into(&self, into: &mut Histogram) {
-        for (d, s) in into.buckets.iter_mut().zip(self.buckets.iter()) {
-            *d += s.load(Relaxed);
+        // Only the buckets between the extremes can hold counts, so only their pages are
+        // read. A value's bucket is written before its extremes: one recorded while this
+        // reads may be missed, as one recorded just after would be.
+        let (min, max) = (self.min.load(Relaxed), self.max.load(Relaxed));
+        if min <= max {
+            let (lo, hi) = (bucket_of(min), bucket_of(max));
+            into.add_span(lo, self.buckets[lo..=hi].iter().map(|b| b.load(Relaxed)));
         }
         let m = Moments {
             count: self.count.load(Relaxed),
             sum: self.sum.load(Relaxed),
             sum_sq: ((self.sum_sq_hi.load(Relaxed) as u128) << 64)
                 | self.sum_sq_lo.load(Relaxed) as u128,
-            min: self.min.load(Relaxed),
-            max: self.max.load(Relaxed),
+            min,
+            max,
         };
         into.moments.merge(&m);
     }
@@ -190,6 +253,9 @@ impl LiveHistogram {
 /// An owned histogram: merge, subtract, percentiles.
 #[derive(Clone)]
 pub struct Histogram {
+    /// The bucket index of `buckets[0]`: they cover `lo .. lo + buckets.len()`, and every
+    /// bucket outside is empty.
+    lo: usize,
     buckets: Vec<u64>,
     moments: Moments,
 }
@@ -211,13 +277,55 @@ impl std::fmt::Debug for Histogram {
 impl Histogram {
     pub fn new() -> Self {
         Histogram {
-            buckets: vec![0; BUCKETS],
+            lo: 0,
+            buckets: Vec::new(),
             moments: Moments::default(),
         }
     }
 
+    /// Widen the span to cover buckets `lo..=hi`.
+    fn cover(&mut self, lo: usize, hi: usize) {
+        if self.buckets.is_empty() {
+            self.lo = lo;
+            self.buckets = vec![0; hi - lo + 1];
+            return;
+        }
+        if lo < self.lo {
+            let mut b = vec![0; self.lo - lo + self.buckets.len()];
+            b[self.lo - lo..].copy_from_slice(&self.buckets);
+            self.buckets = b;
+            self.lo = lo;
+        }
+        if hi >= self.lo + self.buckets.len() {
+            self.buckets.resize(hi - self.lo + 1, 0);
+        }
+    }
+
+    /// Add `counts`, the buckets from index `lo` on, in order.
+    fn add_span(&mut self, lo: usize, counts: impl ExactSizeIterator<Item = u64>) {
+        let n = counts.len();
+        if n == 0 {
+            return;
+        }
+        self.cover(lo, lo + n - 1);
+        let at = lo - self.lo;
+        for (d, c) in self.buckets[at..at + n].iter_mut().zip(counts) {
+            *d += c;
+        }
+    }
+
+    /// The count of bucket `i`.
+    fn at(&self, i: usize) -> u64 {
+        i.checked_sub(self.lo)
+            .and_then(|k| self.buckets.get(k))
+            .copied()
+            .unwrap_or(0)
+    }
+
     pub fn record(&mut self, v: u64) {
-        self.buckets[bucket_of(v)] += 1;
+        let i = bucket_of(v);
+        self.cover(i, i);
+        self.buckets[i - self.lo] += 1;
         let m = &mut self.moments;
         m.count += 1;
         m.sum = m.sum.saturating_add(v);
@@ -236,35 +344,33 @@ impl Histogram {
 
     /// Exact merge: add counts bucket by bucket.
     pub fn merge(&mut self, o: &Histogram) {
-        for (d, s) in self.buckets.iter_mut().zip(o.buckets.iter()) {
-            *d += *s;
-        }
+        self.add_span(o.lo, o.buckets.iter().copied());
         self.moments.merge(&o.moments);
     }
 
     /// Counts recorded since `earlier` (a previous snapshot of the same writers). The exact
     /// min and max of that window are not known; they are bounded by the window's buckets.
     pub fn since(&self, earlier: &Histogram) -> Histogram {
-        let mut buckets = vec![0u64; BUCKETS];
-        let mut lo = None;
-        let mut hi = 0;
-        for (i, (a, b)) in self.buckets.iter().zip(earlier.buckets.iter()).enumerate() {
-            let d = a.saturating_sub(*b);
-            buckets[i] = d;
-            if d > 0 {
-                lo.get_or_insert(i);
-                hi = i;
-            }
-        }
+        let diff: Vec<u64> = self
+            .buckets
+            .iter()
+            .enumerate()
+            .map(|(k, a)| a.saturating_sub(earlier.at(self.lo + k)))
+            .collect();
+        let first = diff.iter().position(|&d| d > 0);
+        let last = diff.iter().rposition(|&d| d > 0);
         let count = self.moments.count.saturating_sub(earlier.moments.count);
-        let (min, max) = match lo {
-            Some(l) => (
-                bucket_range(l).0.max(self.moments.min),
-                bucket_range(hi).1.min(self.moments.max),
+        let (lo, buckets, min, max) = match (first, last) {
+            (Some(f), Some(l)) => (
+                self.lo + f,
+                diff[f..=l].to_vec(),
+                bucket_range(self.lo + f).0.max(self.moments.min),
+                bucket_range(self.lo + l).1.min(self.moments.max),
             ),
-            None => (u64::MAX, 0),
+            _ => (0, Vec::new(), u64::MAX, 0),
         };
         Histogram {
+            lo,
             buckets,
             moments: Moments {
                 count,
@@ -310,10 +416,10 @@ impl Histogram {
         let rank = ((p / 100.0) * n as f64).ceil().max(1.0) as u64;
         let rank = rank.min(n);
         let mut seen = 0u64;
-        for (i, c) in self.buckets.iter().enumerate() {
+        for (k, c) in self.buckets.iter().enumerate() {
             seen += *c;
             if seen >= rank {
-                let (_, high) = bucket_range(i);
+                let (_, high) = bucket_range(self.lo + k);
                 return Some(high.clamp(self.moments.min, self.moments.max));
             }
         }
@@ -322,29 +428,34 @@ impl Histogram {
 
     /// Non-empty buckets as (index, count).
     pub fn indexed(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let lo = self.lo;
         self.buckets
             .iter()
             .enumerate()
             .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| (i, *c))
+            .map(move |(k, c)| (lo + k, *c))
     }
 
-    /// A histogram from its bucket counts (`BUCKETS` of them) and moments.
-    pub(crate) fn from_parts(buckets: Vec<u64>, moments: Moments) -> Self {
-        debug_assert_eq!(buckets.len(), BUCKETS);
-        Histogram { buckets, moments }
+    /// A histogram from its non-empty buckets as (index, count), in index order, each index
+    /// below `BUCKETS`, and its moments.
+    pub(crate) fn from_indexed(buckets: &[(usize, u64)], moments: Moments) -> Self {
+        let mut h = Histogram::new();
+        if let (Some(&(lo, _)), Some(&(hi, _))) = (buckets.first(), buckets.last()) {
+            h.cover(lo, hi);
+            for &(i, c) in buckets {
+                h.buckets[i - lo] += c;
+            }
+        }
+        h.moments = moments;
+        h
     }
 
     /// Non-empty buckets as (low, high, count).
     pub fn nonzero(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.buckets
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(i, c)| {
-                let (l, h) = bucket_range(i);
-                (l, h, *c)
-            })
+        self.indexed().map(|(i, c)| {
+            let (l, h) = bucket_range(i);
+            (l, h, c)
+        })
     }
 }
 
@@ -460,6 +571,85 @@ mod tests {
         assert_eq!(w.count(), 2);
         assert!(w.min().unwrap() >= 5000 - 5);
         assert_eq!(w.max(), Some(6000));
+    }
+
+    /// Pages of a live histogram's buckets that are resident.
+    fn resident_pages(live: &LiveHistogram) -> usize {
+        let page = 4096;
+        let bytes = BUCKETS * 8;
+        let mut vec = vec![0u8; bytes.div_ceil(page)];
+        // SAFETY: the buckets' own mapping, page-aligned, `bytes` long; vec has one byte per
+        // page.
+        let r = unsafe {
+            libc::mincore(
+                live.buckets.ptr.as_ptr().cast(),
+                bytes,
+                vec.as_mut_ptr().cast(),
+            )
+        };
+        assert_eq!(r, 0, "mincore");
+        vec.iter().filter(|b| **b & 1 == 1).count()
+    }
+
+    #[test]
+    fn a_live_histogram_costs_the_pages_it_writes_and_a_snapshot_reads_no_more() {
+        // Many large allocations first, so a heap allocation would now come from glibc's
+        // heap (its mmap threshold grows when such blocks are freed).
+        for _ in 0..4 {
+            drop(vec![1u8; BUCKETS * 8]);
+        }
+        let live = LiveHistogram::new();
+        assert_eq!(resident_pages(&live), 0);
+        live.record(1_000_000);
+        live.record(1_000_500);
+        assert_eq!(resident_pages(&live), 1);
+        let h = live.snapshot();
+        assert_eq!(resident_pages(&live), 1, "the snapshot reads the span only");
+        assert_eq!(
+            h.buckets.len(),
+            bucket_of(1_000_500) - bucket_of(1_000_000) + 1
+        );
+        assert_eq!(h.count(), 2);
+    }
+
+    #[test]
+    fn spans_widen_both_ways_and_differences_keep_only_theirs() {
+        let mut a = Histogram::new();
+        a.record(5_000);
+        let mut b = Histogram::new();
+        b.record(10);
+        b.record(90_000_000);
+        let mut all = Histogram::new();
+        for v in [5_000, 10, 90_000_000] {
+            all.record(v);
+        }
+        a.merge(&b);
+        assert_eq!(a.moments(), all.moments());
+        assert_eq!(
+            a.indexed().collect::<Vec<_>>(),
+            all.indexed().collect::<Vec<_>>()
+        );
+        assert_eq!(a.lo, bucket_of(10));
+        assert_eq!(a.buckets.len(), bucket_of(90_000_000) - bucket_of(10) + 1);
+        for p in [1.0, 34.0, 50.0, 67.0, 100.0] {
+            assert_eq!(a.percentile(p), all.percentile(p));
+        }
+        // The difference from an earlier state whose span is narrower than, or outside, the
+        // later one's.
+        let mut later = a.clone();
+        later.record(7_000);
+        let w = later.since(&a);
+        assert_eq!(w.count(), 1);
+        assert_eq!(w.indexed().collect::<Vec<_>>(), vec![(bucket_of(7_000), 1)]);
+        assert_eq!(w.buckets.len(), 1);
+        let empty = a.since(&a);
+        assert_eq!(empty.count(), 0);
+        assert!(empty.buckets.is_empty() && empty.percentile(50.0).is_none());
+        let from_nothing = a.since(&Histogram::new());
+        assert_eq!(
+            from_nothing.indexed().collect::<Vec<_>>(),
+            a.indexed().collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(test)]
+use super::histogram::bucket_of;
 use super::histogram::{Histogram, Moments, BUCKETS};
 
 /// The bucket layout a [`SparseHistogram`] indexes into; a reader that meets another
@@ -58,13 +60,17 @@ impl TryFrom<&SparseHistogram> for Histogram {
         if s.layout != LAYOUT {
             return Err(SparseError::Layout(s.layout.clone()));
         }
-        let mut counts = vec![0u64; BUCKETS];
+        let mut counts: Vec<(usize, u64)> = Vec::with_capacity(s.buckets.len());
         let mut total = 0u64;
         for &[i, c] in &s.buckets {
-            let slot = counts.get_mut(i as usize).ok_or(SparseError::Index(i))?;
-            *slot += c;
+            if i >= BUCKETS as u64 {
+                return Err(SparseError::Index(i));
+            }
+            counts.push((i as usize, c));
             total += c;
         }
+        // Written in index order; a hand-made file may not be.
+        counts.sort_unstable_by_key(|&(i, _)| i);
         if total != s.count {
             return Err(SparseError::Count {
                 buckets: total,
@@ -82,7 +88,7 @@ impl TryFrom<&SparseHistogram> for Histogram {
                 max: s.max_ns,
             }
         };
-        Ok(Histogram::from_parts(counts, moments))
+        Ok(Histogram::from_indexed(&counts, moments))
     }
 }
 
@@ -130,6 +136,18 @@ mod tests {
             SparseHistogram::from(&merged),
             SparseHistogram::from(&direct)
         );
+    }
+
+    #[test]
+    fn buckets_out_of_order_or_repeated_read_back_as_their_sum() {
+        let mut h = Histogram::new();
+        for v in [3u64, 3, 5_000, 9] {
+            h.record(v);
+        }
+        let mut s = SparseHistogram::from(&h);
+        s.buckets = vec![[bucket_of(5_000) as u64, 1], [9, 1], [3, 1], [3, 1]];
+        let back = Histogram::try_from(&s).unwrap();
+        assert_eq!(SparseHistogram::from(&back), SparseHistogram::from(&h));
     }
 
     #[test]

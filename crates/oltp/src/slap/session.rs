@@ -7,7 +7,8 @@
 
 use std::sync::Arc;
 
-use crate::driver::{Connection, Dialect, Driver, DriverError, Outcome};
+use crate::driver::{Connection, Dialect, Driver, DriverError, Outcome, ServerCounters};
+use crate::settings::DatabaseSettings;
 
 use super::autosql::{self, Generated, Query};
 use super::console::Console;
@@ -165,8 +166,8 @@ pub struct Main {
     spec: Arc<SlapSpec>,
     dialect: Dialect,
     conn: Option<Box<dyn Connection>>,
-    /// The clients' driver (connected to the schema): the keys are read on a connection of
-    /// its own, as the clients will see them.
+    /// The clients' driver (connected to the schema): it reads the database's settings
+    /// where a connection cannot (SQLite).
     schema_driver: Arc<dyn Driver>,
     console: Console,
     statements: Arc<Statements>,
@@ -235,6 +236,28 @@ impl Main {
     }
     pub fn keys(&self) -> &Arc<Keys> {
         &self.keys
+    }
+
+    /// The database's settings for the record, read on the main connection (so reading
+    /// them opens no connection of its own); through the clients' driver when the
+    /// connection cannot tell (SQLite). None under `--only-print`.
+    pub fn database_settings(&mut self) -> Option<DatabaseSettings> {
+        let conn = self.conn.as_mut()?;
+        let mut s = conn
+            .server_settings()
+            .or_else(|| self.schema_driver.settings())?;
+        // The clients are connected to the schema; the main connection is in it only once
+        // something was created there.
+        if let DatabaseSettings::Mysql(m) = &mut s {
+            m.database = self.spec.schema.clone();
+        }
+        Some(s)
+    }
+
+    /// The server's counters now, read on the main connection (idle while the clients
+    /// run, as mysqlslap's is). None for an embedded database and under `--only-print`.
+    pub fn server_counters(&mut self) -> Option<ServerCounters> {
+        self.conn.as_mut()?.server_counters()
     }
 
     /// Run one statement (print it first when asked; print only, under `--only-print`).
@@ -360,13 +383,13 @@ impl Main {
         }
         self.console.statement(KEY_QUERY, None);
         let failed = |e: DriverError| SlapError::Keys(server_message(&e));
-        let mut conn = self.schema_driver.connect().map_err(failed)?;
-        if let Some(sql) = dialect::use_schema(self.dialect, &self.spec.schema) {
-            conn.execute_plain(&sql, &[]).map_err(failed)?;
-        }
+        // On the main connection, in the schema since it was created, as mysqlslap reads
+        // them: a connection of their own would be one mysqlslap does not open.
         let mut keys = Keys::default();
-        conn.column(KEY_QUERY, &mut |k| keys.push(k))
-            .map_err(failed)?;
+        if let Some(conn) = self.conn.as_mut() {
+            conn.column(KEY_QUERY, &mut |k| keys.push(k))
+                .map_err(failed)?;
+        }
         Ok(keys)
     }
 

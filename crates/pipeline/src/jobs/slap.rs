@@ -20,7 +20,7 @@ pub struct SlapRun {
     /// Connects the clients to the schema.
     pub clients: Arc<dyn Driver>,
     /// The server's settings, read by the first iteration: every iteration re-creates the
-    /// same schema on the same server, and reading them costs a connection each time.
+    /// same schema on the same server.
     pub database: Mutex<Option<DatabaseSettings>>,
 }
 
@@ -89,17 +89,19 @@ impl Job for SlapJob {
     }
 
     fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        let main = self.main();
+        let mut main = self.main();
         let spec = main.spec().clone();
         if !spec.only_print {
+            // Both on the main connection, idle until the clients end: no connection of
+            // their own (mysqlslap opens none).
             if self.database.borrow().is_none() {
                 let mut shared = self.run.database.lock().unwrap_or_else(|p| p.into_inner());
                 if shared.is_none() {
-                    *shared = self.run.clients.settings();
+                    *shared = main.database_settings();
                 }
                 *self.database.borrow_mut() = shared.clone();
             }
-            *self.counters_before.borrow_mut() = self.run.clients.counters();
+            *self.counters_before.borrow_mut() = main.server_counters();
         }
         let queries = Arc::new(main.statements().queries.clone());
         Ok(Arc::new(SlapClients::new(
@@ -134,12 +136,13 @@ impl Job for SlapJob {
     }
 
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        let mut main = self.main();
         let before = self.counters_before.borrow().clone();
-        if let (Some(before), Some(after), Settings::Slap(s)) =
-            (before, self.run.clients.counters(), &mut job.workload)
-        {
-            s.server_activity = Some(after.since(&before));
+        if let Some(before) = before {
+            if let (Some(after), Settings::Slap(s)) = (main.server_counters(), &mut job.workload) {
+                s.server_activity = Some(after.since(&before));
+            }
         }
-        self.main().finish_iteration().map_err(failed)
+        main.finish_iteration().map_err(failed)
     }
 }
