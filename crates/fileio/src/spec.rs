@@ -261,12 +261,11 @@ pub struct JobIo {
     pub passes: Option<u64>,
     /// A sync of the file just written after every N writes (0: none).
     pub sync_every_writes: u64,
-    /// Files missing or shorter than their region are created and written in full before
-    /// the run (false: created and sized only, for jobs that only write).
+    /// Files missing or shorter than their region are laid out anew and written in full
+    /// before the run (false: created and allocated only, for jobs that only write).
     pub lay_out_data: bool,
-    /// Files sized rather than written get their blocks allocated (fallocate, as fio's
-    /// default `fallocate=native` does), so a trim has blocks to discard; otherwise they are
-    /// only given their length (sparse).
+    /// Files laid out get their blocks allocated first (`fallocate(fd, 0, 0, size)`, fio's
+    /// default `fallocate=native`), which also gives a file that is not written its length.
     #[serde(default)]
     pub allocate: bool,
     /// Remove the files the job created once it is done.

@@ -892,10 +892,11 @@ pub fn translate<J: JobOptions + ?Sized>(
             pass_bytes,
             passes: (!time_based).then_some(loops),
             sync_every_writes: every,
-            lay_out_data: access.reads(),
-            // fio preallocates what it lays out for jobs that do not read; plumb does it
-            // for the jobs that trim, which would otherwise discard holes.
-            allocate: trims,
+            // fio writes the data of a job that reads, and of one that writes through an
+            // engine that cannot extend a file (mmap: FIO_NOEXTEND).
+            lay_out_data: access.reads() || (access.issues_writes() && engine_name == "mmap"),
+            // fio's fallocate=native, the default on Linux, for every file it lays out.
+            allocate: true,
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -1176,7 +1177,10 @@ mod tests {
         let j = c[0].spec.job.as_ref().unwrap();
         assert_eq!(j.files[0].length, 512 << 10);
         assert_eq!(j.pass_bytes, 1 << 20);
-        assert!(!j.lay_out_data, "a pure writer gets sized files");
+        assert!(
+            j.allocate && !j.lay_out_data,
+            "a pure writer gets allocated files"
+        );
         let mut seeds = HashMap::new();
         for c in &c {
             seeds.insert(c.config.seed, ());
