@@ -881,16 +881,32 @@ pub fn translate<J: JobOptions + ?Sized>(
             Some(s) => percent_of(s, region).max(min_bs),
             None => region,
         };
+        // fio's do_io stops a round at its total_bytes: the size, or io_size when larger
+        // for a job that writes at random without a map, plus io_size × loops for
+        // trimwrite (whose trims count too). It counts those bytes only for requests an
+        // engine queues, and a time-based job stops there only to verify.
+        let random_map = !norandommap && skew.is_uniform();
+        let round_bytes = (engine.caps.queued && (!time_based || verify.is_some())).then(|| {
+            let mut total = region;
+            if random && access.issues_writes() && !random_map {
+                total = total.max(pass_bytes);
+            }
+            if mix == Mix::TrimWrite {
+                total = total.saturating_add(pass_bytes.saturating_mul(loops));
+            }
+            total
+        });
         let job = JobIo {
             files,
             sizes: sizes.clone(),
             align: align.max(1),
             // fio keeps no random map under a skewed distribution.
-            random_map: !norandommap && skew.is_uniform(),
+            random_map,
             skew,
             think,
             pass_bytes,
             passes: (!time_based).then_some(loops),
+            round_bytes,
             sync_every_writes: every,
             // fio writes the data of a job that reads, and of one that writes through an
             // engine that cannot extend a file (mmap: FIO_NOEXTEND).

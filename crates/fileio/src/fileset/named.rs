@@ -294,6 +294,7 @@ mod tests {
                 think: None,
                 pass_bytes: 3 << 20,
                 passes: Some(1),
+                round_bytes: None,
                 sync_every_writes: 0,
                 lay_out_data: data,
                 allocate: false,
