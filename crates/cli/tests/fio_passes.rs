@@ -24,6 +24,9 @@
 //!   it reads back that round's writes (`prune_io_piece_log` forgets the earlier ones),
 //!   in the order written when the job keeps a random map, otherwise by file and offset
 //!   (iolog.c `log_io_piece` sorts them into a tree), and completes them in one call too.
+//! - With `randrepeat=1` (the default), `clear_io_state` seeds the random generators again
+//!   (libfio.c `td_fill_rand_seeds`) as each round starts: every loop of a random job
+//!   makes the same offsets as the first.
 //!
 //! Both programs run under `strace -f -y` on a file laid out (and cached) beforehand; the
 //! calls on the job's files and the queueing calls become a list of words, which must be
@@ -454,5 +457,45 @@ fn a_time_based_job_verifies_only_where_fio_does() {
         let c = calls(bin, &dir, &job("--ioengine=libaio"));
         assert_eq!(c[0], "drop data 0+16384", "{}", bin.display());
         check_libaio(&c[1..]);
+    }
+}
+
+#[test]
+fn every_loop_repeats_the_random_offsets_unless_randrepeat_is_off() {
+    if !strace() {
+        return;
+    }
+    // 64 blocks read at random, three loops: the same order each loop (each program its
+    // own), and with randrepeat=0 never the same (1 in 64! that two are).
+    let rounds = |bin: &Path, repeat: &str| -> Vec<Vec<String>> {
+        let (_keep, dir) = laid_out("256k");
+        let args = [
+            "--name=j",
+            "--filename=data",
+            "--size=256k",
+            "--rw=randread",
+            "--loops=3",
+            repeat,
+        ];
+        let c = calls(bin, &dir, &args);
+        let r: Vec<Vec<String>> = c
+            .split(|c| c.starts_with("drop "))
+            .filter(|r| !r.is_empty())
+            .map(<[String]>::to_vec)
+            .collect();
+        assert_eq!(r.len(), 3, "{c:?}");
+        assert!(r.iter().all(|r| r.len() == 64), "{c:?}");
+        r
+    };
+    let fio = DropIn::named("fio");
+    let mut bins = vec![fio.bin()];
+    if tools() {
+        bins.push(PEER.into());
+    }
+    for bin in &bins {
+        let r = rounds(bin, "--randrepeat=1");
+        assert!(r[0] == r[1] && r[1] == r[2], "{}: {r:?}", bin.display());
+        let r = rounds(bin, "--randrepeat=0");
+        assert!(r[0] != r[1] && r[1] != r[2], "{}: {r:?}", bin.display());
     }
 }

@@ -266,6 +266,11 @@ pub struct JobIo {
     /// file is done or the job's bytes are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_bytes: Option<u64>,
+    /// Every round draws the same random numbers as the first (fio's `randrepeat`: it
+    /// seeds its generators again when it starts a round over), so a random job's loops
+    /// repeat their offsets.
+    #[serde(default)]
+    pub repeat_each_round: bool,
     /// A sync of the file just written after every N writes (0: none).
     pub sync_every_writes: u64,
     /// Files missing or shorter than their region are laid out anew and written in full

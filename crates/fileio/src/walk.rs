@@ -295,6 +295,13 @@ pub struct JobWalk {
     drop_on_open: bool,
     /// ... and when a time-based job starts a file over in place (not under direct I/O).
     drop_on_wrap: bool,
+    /// The first request is still to come (it goes through the cold path, which keeps the
+    /// random state there when rounds repeat it).
+    started: bool,
+    /// The random state at the first request, put back at each round's start (fio's
+    /// `randrepeat` seeds its generators again for each round).
+    first_rng: Option<Rng>,
+    repeat_each_round: bool,
 }
 
 impl JobWalk {
@@ -374,7 +381,8 @@ impl JobWalk {
             more_until: pass_bytes,
             io_size_given: pass_bytes != regions,
             all_done: false,
-            round_over: false,
+            // The first request takes the cold path (see `started`).
+            round_over: job.repeat_each_round,
             finished: false,
             rounds_end_when_done: bounded || (!random && job.files.len() > 1),
             sync_every: job.sync_every_writes,
@@ -395,6 +403,9 @@ impl JobWalk {
                 } else {
                     job.files.len() == 1
                 },
+            started: !job.repeat_each_round,
+            first_rng: None,
+            repeat_each_round: job.repeat_each_round,
         }
     }
 
@@ -438,7 +449,13 @@ impl JobWalk {
     /// again) and completes those, and keep_running decides on another round, which opens
     /// the files again. `None`: the next round has begun.
     #[cold]
-    fn between_rounds(&mut self) -> Option<Op> {
+    fn between_rounds(&mut self, rng: &mut Rng) -> Option<Op> {
+        if !self.started {
+            self.started = true;
+            self.round_over = false;
+            self.first_rng = Some(rng.clone());
+            return None;
+        }
         if self.finished {
             return Some(Op::Done);
         }
@@ -491,6 +508,9 @@ impl JobWalk {
         }
         self.round_over = false;
         self.all_done = false;
+        if let Some(first) = self.first_rng.as_ref().filter(|_| self.repeat_each_round) {
+            *rng = first.clone();
+        }
         self.in_round = 0;
         self.round_writes = 0;
         self.round_limit = if self.access.mix == Mix::TrimWrite {
@@ -635,7 +655,7 @@ impl JobWalk {
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {
         if self.round_over {
-            if let Some(op) = self.between_rounds() {
+            if let Some(op) = self.between_rounds(rng) {
                 return op;
             }
         }
@@ -871,6 +891,7 @@ mod tests {
             pass_bytes: files.iter().map(|f| f.1).sum(),
             passes: Some(1),
             round_bytes: None,
+            repeat_each_round: false,
             sync_every_writes: 0,
             lay_out_data: true,
             allocate: false,
@@ -1575,6 +1596,31 @@ mod tests {
         j.round_bytes = Some(16384);
         let s = spelled(&mut JobWalk::new(Access::rand_read(), &j), 100);
         assert_eq!(s, ["R0 R0 R0 R0 -"; 4].join(" "));
+    }
+
+    #[test]
+    fn rounds_repeat_their_random_offsets_as_fio_s_randrepeat_does() {
+        let offsets = |repeat: bool| -> Vec<Vec<u64>> {
+            let mut j = job(&[(0, 256 << 10)], 4096);
+            j.passes = Some(3);
+            j.repeat_each_round = repeat;
+            let s = run(&mut JobWalk::new(Access::rand_read(), &j));
+            s.chunks(64)
+                .map(|r| {
+                    r.iter()
+                        .map(|o| match o {
+                            Op::Read(io) => io.offset,
+                            o => panic!("{o:?}"),
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let r = offsets(true);
+        assert_eq!(r.len(), 3);
+        assert!(r[0] == r[1] && r[1] == r[2]);
+        let r = offsets(false);
+        assert!(r[0] != r[1] && r[1] != r[2]);
     }
 
     #[test]

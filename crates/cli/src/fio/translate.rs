@@ -907,6 +907,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             pass_bytes,
             passes: (!time_based).then_some(loops),
             round_bytes,
+            repeat_each_round: randrepeat,
             sync_every_writes: every,
             // fio writes the data of a job that reads, and of one that writes through an
             // engine that cannot extend a file (mmap: FIO_NOEXTEND).

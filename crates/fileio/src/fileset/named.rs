@@ -295,6 +295,7 @@ mod tests {
                 pass_bytes: 3 << 20,
                 passes: Some(1),
                 round_bytes: None,
+                repeat_each_round: false,
                 sync_every_writes: 0,
                 lay_out_data: data,
                 allocate: false,
