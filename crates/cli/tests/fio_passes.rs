@@ -499,3 +499,48 @@ fn every_loop_repeats_the_random_offsets_unless_randrepeat_is_off() {
         assert!(r[0] != r[1] && r[1] != r[2], "{}: {r:?}", bin.display());
     }
 }
+
+#[test]
+fn random_requests_of_several_sizes_cover_each_block_once_a_round() {
+    if !strace() {
+        return;
+    }
+    // fio's mark_random_map: a 16k request takes the free blocks after the one drawn and
+    // is cut where a used one starts, so a round (its map used up) reads every 4k block
+    // exactly once, and psync's rounds end there. Each program its own offsets.
+    let args = [
+        "--name=j",
+        "--filename=data",
+        "--size=256k",
+        "--rw=randread",
+        "--bssplit=4k/50:16k/50",
+        "--loops=2",
+    ];
+    let fio = DropIn::named("fio");
+    let mut bins = vec![fio.bin()];
+    if tools() {
+        bins.push(PEER.into());
+    }
+    for bin in &bins {
+        let (_keep, dir) = laid_out("256k");
+        let c = calls(bin, &dir, &args);
+        let mut rounds: Vec<Vec<u32>> = Vec::new();
+        for w in &c {
+            if w.starts_with("drop ") {
+                rounds.push(vec![0; 64]);
+                continue;
+            }
+            // `r data 16384@4096`
+            let (len, off) = w["r data ".len()..].split_once('@').unwrap();
+            let (len, off): (u64, u64) = (len.parse().unwrap(), off.parse().unwrap());
+            assert!(len % 4096 == 0 && len <= 16384, "{w}");
+            for b in off / 4096..(off + len) / 4096 {
+                rounds.last_mut().unwrap()[b as usize] += 1;
+            }
+        }
+        assert_eq!(rounds.len(), 2, "{}: {c:?}", bin.display());
+        for r in &rounds {
+            assert!(r.iter().all(|&n| n == 1), "{}: {r:?}", bin.display());
+        }
+    }
+}

@@ -122,6 +122,22 @@ impl BlockMap {
             }
         }
     }
+    /// Mark the free blocks from `b` on, up to `n` of them, stopping at the first used one
+    /// (fio's axmap_set_nr); how many.
+    #[cold]
+    fn mark_free_run(&mut self, b: u64, n: u64) -> u64 {
+        let mut k = 0;
+        while k < n && b + k < self.blocks {
+            let (w, bit) = (((b + k) / 64) as usize, (b + k) % 64);
+            if self.words[w] & (1 << bit) != 0 {
+                break;
+            }
+            self.mark(b + k);
+            k += 1;
+        }
+        k
+    }
+
     /// Take block `b`, or the next free one after it (wrapping). `None` when all are used.
     fn take(&mut self, b: u64) -> Option<u64> {
         if self.used >= self.blocks {
@@ -184,23 +200,25 @@ impl FileWalk {
     }
 
     /// A random offset for a request of `len` bytes in direction `dir` (relative); None
-    /// when the file's random map is used up (the caller decides what follows).
+    /// when the file's random map is used up (the caller decides what follows). A request
+    /// longer than a block takes the free blocks after the one drawn and is cut where a
+    /// used one starts, as fio's mark_random_map cuts it.
     fn draw(
         &mut self,
         dir: usize,
-        len: u64,
+        len: &mut u64,
         align: u64,
         stride: Option<u64>,
         rng: &mut Rng,
     ) -> Option<u64> {
-        if self.run_left[dir] > 0 && self.pos[dir] + len <= self.length {
+        if self.run_left[dir] > 0 && self.pos[dir] + *len <= self.length {
             // rw=randread:N: sequential between the random draws.
             self.run_left[dir] -= 1;
             let at = self.pos[dir];
             if let Some(m) = &mut self.map {
                 m.mark(at / align);
             }
-            self.pos[dir] = at + len;
+            self.pos[dir] = at + *len;
             return Some(at);
         }
         let drawn = match &mut self.skew {
@@ -213,12 +231,19 @@ impl FileWalk {
             }
         };
         let b = match &mut self.map {
-            Some(m) => m.take(drawn)?,
+            Some(m) => {
+                let b = m.take(drawn)?;
+                if *len > align {
+                    let more = m.mark_free_run(b + 1, len.div_ceil(align) - 1);
+                    *len = (*len).min((1 + more) * align);
+                }
+                b
+            }
             None => drawn,
         };
         if let Some(n) = stride {
             self.run_left[dir] = n.saturating_sub(1);
-            self.pos[dir] = b * align + len;
+            self.pos[dir] = b * align + *len;
         }
         Some(b * align)
     }
@@ -721,7 +746,7 @@ impl JobWalk {
                     return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
                 }
                 let (align, stride) = (self.align, self.stride);
-                match self.files[fi].draw(dir, len, align, stride, rng) {
+                match self.files[fi].draw(dir, &mut len, align, stride, rng) {
                     Some(at) => break (fi, at),
                     None => match self.map_used_up(fi) {
                         Wrap::Done => {}
@@ -777,7 +802,7 @@ impl JobWalk {
             };
             let trim = self.files[fi].last_start[0] == self.files[fi].last_start[1];
             let dir = if trim { 2 } else { 1 };
-            let len = if trim || !random {
+            let mut len = if trim || !random {
                 self.size(dir, rng).min(self.longest)
             } else {
                 self.files[fi].trim_len
@@ -786,7 +811,7 @@ impl JobWalk {
             let f = &mut self.files[fi];
             let rel = match (random, trim) {
                 (true, true) => {
-                    let Some(at) = f.draw(2, len, align, stride, rng) else {
+                    let Some(at) = f.draw(2, &mut len, align, stride, rng) else {
                         match self.map_used_up(fi) {
                             Wrap::Done => {}
                             Wrap::Drop => {
@@ -1036,8 +1061,10 @@ mod tests {
 
     #[test]
     fn split_sizes_follow_their_weights() {
+        // Without a map, so no request is cut where a used block starts.
         let mut j = job(&[(0, 64 << 20)], 4096);
         j.sizes.read = SizeChoice::Split(vec![(4096, 25), (65536, 75)]);
+        j.random_map = false;
         let mut w = JobWalk::new(Access::rand_read(), &j);
         let ops = run(&mut w);
         let big = ops
@@ -1054,6 +1081,42 @@ mod tests {
             })
             .sum();
         assert!(bytes >= 64 << 20);
+    }
+
+    #[test]
+    fn a_long_random_request_takes_the_free_blocks_after_its_own() {
+        // 4k and 16k requests over a mapped region: every block once per round, none
+        // twice (a request is cut where a used block starts, as fio's axmap_set_nr cuts it).
+        let mut j = job(&[(0, 1 << 20)], 4096);
+        j.sizes.read = SizeChoice::Split(vec![(4096, 50), (16384, 50)]);
+        j.passes = Some(2);
+        let mut w = JobWalk::new(Access::rand_read(), &j);
+        let mut rng = Rng::new(7, 0);
+        let mut rounds = vec![vec![0u8; 256]];
+        let mut cut = 0;
+        loop {
+            match w.next(&mut rng) {
+                Op::Read(io) => {
+                    let r = rounds.last_mut().unwrap();
+                    assert_eq!(io.offset % 4096, 0);
+                    if io.len != 4096 && io.len != 16384 {
+                        cut += 1;
+                    }
+                    for b in io.offset / 4096..(io.offset + io.len as u64) / 4096 {
+                        r[b as usize] += 1;
+                    }
+                }
+                Op::Drain => rounds.push(vec![0u8; 256]),
+                Op::Done => break,
+                o => panic!("{o:?}"),
+            }
+        }
+        rounds.pop();
+        assert_eq!(rounds.len(), 2);
+        for r in &rounds {
+            assert!(r.iter().all(|&n| n == 1), "{r:?}");
+        }
+        assert!(cut > 0, "some 16k requests met a used block");
     }
 
     #[test]
