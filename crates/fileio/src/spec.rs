@@ -260,26 +260,36 @@ pub struct JobIo {
     /// A stall between requests, inside each worker's loop (none: no stall).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<Think>,
-    /// Bytes (reads and writes together) after which a pass over the regions is complete.
+    /// fio's `io_size` (reads and writes together; by default the regions' size): with
+    /// `passes`, what decides the job's rounds as fio's keep_running does
+    /// ([`crate::walk`]).
     pub pass_bytes: u64,
-    /// Passes before the job ends (`None`: until its time limit).
+    /// fio's `loops`: rounds that always run (`None`: time-based, until its time limit).
     pub passes: Option<u64>,
+    /// Bytes after which a round ends (fio's do_io stops at its `total_bytes`, which it
+    /// counts only for requests an engine queues); `None`: a round ends only when every
+    /// file is done or the job's bytes are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_bytes: Option<u64>,
+    /// Every round draws the same random numbers as the first (fio's `randrepeat`: it
+    /// seeds its generators again when it starts a round over), so a random job's loops
+    /// repeat their offsets.
+    #[serde(default)]
+    pub repeat_each_round: bool,
     /// A sync of the file just written after every N writes (0: none).
     pub sync_every_writes: u64,
-    /// Files missing or shorter than their region are created and written in full before
-    /// the run (false: created and sized only, for jobs that only write).
+    /// Files missing or shorter than their region are laid out anew and written in full
+    /// before the run (false: created and allocated only, for jobs that only write).
     pub lay_out_data: bool,
-    /// Files sized rather than written get their blocks allocated (fallocate, as fio's
-    /// default `fallocate=native` does), so a trim has blocks to discard; otherwise they are
-    /// only given their length (sparse).
+    /// Files laid out get their blocks allocated first (`fallocate(fd, 0, 0, size)`, fio's
+    /// default `fallocate=native`), which also gives a file that is not written its length.
     #[serde(default)]
     pub allocate: bool,
     /// Remove the files the job created once it is done.
     pub unlink: bool,
     /// Drop the cached pages of a file's region each time the job opens it, as fio's
-    /// `invalidate` does: before the file's first request of the run, of every later pass
-    /// that fio starts by opening its files again (`loops`, `io_size` beyond the regions,
-    /// a time-based job over several files walked in order) and of the read-back.
+    /// `invalidate` does: before the file's first request of each round (fio opens its
+    /// files again for each) and of each read-back.
     pub invalidate: bool,
     /// Also drop them each time a time-based job starts a file over without opening it
     /// again (fio: its random map is used up, or its only file walked in order reaches

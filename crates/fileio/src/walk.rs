@@ -7,28 +7,38 @@
 //! - Sequential: each direction keeps its own position per file (reads and writes of a mixed
 //!   job each walk the file from its start); a request never crosses the region's end. A file
 //!   whose next request would cross it is done for the round and the others take its turns,
-//!   as fio closes an exhausted file. When every file is done, the files start over only if
-//!   the pass asks for more bytes than the regions hold (fio's `io_size` > `size`) and at
-//!   least one more largest request fits in what is left; otherwise the pass is over, so a
-//!   region that does not divide by the block size leaves its tail untouched, as fio does.
+//!   as fio closes an exhausted file; a region that does not divide by the block size
+//!   leaves its tail untouched, as fio does.
 //! - Random: offsets are multiples of the alignment inside the region. With the random map
-//!   every aligned block is used once per pass, in random order: a drawn block already used
-//!   moves to the next free one, as fio's map does. A skew ([`plumb_core::random::Skew`],
-//!   fio's `random_distribution`) draws each file's blocks with its own hot set and keeps
-//!   no map (as in fio, where a non-uniform distribution turns the map off); a file's hot
-//!   set is placed with the thread's random stream at its first draw, unless a center fixes
-//!   it.
-//! - A pass ends when its bytes are done (fio's `io_size`, by default the regions' size);
-//!   positions and maps start over for the next pass. The job ends after its passes
-//!   (`loops`), or runs until its time limit when it has no pass limit (`time_based`).
+//!   every aligned block is used once per round, in random order: a drawn block already used
+//!   moves to the next free one, as fio's map does; a file whose map is used up is done for
+//!   the round. A skew ([`plumb_core::random::Skew`], fio's `random_distribution`) draws
+//!   each file's blocks with its own hot set and keeps no map (as in fio, where a
+//!   non-uniform distribution turns the map off); a file's hot set is placed with the
+//!   thread's random stream at its first draw, unless a center fixes it.
+//! - Rounds, as fio 3.33's thread_main runs them (backend.c): each round is one `do_io`,
+//!   which issues at most what is left of `io_size` × `loops`, ends when every file is
+//!   done, and for an engine that queues also at the job's size ([`JobIo::round_bytes`]:
+//!   fio counts its `total_bytes` only for queued requests). It ends by completing every
+//!   request in flight ([`Op::Drain`]); with verify, the round's writes are read back
+//!   ([`Op::Drain`] again after them); then `keep_running` decides: the first `loops`
+//!   rounds always run, later ones while the bytes done (read-back included) fall short
+//!   of `io_size` by at least a largest request, and a round with nothing left to issue
+//!   ends the job. Every round starts the files over (positions, maps) and opens them
+//!   again. So `loops=2` with `io_size` twice the size is two rounds in all, as fio does
+//!   it. A time-based job has no byte limit: its rounds end when every file is done, which
+//!   happens to a job walking several files in order (or at `round_bytes`); its only file
+//!   walked in order, or a random file whose map is used up, starts over in place.
+//! - Verify: a round's writes are read back in the order written when the job keeps a
+//!   random map, otherwise by file and offset, a later write replacing the earlier ones it
+//!   overlaps (fio's log_io_piece keeps those in a tree).
 //! - After every N writes (fio's `fsync=N`) the next request is a sync, issued only if the
 //!   job goes on; it takes the next file's round-robin turn and syncs that file, because fio
 //!   decides on the sync when it fetches the next request, after picking its file.
 //! - Cached pages (fio's `invalidate`): fio drops a file's pages each time it opens the
-//!   file, and it opens its files lazily, at their first request of the run, of every later
-//!   pass and of the read-back. A time-based job that starts a file over in place instead
-//!   (its random map used up, or its only file walked in order to the end) drops them then
-//!   too, unless the I/O is direct. So a file starting over is marked, and its drop
+//!   file, and it opens its files lazily, at their first request of each round and of the
+//!   read-back. A time-based job that starts a file over in place drops them then too,
+//!   unless the I/O is direct. So a file starting over is marked, and its drop
 //!   ([`Op::DropCache`]) comes just before its next request.
 //! - Trims (fio's `rw=trim`, `randtrim`) walk like writes, with their own size (fio's third
 //!   block size) and their own sequential position.
@@ -38,7 +48,7 @@
 //!   position and size, so with equal sizes every block is trimmed, then written. Randomly
 //!   the trim draws the block and the write covers exactly the range just trimmed; a trim
 //!   drawn where the previous one was still makes the next request a write, as in fio. Only
-//!   the writes count toward the pass (fio's byte limit of a trimwrite job is its writes).
+//!   the writes count toward `io_size` (fio's byte limit of a trimwrite job is its writes).
 
 use plumb_core::random::{Rng, SkewedBlocks};
 
@@ -112,6 +122,22 @@ impl BlockMap {
             }
         }
     }
+    /// Mark the free blocks from `b` on, up to `n` of them, stopping at the first used one
+    /// (fio's axmap_set_nr); how many.
+    #[cold]
+    fn mark_free_run(&mut self, b: u64, n: u64) -> u64 {
+        let mut k = 0;
+        while k < n && b + k < self.blocks {
+            let (w, bit) = (((b + k) / 64) as usize, (b + k) % 64);
+            if self.words[w] & (1 << bit) != 0 {
+                break;
+            }
+            self.mark(b + k);
+            k += 1;
+        }
+        k
+    }
+
     /// Take block `b`, or the next free one after it (wrapping). `None` when all are used.
     fn take(&mut self, b: u64) -> Option<u64> {
         if self.used >= self.blocks {
@@ -161,34 +187,38 @@ struct FileWalk {
 }
 
 impl FileWalk {
-    /// Back to the start of the region for a new round or pass (fio's fio_file_reset).
-    fn rewind(&mut self) {
+    /// Back to the start of the region, the random map cleared (fio's fio_file_reset, when
+    /// it opens the file for a new round).
+    fn reset(&mut self) {
         self.pos = [0; 3];
         self.run_left = [0; 3];
         self.done = false;
         self.last_start = [NONE; 2];
+        if let Some(m) = &mut self.map {
+            m.clear();
+        }
     }
 
     /// A random offset for a request of `len` bytes in direction `dir` (relative); None
-    /// when the file's random map was used up and, with `drop_on_wrap`, its cached pages
-    /// must be dropped first (the next draw then starts the new round).
+    /// when the file's random map is used up (the caller decides what follows). A request
+    /// longer than a block takes the free blocks after the one drawn and is cut where a
+    /// used one starts, as fio's mark_random_map cuts it.
     fn draw(
         &mut self,
         dir: usize,
-        len: u64,
+        len: &mut u64,
         align: u64,
         stride: Option<u64>,
-        drop_on_wrap: bool,
         rng: &mut Rng,
     ) -> Option<u64> {
-        if self.run_left[dir] > 0 && self.pos[dir] + len <= self.length {
+        if self.run_left[dir] > 0 && self.pos[dir] + *len <= self.length {
             // rw=randread:N: sequential between the random draws.
             self.run_left[dir] -= 1;
             let at = self.pos[dir];
             if let Some(m) = &mut self.map {
                 m.mark(at / align);
             }
-            self.pos[dir] = at + len;
+            self.pos[dir] = at + *len;
             return Some(at);
         }
         let drawn = match &mut self.skew {
@@ -201,25 +231,32 @@ impl FileWalk {
             }
         };
         let b = match &mut self.map {
-            Some(m) => match m.take(drawn) {
-                Some(b) => b,
-                None => {
-                    // Every block of this file is used: the pass is over for it.
-                    m.clear();
-                    if drop_on_wrap {
-                        return None;
-                    }
-                    m.take(drawn).unwrap_or(drawn)
+            Some(m) => {
+                let b = m.take(drawn)?;
+                if *len > align {
+                    let more = m.mark_free_run(b + 1, len.div_ceil(align) - 1);
+                    *len = (*len).min((1 + more) * align);
                 }
-            },
+                b
+            }
             None => drawn,
         };
         if let Some(n) = stride {
             self.run_left[dir] = n.saturating_sub(1);
-            self.pos[dir] = b * align + len;
+            self.pos[dir] = b * align + *len;
         }
         Some(b * align)
     }
+}
+
+/// What follows a random file's used-up map.
+enum Wrap {
+    /// The file is done for the round (a job with a byte limit).
+    Done,
+    /// Its cached pages are dropped first; it keeps its turn.
+    Drop,
+    /// Draw again from the cleared map.
+    Again,
 }
 
 /// One thread's walk.
@@ -230,28 +267,66 @@ pub struct JobWalk {
     sizes: [SizeChoice; 3],
     align: u64,
     next_file: usize,
-    pass_bytes: u64,
-    passes: Option<u64>,
-    pass: u64,
-    done_in_pass: u64,
+    /// Bytes a round issues at most ([`JobIo::round_bytes`]); `u64::MAX`: no limit.
+    round_cap: u64,
+    /// Bytes the round has issued, and where it ends: its cap, or what is left of the
+    /// job's bytes when less (a trimwrite job's writes are counted apart).
+    in_round: u64,
+    round_limit: u64,
+    /// Bytes the job issues at most (fio's `io_size` × `loops`, counting what fio's
+    /// io_issue_bytes counts: a trimwrite job's writes only); `u64::MAX`: time-based.
+    budget: u64,
+    /// Those bytes issued before this round, and a trimwrite round's writes.
+    issued: u64,
+    round_writes: u64,
+    /// Bytes done before this round, read-back included (fio's io_bytes, which decides on
+    /// more rounds).
+    done_bytes: u64,
+    /// Rounds ended, and how many always run (fio's `loops`; 0: time-based, no end).
+    rounds: u64,
+    loops: u64,
+    /// After `loops` rounds, more run while `done_bytes` falls short of this by a largest
+    /// request (fio's keep_running, with `io_size`).
+    more_until: u64,
+    /// `io_size` was given (beside the regions' size), so a round whose files were all done
+    /// is followed by another one even without reaching `more_until` (fio's keep_running).
+    io_size_given: bool,
+    /// Every file was done when the round ended.
+    all_done: bool,
+    /// The round ends before the next request (its bytes are done, every file is, or the
+    /// job is over): the cold path of [`JobWalk::next`].
+    round_over: bool,
+    finished: bool,
+    /// A round ends when every file is done (fio: a job with a byte limit, or a time-based
+    /// one walking several files in order); otherwise a file starts over in place.
+    rounds_end_when_done: bool,
     sync_every: u64,
     writes: u64,
     sync_due: bool,
-    finished: bool,
-    /// Writes to read back once the writing is done (verify), and how far the read-back
-    /// got (`None`: not started).
+    /// The round's writes, read back once it ends (verify), and how far the read-back got
+    /// (`None`: the round's requests are still going).
     written: Option<Vec<Io>>,
     reading_back: Option<usize>,
+    /// The read-back goes in the order written (a random map: no block twice); otherwise by
+    /// file and offset, each block once (fio's io_hist tree).
+    read_back_in_order: bool,
     /// The longest region: no request is longer.
     longest: u64,
     stride: Option<u64>,
     /// Files marked `drop_due`.
     drops_due: usize,
-    /// Starting the files over (a new pass, or a file's used-up random map) drops their
-    /// cached pages: fio opens them again, or wraps them in place with `invalidate_on_wrap`.
-    drop_each_pass: bool,
-    /// The read-back opens the files again.
+    /// fio drops a file's cached pages each time it opens it (the first request of each
+    /// round, and of the read-back).
     drop_on_open: bool,
+    /// ... and when a time-based job starts a file over in place (not under direct I/O).
+    drop_on_wrap: bool,
+    /// The first request is still to come (it goes through the cold path, which keeps the
+    /// random state there when rounds repeat it).
+    started: bool,
+    /// The random state at the first request, put back at each round's start (fio's
+    /// `randrepeat` seeds its generators again for each round).
+    first_rng: Option<Rng>,
+    repeat_each_round: bool,
 }
 
 impl JobWalk {
@@ -293,41 +368,69 @@ impl JobWalk {
                 }
             })
             .collect();
-        let drop_each_pass = match (job.passes, random) {
-            (Some(_), _) => job.invalidate,
-            // Time-based, random: fio starts a file over in place when its map is used up;
-            // without a map it never does.
-            (None, true) => job.invalidate_on_wrap && job.random_map && !skewed,
-            // Time-based, in order: one file wraps in place, several are opened again once
-            // all are done.
-            (None, false) if job.files.len() == 1 => job.invalidate_on_wrap,
-            (None, false) => job.invalidate,
+        let bounded = job.passes.is_some();
+        let regions: u64 = job.files.iter().map(|f| f.length).sum();
+        let pass_bytes = job.pass_bytes.max(1);
+        // fio 3.33 reads back what a job wrote after each of its rounds (thread_main calls
+        // do_verify after every do_io), time-based or not.
+        let written = job
+            .verify
+            .filter(|v| v.after_writes && access.mix == Mix::Write)
+            .map(|_| Vec::new());
+        let loops = job.passes.unwrap_or(0).max(1);
+        let budget = if bounded {
+            pass_bytes.saturating_mul(loops)
+        } else {
+            u64::MAX
         };
+        let round_cap = job.round_bytes.unwrap_or(u64::MAX).max(1);
         JobWalk {
             access,
             files,
             sizes: job.sizes.by_dir().map(Clone::clone),
             align,
             next_file: 0,
-            pass_bytes: job.pass_bytes.max(1),
-            passes: job.passes,
-            pass: 0,
-            done_in_pass: 0,
+            round_cap,
+            in_round: 0,
+            round_limit: if access.mix == Mix::TrimWrite {
+                round_cap
+            } else {
+                round_cap.min(budget)
+            },
+            budget,
+            issued: 0,
+            round_writes: 0,
+            done_bytes: 0,
+            rounds: 0,
+            loops: if bounded { loops } else { 0 },
+            more_until: pass_bytes,
+            io_size_given: pass_bytes != regions,
+            all_done: false,
+            // The first request takes the cold path (see `started`).
+            round_over: job.repeat_each_round,
+            finished: false,
+            rounds_end_when_done: bounded || (!random && job.files.len() > 1),
             sync_every: job.sync_every_writes,
             writes: 0,
             sync_due: false,
-            finished: job.passes == Some(0),
-            // fio reads back what a job wrote when the writing ends by itself (not time-based).
-            written: job
-                .verify
-                .filter(|v| v.after_writes && access.mix == Mix::Write && job.passes.is_some())
-                .map(|_| Vec::new()),
+            read_back_in_order: random && job.random_map && !skewed,
+            written,
             reading_back: None,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
             stride: job.stride.filter(|&n| n > 0),
             drops_due: if job.invalidate { job.files.len() } else { 0 },
-            drop_each_pass,
             drop_on_open: job.invalidate,
+            // Without a map a random file never starts over (fio); in order, one file
+            // wraps in place.
+            drop_on_wrap: job.invalidate_on_wrap
+                && if random {
+                    job.random_map && !skewed
+                } else {
+                    job.files.len() == 1
+                },
+            started: !job.repeat_each_round,
+            first_rng: None,
+            repeat_each_round: job.repeat_each_round,
         }
     }
 
@@ -350,32 +453,125 @@ impl JobWalk {
         Some(Op::DropCache(file as u32))
     }
 
-    /// After the writes: drain, then every write again as a read, in the order written
-    /// (fio opens the files again for it).
-    fn read_back(&mut self) -> Op {
-        let Some(written) = &self.written else {
-            return Op::Done;
-        };
-        match self.reading_back {
-            None => {
-                self.reading_back = Some(0);
-                if self.drop_on_open {
-                    self.drop_all();
+    /// Count a request of `len` bytes; the round ends when its bytes are done.
+    #[inline(always)]
+    fn count(&mut self, len: u64) {
+        self.in_round += len;
+        if self.in_round >= self.round_limit {
+            self.round_over = true;
+        }
+    }
+
+    /// Every file is done: the round ends.
+    #[cold]
+    fn files_done(&mut self) {
+        self.all_done = true;
+        self.round_over = true;
+    }
+
+    /// Between rounds (the cold path of [`JobWalk::next`]): fio's do_io ends by completing
+    /// everything in flight, do_verify reads back the round's writes (opening the files
+    /// again) and completes those, and keep_running decides on another round, which opens
+    /// the files again. `None`: the next round has begun.
+    #[cold]
+    fn between_rounds(&mut self, rng: &mut Rng) -> Option<Op> {
+        if !self.started {
+            self.started = true;
+            self.round_over = false;
+            self.first_rng = Some(rng.clone());
+            return None;
+        }
+        if self.finished {
+            return Some(Op::Done);
+        }
+        let Some(i) = self.reading_back else {
+            self.reading_back = Some(0);
+            self.done_bytes += self.in_round;
+            self.issued += if self.access.mix == Mix::TrimWrite {
+                self.round_writes
+            } else {
+                self.in_round
+            };
+            if let Some(w) = &mut self.written {
+                if !w.is_empty() {
+                    if !self.read_back_in_order {
+                        *w = by_file_and_offset(w);
+                    }
+                    if self.drop_on_open {
+                        self.drop_all();
+                    }
                 }
-                Op::Drain
             }
-            Some(i) if i < written.len() => {
-                let io = written[i];
+            return Some(Op::Drain);
+        };
+        if let Some(w) = &self.written {
+            if let Some(&io) = w.get(i) {
                 if self.drops_due > 0 {
                     if let Some(op) = self.take_drop(io.file as usize) {
-                        return op;
+                        return Some(op);
                     }
                 }
                 self.reading_back = Some(i + 1);
-                Op::Read(io)
+                self.done_bytes += io.len as u64;
+                return Some(Op::Read(io));
             }
-            Some(_) => Op::Done,
         }
+        let read_back = self.written.as_mut().is_some_and(|w| {
+            let any = !w.is_empty();
+            w.clear();
+            any
+        });
+        if read_back {
+            // do_verify ends by completing its reads.
+            return Some(Op::Drain);
+        }
+        self.reading_back = None;
+        self.rounds += 1;
+        if !self.keep_running() {
+            self.finished = true;
+            return Some(Op::Done);
+        }
+        self.round_over = false;
+        self.all_done = false;
+        if let Some(first) = self.first_rng.as_ref().filter(|_| self.repeat_each_round) {
+            *rng = first.clone();
+        }
+        self.in_round = 0;
+        self.round_writes = 0;
+        self.round_limit = if self.access.mix == Mix::TrimWrite {
+            self.round_cap
+        } else {
+            self.round_cap.min(self.budget - self.issued)
+        };
+        for f in &mut self.files {
+            f.reset();
+        }
+        if self.drop_on_open {
+            self.drop_all();
+        } else {
+            for f in &mut self.files {
+                f.drop_due = false;
+            }
+            self.drops_due = 0;
+        }
+        None
+    }
+
+    /// fio's keep_running: the first `loops` rounds run, then more while the bytes done
+    /// fall short of `io_size` by a largest request; a round with no bytes left to issue
+    /// ends the job.
+    fn keep_running(&self) -> bool {
+        if self.loops == 0 {
+            return true;
+        }
+        if self.issued >= self.budget {
+            return false;
+        }
+        if self.rounds < self.loops {
+            return true;
+        }
+        let left = self.more_until.saturating_sub(self.done_bytes);
+        left > 0 && left >= self.largest() && (self.io_size_given || !self.all_done)
     }
 
     fn size(&self, dir: usize, rng: &mut Rng) -> u64 {
@@ -398,23 +594,6 @@ impl JobWalk {
         }
     }
 
-    fn new_pass(&mut self) {
-        self.pass += 1;
-        self.done_in_pass = 0;
-        if self.passes.is_some_and(|p| self.pass >= p) {
-            self.finished = true;
-        }
-        for f in &mut self.files {
-            f.rewind();
-            if let Some(m) = &mut f.map {
-                m.clear();
-            }
-        }
-        if self.drop_each_pass && !self.finished {
-            self.drop_all();
-        }
-    }
-
     /// The largest request of the directions this walk issues.
     fn largest(&self) -> u64 {
         let [r, w, t] = &self.sizes;
@@ -425,27 +604,9 @@ impl JobWalk {
         }
     }
 
-    /// Every file is done for this round: start the files over inside this pass, or end it.
-    fn end_round(&mut self) {
-        let regions: u64 = self.files.iter().map(|f| f.length).sum();
-        let largest = self.largest();
-        let left = self.pass_bytes.saturating_sub(self.done_in_pass);
-        if self.pass_bytes > regions && left >= largest.max(1) {
-            for f in &mut self.files {
-                let run_left = f.run_left;
-                f.rewind();
-                f.run_left = run_left;
-            }
-            if self.drop_each_pass {
-                self.drop_all();
-            }
-        } else {
-            self.new_pass();
-        }
-    }
-
     /// The next file in turn whose next request of `len` bytes in direction `dir` fits, or
-    /// `None` when none does (each file that does not fit is done for the round).
+    /// `None` when none does (each file that does not fit is done for the round; the only
+    /// file of a time-based job starts over in that direction instead).
     fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
         let n = self.files.len();
         for k in 0..n {
@@ -464,23 +625,78 @@ impl JobWalk {
                 self.next_file = (fi + 1) % n;
                 return Some(fi);
             }
+            if !self.rounds_end_when_done && len <= f.length {
+                // fio's get_next_seq_offset: a time-based job's only file wraps in place,
+                // dropping its pages unless direct.
+                f.pos[dir] = 0;
+                if self.drop_on_wrap && !f.drop_due {
+                    f.drop_due = true;
+                    self.drops_due += 1;
+                }
+                self.next_file = (fi + 1) % n;
+                return Some(fi);
+            }
             f.done = true;
         }
         None
     }
 
+    /// A random file's map is used up: what follows (see [`Wrap`]).
+    #[cold]
+    fn map_used_up(&mut self, fi: usize) -> Wrap {
+        let f = &mut self.files[fi];
+        if self.rounds_end_when_done {
+            f.done = true;
+            return Wrap::Done;
+        }
+        // fio's get_next_rand_block: a time-based job starts the file over in place.
+        if let Some(m) = &mut f.map {
+            m.clear();
+        }
+        if self.drop_on_wrap {
+            Wrap::Drop
+        } else {
+            Wrap::Again
+        }
+    }
+
+    /// The next random file in turn that is not done, `None` when all are.
+    #[inline]
+    fn next_random_file(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        let fi = self.next_file;
+        if !self.files[fi].done {
+            self.next_file = if fi + 1 == n { 0 } else { fi + 1 };
+            return Some(fi);
+        }
+        let fi = (1..n)
+            .map(|k| (fi + k) % n)
+            .find(|&i| !self.files[i].done)?;
+        self.next_file = (fi + 1) % n;
+        Some(fi)
+    }
+
     /// The next operation of this thread.
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {
-        if self.finished {
-            return self.read_back();
+        if self.round_over {
+            if let Some(op) = self.between_rounds(rng) {
+                return op;
+            }
         }
-        if std::mem::take(&mut self.sync_due) {
+        if self.sync_due {
             let n = self.files.len();
             let fi = (0..n)
                 .map(|k| (self.next_file + k) % n)
                 .find(|&i| !self.files[i].done)
                 .unwrap_or(self.next_file);
+            // fio opens the file (dropping its pages) before it syncs it.
+            if self.drops_due > 0 {
+                if let Some(op) = self.take_drop(fi) {
+                    return op;
+                }
+            }
+            self.sync_due = false;
             self.next_file = (fi + 1) % n;
             return Op::Fsync(fi as u32);
         }
@@ -503,52 +719,56 @@ impl JobWalk {
         // A request longer than every region is cut to the longest one, so that a fresh
         // round always has a file it fits in.
         let mut len = self.size(dir, rng).min(self.longest);
-        let fi = match self.access.order {
-            Order::Sequential => match self.next_sequential_file(dir, len) {
-                Some(fi) => fi,
-                None => {
-                    self.end_round();
-                    return self.next(rng);
-                }
-            },
-            Order::Random { .. } => {
-                let fi = self.next_file;
-                self.next_file = if fi + 1 == self.files.len() {
-                    0
-                } else {
-                    fi + 1
-                };
-                fi
-            }
-        };
-        let (align, stride) = (self.align, self.stride);
-        let f = &mut self.files[fi];
-        let rel = match self.access.order {
+        let (fi, rel) = match self.access.order {
             Order::Sequential => {
+                let Some(fi) = self.next_sequential_file(dir, len) else {
+                    self.files_done();
+                    return self.next(rng);
+                };
+                if self.drops_due > 0 && self.files[fi].drop_due {
+                    // Wrapped in place: the drop comes first, the file keeps its turn.
+                    self.next_file = fi;
+                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
+                }
+                let f = &mut self.files[fi];
                 let at = f.pos[dir];
                 f.pos[dir] += len;
-                at
+                (fi, at)
             }
-            Order::Random { .. } => match f.draw(dir, len, align, stride, self.drop_each_pass, rng)
-            {
-                Some(at) => at,
-                None => {
-                    // Its drop comes first; the file keeps its turn.
+            Order::Random { .. } => loop {
+                let Some(fi) = self.next_random_file() else {
+                    self.files_done();
+                    return self.next(rng);
+                };
+                if self.drops_due > 0 && self.files[fi].drop_due {
+                    // Past a done file to one opened again: its drop comes first.
                     self.next_file = fi;
-                    return Op::DropCache(fi as u32);
+                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
+                }
+                let (align, stride) = (self.align, self.stride);
+                match self.files[fi].draw(dir, &mut len, align, stride, rng) {
+                    Some(at) => break (fi, at),
+                    None => match self.map_used_up(fi) {
+                        Wrap::Done => {}
+                        Wrap::Drop => {
+                            self.next_file = fi;
+                            return Op::DropCache(fi as u32);
+                        }
+                        Wrap::Again => {
+                            self.next_file = fi;
+                        }
+                    },
                 }
             },
         };
+        let f = &self.files[fi];
         len = len.min(f.length - rel.min(f.length)).max(1);
         let io = Io {
             file: fi as u32,
             offset: f.offset + rel,
             len: len as u32,
         };
-        self.done_in_pass += len;
-        if self.done_in_pass >= self.pass_bytes {
-            self.new_pass();
-        }
+        self.count(len);
         match dir {
             0 => Op::Read(io),
             1 => self.wrote(io),
@@ -577,23 +797,30 @@ impl JobWalk {
                 .map(|k| (self.next_file + k) % n)
                 .find(|&i| !self.files[i].done)
             else {
-                self.end_round();
+                self.files_done();
                 return self.next(rng);
             };
             let trim = self.files[fi].last_start[0] == self.files[fi].last_start[1];
             let dir = if trim { 2 } else { 1 };
-            let len = if trim || !random {
+            let mut len = if trim || !random {
                 self.size(dir, rng).min(self.longest)
             } else {
                 self.files[fi].trim_len
             };
-            let (align, stride, drop_each_pass) = (self.align, self.stride, self.drop_each_pass);
+            let (align, stride) = (self.align, self.stride);
             let f = &mut self.files[fi];
             let rel = match (random, trim) {
                 (true, true) => {
-                    let Some(at) = f.draw(2, len, align, stride, drop_each_pass, rng) else {
-                        self.next_file = fi;
-                        return Op::DropCache(fi as u32);
+                    let Some(at) = f.draw(2, &mut len, align, stride, rng) else {
+                        match self.map_used_up(fi) {
+                            Wrap::Done => {}
+                            Wrap::Drop => {
+                                self.next_file = fi;
+                                return Op::DropCache(fi as u32);
+                            }
+                            Wrap::Again => self.next_file = fi,
+                        }
+                        continue;
                     };
                     if at == f.last_start[1] {
                         // The same block again: fio moves the write's mark so that the write
@@ -625,17 +852,42 @@ impl JobWalk {
                 len: len as u32,
             };
             self.next_file = (fi + 1) % n;
+            self.count(len);
             if trim {
                 return Op::Trim(io);
             }
-            self.done_in_pass += len;
-            let op = self.wrote(io);
-            if self.done_in_pass >= self.pass_bytes {
-                self.new_pass();
+            // Only the writes count toward the job's bytes (fio's io_issue_bytes of a
+            // trimwrite job).
+            self.round_writes += len;
+            if self.issued + self.round_writes >= self.budget {
+                self.round_over = true;
             }
-            return op;
+            return self.wrote(io);
         }
     }
+}
+
+/// A round's writes in fio's verify order without a random map: by file, then offset,
+/// a later write replacing every earlier one it overlaps (fio's io_hist rb-tree).
+fn by_file_and_offset(written: &[Io]) -> Vec<Io> {
+    let mut tree: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+    for io in written {
+        let end = io.offset + io.len as u64;
+        // Earlier writes that overlap this one (the tree holds no overlaps): the one
+        // starting before it if it reaches into it, and those starting inside it.
+        if let Some((&k, &len)) = tree.range((io.file, 0)..(io.file, io.offset)).next_back() {
+            if k.1 + len as u64 > io.offset {
+                tree.remove(&k);
+            }
+        }
+        while let Some((&k, _)) = tree.range((io.file, io.offset)..(io.file, end)).next() {
+            tree.remove(&k);
+        }
+        tree.insert((io.file, io.offset), io.len);
+    }
+    tree.into_iter()
+        .map(|((file, offset), len)| Io { file, offset, len })
+        .collect()
 }
 
 #[cfg(test)]
@@ -663,6 +915,8 @@ mod tests {
             think: None,
             pass_bytes: files.iter().map(|f| f.1).sum(),
             passes: Some(1),
+            round_bytes: None,
+            repeat_each_round: false,
             sync_every_writes: 0,
             lay_out_data: true,
             allocate: false,
@@ -680,12 +934,15 @@ mod tests {
         }
     }
 
+    /// Every operation up to the end, the drains between rounds left out ([`spelled`]
+    /// shows them).
     fn run(w: &mut JobWalk) -> Vec<Op> {
         let mut rng = Rng::new(3, 0);
         let mut v = Vec::new();
         loop {
             match w.next(&mut rng) {
                 Op::Done => return v,
+                Op::Drain => {}
                 op => v.push(op),
             }
         }
@@ -804,8 +1061,10 @@ mod tests {
 
     #[test]
     fn split_sizes_follow_their_weights() {
+        // Without a map, so no request is cut where a used block starts.
         let mut j = job(&[(0, 64 << 20)], 4096);
         j.sizes.read = SizeChoice::Split(vec![(4096, 25), (65536, 75)]);
+        j.random_map = false;
         let mut w = JobWalk::new(Access::rand_read(), &j);
         let ops = run(&mut w);
         let big = ops
@@ -822,6 +1081,42 @@ mod tests {
             })
             .sum();
         assert!(bytes >= 64 << 20);
+    }
+
+    #[test]
+    fn a_long_random_request_takes_the_free_blocks_after_its_own() {
+        // 4k and 16k requests over a mapped region: every block once per round, none
+        // twice (a request is cut where a used block starts, as fio's axmap_set_nr cuts it).
+        let mut j = job(&[(0, 1 << 20)], 4096);
+        j.sizes.read = SizeChoice::Split(vec![(4096, 50), (16384, 50)]);
+        j.passes = Some(2);
+        let mut w = JobWalk::new(Access::rand_read(), &j);
+        let mut rng = Rng::new(7, 0);
+        let mut rounds = vec![vec![0u8; 256]];
+        let mut cut = 0;
+        loop {
+            match w.next(&mut rng) {
+                Op::Read(io) => {
+                    let r = rounds.last_mut().unwrap();
+                    assert_eq!(io.offset % 4096, 0);
+                    if io.len != 4096 && io.len != 16384 {
+                        cut += 1;
+                    }
+                    for b in io.offset / 4096..(io.offset + io.len as u64) / 4096 {
+                        r[b as usize] += 1;
+                    }
+                }
+                Op::Drain => rounds.push(vec![0u8; 256]),
+                Op::Done => break,
+                o => panic!("{o:?}"),
+            }
+        }
+        rounds.pop();
+        assert_eq!(rounds.len(), 2);
+        for r in &rounds {
+            assert!(r.iter().all(|&n| n == 1), "{r:?}");
+        }
+        assert!(cut > 0, "some 16k requests met a used block");
     }
 
     #[test]
@@ -1025,6 +1320,7 @@ mod tests {
             match w.next(&mut rng) {
                 Op::Read(io) => *c.entry((io.file, io.offset)).or_insert(0) += 1,
                 Op::Done => return c,
+                Op::Drain => {}
                 o => panic!("{o:?}"),
             }
         }
@@ -1149,7 +1445,7 @@ mod tests {
         for access in [Access::seq_read(), Access::rand_read()] {
             assert_eq!(
                 spelled(&mut JobWalk::new(access, &j), 100),
-                "D0 R0 R0 R0 R0 D0 R0 R0 R0 R0 D0 R0 R0 R0 R0"
+                "D0 R0 R0 R0 R0 - D0 R0 R0 R0 R0 - D0 R0 R0 R0 R0 -"
             );
         }
         // Several files: each just before its turn, as fio opens them when it first uses
@@ -1158,7 +1454,7 @@ mod tests {
         j.passes = Some(2);
         assert_eq!(
             spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
-            "D0 W0 D1 W1 W0 W1 D0 W0 D1 W1 W0 W1"
+            "D0 W0 D1 W1 W0 W1 - D0 W0 D1 W1 W0 W1 -"
         );
         // io_size beyond the regions: fio opens the files again for the rest.
         let mut j = dropping(job(&[(0, 8192)], 4096), false);
@@ -1166,13 +1462,13 @@ mod tests {
         for access in [Access::seq_read(), Access::rand_read()] {
             assert_eq!(
                 spelled(&mut JobWalk::new(access, &j), 100),
-                "D0 R0 R0 D0 R0 R0 D0 R0"
+                "D0 R0 R0 - D0 R0 R0 - D0 R0 -"
             );
         }
         j.invalidate = false;
         assert_eq!(
             spelled(&mut JobWalk::new(Access::seq_read(), &j), 100),
-            "R0 R0 R0 R0 R0"
+            "R0 R0 - R0 R0 - R0 -"
         );
     }
 
@@ -1205,11 +1501,12 @@ mod tests {
             spelled(&mut JobWalk::new(Access::rand_read(), &no_map), 5),
             "D0 R0 R0 R0 R0"
         );
-        // Several files in order: fio opens them again, direct or not.
+        // Several files in order: a new round (everything in flight completed first),
+        // which opens them again, direct or not.
         let two = timed(&[(0, 4096), (0, 4096)], false);
         assert_eq!(
-            spelled(&mut JobWalk::new(Access::seq_read(), &two), 8),
-            "D0 R0 D1 R1 D0 R0 D1 R1"
+            spelled(&mut JobWalk::new(Access::seq_read(), &two), 9),
+            "D0 R0 D1 R1 - D0 R0 D1 R1"
         );
         let mut two = timed(&[(0, 4096), (0, 4096)], true);
         two.pass_bytes = 16384;
@@ -1229,7 +1526,205 @@ mod tests {
         });
         assert_eq!(
             spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
-            "D0 W0 D1 W1 W0 W1 - D0 R0 D1 R1 R0 R1"
+            "D0 W0 D1 W1 W0 W1 - D0 R0 R0 D1 R1 R1 -"
         );
+    }
+
+    fn verified(mut j: JobIo) -> JobIo {
+        j.verify = Some(crate::spec::VerifySpec {
+            checksum: crate::verify::Checksum::Crc32c,
+            after_writes: true,
+            fatal: false,
+        });
+        j
+    }
+
+    #[test]
+    fn each_round_is_read_back_before_the_next_one() {
+        // fio's thread_main: do_io, then do_verify, for each of the loops.
+        let mut j = verified(job(&[(0, 8192)], 4096));
+        j.passes = Some(2);
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+            "W0 W0 - R0 R0 - W0 W0 - R0 R0 -"
+        );
+        // io_size beyond the size: the read-back counts toward io_size, so after the one
+        // loop fio stops at twice the size (a write round and its read-back).
+        let mut j = verified(job(&[(0, 8192)], 4096));
+        j.pass_bytes = 16384;
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+            "W0 W0 - R0 R0 -"
+        );
+        // A time-based job on an engine that queues: its rounds are the size (fio's do_io
+        // stops there to verify). Without one, its only file starts over in place and is
+        // never read back, as in fio.
+        j.passes = None;
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 13),
+            "W0 W0 W0 W0 W0 W0 W0 W0 W0 W0 W0 W0 W0"
+        );
+        j.round_bytes = Some(8192);
+        assert_eq!(
+            spelled(&mut JobWalk::new(Access::seq_write(), &j), 13),
+            "W0 W0 - R0 R0 - W0 W0 - R0 R0 - W0"
+        );
+    }
+
+    #[test]
+    fn the_read_back_order_is_fio_s() {
+        let read_back = |access: Access, j: &JobIo| -> (Vec<Io>, Vec<Io>) {
+            let (mut w, mut r) = (Vec::new(), Vec::new());
+            for op in run(&mut JobWalk::new(access, j)) {
+                match op {
+                    Op::Write(io) => w.push(io),
+                    Op::Read(io) => r.push(io),
+                    o => panic!("{o:?}"),
+                }
+            }
+            (w, r)
+        };
+        // With a random map: in the order written.
+        let j = verified(job(&[(0, 64 << 10), (0, 64 << 10)], 4096));
+        let (w, r) = read_back(Access::rand_write(), &j);
+        assert_eq!(w.len(), 32);
+        assert_eq!(w, r);
+        // Without: by file and offset, each block once, the later write kept.
+        let mut j = verified(job(&[(0, 64 << 10), (0, 64 << 10)], 4096));
+        j.random_map = false;
+        let (w, r) = read_back(Access::rand_write(), &j);
+        let mut want: Vec<Io> = w.clone();
+        want.sort_by_key(|io| (io.file, io.offset));
+        want.dedup();
+        assert_eq!(r, want);
+        assert!(r.len() < w.len(), "some blocks were written twice");
+    }
+
+    #[test]
+    fn overlapping_writes_leave_the_latest_one_to_read_back() {
+        let io = |file, offset, len| Io { file, offset, len };
+        let w = [
+            io(0, 8192, 8192),
+            io(1, 0, 4096),
+            io(0, 0, 4096),
+            io(0, 4096, 8192),
+            io(0, 20480, 4096),
+        ];
+        assert_eq!(
+            by_file_and_offset(&w),
+            [
+                io(0, 0, 4096),
+                io(0, 4096, 8192),
+                io(0, 20480, 4096),
+                io(1, 0, 4096)
+            ]
+        );
+    }
+
+    #[test]
+    fn loops_and_io_size_make_fio_s_rounds() {
+        // A 16 KiB region, 4 KiB requests: requests per round, as fio 3.33 issues them.
+        let rounds = |loops: u64, io_size: u64| -> Vec<usize> {
+            let mut j = job(&[(0, 16384)], 4096);
+            j.passes = Some(loops);
+            j.pass_bytes = io_size;
+            let s = spelled(&mut JobWalk::new(Access::seq_read(), &j), 1000);
+            s.split(" - ")
+                .map(|r| r.trim_end_matches(" -").split(' ').count())
+                .collect()
+        };
+        // loops=2, io_size=2×size: two rounds in all (keep_running stops at io_size).
+        assert_eq!(rounds(2, 32768), [4, 4]);
+        // loops=3, io_size=48k: the three loops reach io_size.
+        assert_eq!(rounds(3, 49152), [4, 4, 4]);
+        // loops=3, io_size=12k: rounds of the size until io_size × loops (36 KiB).
+        assert_eq!(rounds(3, 12288), [4, 4, 1]);
+        // loops=2, io_size=8k: 16 KiB in all, one round of the whole region.
+        assert_eq!(rounds(2, 8192), [4]);
+        // loops=1, io_size=40k: rounds until io_size, the last one cut.
+        assert_eq!(rounds(1, 40960), [4, 4, 2]);
+        // loops=0 is one round, as in fio.
+        assert_eq!(rounds(0, 16384), [4]);
+    }
+
+    #[test]
+    fn a_round_stops_at_its_bytes_only_where_fio_counts_them() {
+        // Random reads without a map, io_size four times the size: one round on an engine
+        // that completes requests at once, four on one that queues them.
+        let mut j = job(&[(0, 16384)], 4096);
+        j.random_map = false;
+        j.pass_bytes = 65536;
+        let s = spelled(&mut JobWalk::new(Access::rand_read(), &j), 100);
+        assert_eq!(s.matches('-').count(), 1, "{s}");
+        j.round_bytes = Some(16384);
+        let s = spelled(&mut JobWalk::new(Access::rand_read(), &j), 100);
+        assert_eq!(s, ["R0 R0 R0 R0 -"; 4].join(" "));
+    }
+
+    #[test]
+    fn rounds_repeat_their_random_offsets_as_fio_s_randrepeat_does() {
+        let offsets = |repeat: bool| -> Vec<Vec<u64>> {
+            let mut j = job(&[(0, 256 << 10)], 4096);
+            j.passes = Some(3);
+            j.repeat_each_round = repeat;
+            let s = run(&mut JobWalk::new(Access::rand_read(), &j));
+            s.chunks(64)
+                .map(|r| {
+                    r.iter()
+                        .map(|o| match o {
+                            Op::Read(io) => io.offset,
+                            o => panic!("{o:?}"),
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let r = offsets(true);
+        assert_eq!(r.len(), 3);
+        assert!(r[0] == r[1] && r[1] == r[2]);
+        let r = offsets(false);
+        assert!(r[0] != r[1] && r[1] != r[2]);
+    }
+
+    #[test]
+    fn a_random_file_whose_map_is_used_up_waits_for_the_round_to_end() {
+        // Rounds of 2 files of 4 blocks: every block once per file per round.
+        let mut j = job(&[(0, 16384), (0, 16384)], 4096);
+        j.passes = Some(2);
+        let ops = run(&mut JobWalk::new(Access::rand_read(), &j));
+        assert_eq!(ops.len(), 16);
+        for round in ops.chunks(8) {
+            let mut seen: Vec<(u32, u64)> = round
+                .iter()
+                .map(|o| match o {
+                    Op::Read(io) => (io.file, io.offset),
+                    o => panic!("{o:?}"),
+                })
+                .collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 8);
+        }
+    }
+
+    #[test]
+    fn a_time_based_mixed_job_wraps_each_direction_at_the_end_of_its_only_file() {
+        let mut j = job(&[(0, 8192)], 4096);
+        j.passes = None;
+        let mut w = JobWalk::new(
+            Access::new(Mix::Share { read_pct: 50 }, Order::Sequential),
+            &j,
+        );
+        let mut rng = Rng::new(5, 0);
+        let mut next = [0u64; 2];
+        for _ in 0..200 {
+            let (dir, io) = match w.next(&mut rng) {
+                Op::Read(io) => (0, io),
+                Op::Write(io) => (1, io),
+                o => panic!("{o:?}"),
+            };
+            assert_eq!(io.offset, next[dir], "direction {dir}");
+            next[dir] = (io.offset + 4096) % 8192;
+        }
     }
 }

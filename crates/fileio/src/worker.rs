@@ -401,9 +401,9 @@ impl<E: Engine> IoWorker<E> {
                     }
                 };
                 let mut op = self.s.pattern.next(&mut ctx.rng);
-                // A drop is no event: the request that follows it keeps the ticket.
-                while let Op::DropCache(file) = op {
-                    self.s.drop_cache(file);
+                // A drop or a drain is no event: the request that follows keeps the ticket.
+                while let Op::DropCache(_) | Op::Drain = op {
+                    self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
                 }
                 match op {
@@ -436,13 +436,8 @@ impl<E: Engine> IoWorker<E> {
                         stop = true;
                         break;
                     }
-                    Op::Drain => {
-                        while self.in_flight > 0 {
-                            self.complete(ctx, None)?;
-                        }
-                    }
                     // Taken above; never reaches here.
-                    Op::DropCache(file) => self.s.drop_cache(file),
+                    Op::Drain | Op::DropCache(_) => self.between(ctx, op)?,
                 }
             }
             if self.s.queue_low.is_some() && self.free.is_empty() {
@@ -464,6 +459,22 @@ impl<E: Engine> IoWorker<E> {
                 self.think(ctx, 0)?;
             }
         }
+    }
+
+    /// A drop of a file's cached pages, or a drain: everything in flight completed before
+    /// the next request, collected in one call as fio's do_io and do_verify end theirs.
+    #[cold]
+    fn between(&mut self, ctx: &mut WorkerCtx<'_>, op: Op) -> Result<(), WorkloadError> {
+        match op {
+            Op::DropCache(file) => self.s.drop_cache(file),
+            Op::Drain if self.in_flight > 0 => {
+                let n = self.in_flight;
+                self.collect(ctx, None, n, n)?;
+                self.drain(ctx)?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// What follows each request issued: a poll for completions when the job polls after

@@ -354,6 +354,8 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             think: None,
             pass_bytes: len,
             passes: Some(1),
+            round_bytes: None,
+            repeat_each_round: false,
             sync_every_writes: 0,
             lay_out_data: false,
             allocate: false,

@@ -42,6 +42,8 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             think,
             pass_bytes: requests * 4096,
             passes: Some(1),
+            round_bytes: None,
+            repeat_each_round: false,
             sync_every_writes: 0,
             lay_out_data: false,
             allocate: false,

@@ -937,21 +937,39 @@ pub fn translate<J: JobOptions + ?Sized>(
             Some(s) => percent_of(s, region).max(min_bs),
             None => region,
         };
+        // fio's do_io stops a round at its total_bytes: the size, or io_size when larger
+        // for a job that writes at random without a map, plus io_size × loops for
+        // trimwrite (whose trims count too). It counts those bytes only for requests an
+        // engine queues, and a time-based job stops there only to verify.
+        let random_map = !norandommap && skew.is_uniform();
+        let round_bytes = (engine.caps.queued && (!time_based || verify.is_some())).then(|| {
+            let mut total = region;
+            if random && access.issues_writes() && !random_map {
+                total = total.max(pass_bytes);
+            }
+            if mix == Mix::TrimWrite {
+                total = total.saturating_add(pass_bytes.saturating_mul(loops));
+            }
+            total
+        });
         let job = JobIo {
             files,
             sizes: sizes.clone(),
             align: align.max(1),
             // fio keeps no random map under a skewed distribution.
-            random_map: !norandommap && skew.is_uniform(),
+            random_map,
             skew,
             think,
             pass_bytes,
             passes: (!time_based).then_some(loops),
+            round_bytes,
+            repeat_each_round: randrepeat,
             sync_every_writes: every,
-            lay_out_data: access.reads(),
-            // fio preallocates what it lays out for jobs that do not read; plumb does it
-            // for the jobs that trim, which would otherwise discard holes.
-            allocate: trims,
+            // fio writes the data of a job that reads, and of one that writes through an
+            // engine that cannot extend a file (mmap: FIO_NOEXTEND).
+            lay_out_data: access.reads() || (access.issues_writes() && engine_name == "mmap"),
+            // fio's fallocate=native, the default on Linux, for every file it lays out.
+            allocate: true,
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -1306,7 +1324,10 @@ mod tests {
         let j = c[0].spec.job.as_ref().unwrap();
         assert_eq!(j.files[0].length, 512 << 10);
         assert_eq!(j.pass_bytes, 1 << 20);
-        assert!(!j.lay_out_data, "a pure writer gets sized files");
+        assert!(
+            j.allocate && !j.lay_out_data,
+            "a pure writer gets allocated files"
+        );
         let mut seeds = HashMap::new();
         for c in &c {
             seeds.insert(c.config.seed, ());

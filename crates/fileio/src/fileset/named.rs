@@ -2,9 +2,10 @@
 //! before the run when missing or too short, opened for the run, removed afterwards only if
 //! the job created them and asked for it.
 //!
-//! Layout follows fio: a job that reads gets files written in full (so reads find data, not
-//! holes); a job that only writes gets them created and sized. A file that already holds
-//! the region is used as it is. Block devices are never laid out or removed.
+//! Layout follows fio ([`lay_out`]): a job that reads gets files written in full from their
+//! start (so reads find data, not holes); a job that only writes gets them created and
+//! allocated. A short file is laid out anew, not extended. A file that already holds the
+//! region is used as it is. Block devices are never laid out or removed.
 
 use std::fs;
 use std::io;
@@ -26,7 +27,7 @@ use crate::spec::{FileioSpec, Fill, JobIo, NamedFile};
 /// What laying out the files did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct LayoutOutcome {
-    /// Files that were created or extended, and bytes written or allocated in all.
+    /// Files that were laid out, and their sizes in all.
     pub files: Vec<PathBuf>,
     pub bytes: u64,
     /// Files this job created (removed by `unlink`).
@@ -52,20 +53,27 @@ pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
         .collect()
 }
 
-/// Create or extend the files of `spec.job` that need it. `stop` ends it between chunks.
+/// Lay out the files of `spec.job` that are missing or too short, as fio 3.33's
+/// `extend_file` (filesetup.c) does with its defaults (`fallocate=native`, `overwrite=0`,
+/// `create_fsync=1`): a job that reads or writes first unlinks a short file, so it is laid
+/// out anew from offset 0, never extended; every file is opened write-only (created, mode
+/// 0644; truncated when data follows), allocated with `fallocate(fd, 0, 0, size)` (a
+/// failure is ignored, as fio ignores it); a file that must hold data (`lay_out_data`) is
+/// then sized with `ftruncate` and written from its start with `write` calls of the job's
+/// largest write size, and synced. fio then drops from the cache what lies beyond the old
+/// size only. `stop` ends it between writes.
 pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, FileioError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let Some(job) = &spec.job else {
         return Ok(LayoutOutcome::default());
     };
     let mut out = LayoutOutcome::default();
+    // fio unlinks before the layout for jobs that read or write (a trim-only job keeps
+    // the file and only allocates it).
+    let replace = spec.access.is_some_and(|a| a.reads() || a.issues_writes());
     let mut rng = Rng::new(0x5eed, 7);
-    let mut buf = vec![0u8; 1 << 20];
-    if spec.fill != Fill::Zero {
-        randomize(&mut buf, &mut rng);
-    }
-    if let Fill::Compressible { pct } = spec.fill {
-        crate::fill::compressible(&mut buf, pct);
-    }
+    let mut buf = Vec::new();
     for (f, want) in needs_layout(job) {
         if job.create_at_open {
             // Created by the run when it opens them: still the job's own files.
@@ -86,79 +94,84 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
                     })?;
             }
         }
-        let existed = f.path.exists();
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&f.path)
-            .map_err(|e| FileioError::io(format!("cannot create {}", f.path.display()), e))?;
-        if !existed {
+        // What the file held: fio drops the cached pages from there on after the layout.
+        let have = fs::metadata(&f.path).map(|m| m.len()).ok();
+        if have.is_none() {
             out.created.push(f.path.clone());
         }
-        let have = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let have = have.unwrap_or(0);
+        if replace {
+            match fs::remove_file(&f.path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(FileioError::io(
+                        format!("cannot unlink {}", f.path.display()),
+                        e,
+                    ))
+                }
+                _ => {}
+            }
+        }
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(job.lay_out_data)
+            .mode(0o644)
+            .open(&f.path)
+            .map_err(|e| FileioError::io(format!("cannot create {}", f.path.display()), e))?;
+        if job.allocate {
+            // SAFETY: fallocate on an open descriptor; no memory is passed. Its result is
+            // ignored, as fio's native_fallocate ignores it.
+            unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, want as libc::off_t) };
+        }
         if job.lay_out_data {
-            use std::os::unix::fs::FileExt;
-            let mut at = have;
-            while at < want {
+            file.set_len(want)
+                .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
+            let chunk = job.sizes.write.max().clamp(1, want.max(1)) as usize;
+            if buf.len() != chunk {
+                buf = vec![0u8; chunk];
+                if spec.fill != Fill::Zero {
+                    randomize(&mut buf, &mut rng);
+                }
+                if let Fill::Compressible { pct } = spec.fill {
+                    crate::fill::compressible(&mut buf, pct);
+                }
+            }
+            let mut left = want;
+            while left > 0 {
                 if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
                     return Err(FileioError::Interrupted(
                         stop.load(std::sync::atomic::Ordering::Relaxed) as i32,
                     ));
                 }
-                let n = ((want - at) as usize).min(buf.len());
-                file.write_all_at(&buf[..n], at).map_err(|e| {
-                    FileioError::io(format!("cannot write {}", f.path.display()), e)
-                })?;
-                at += n as u64;
-                if spec.fill != Fill::Zero {
-                    // Each chunk differs, so the data neither dedupes nor compresses.
+                let n = (left as usize).min(chunk);
+                if spec.fill != Fill::Zero && buf.len() >= 8 {
+                    // Each write differs, so the data neither dedupes nor compresses.
                     buf[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
                 }
+                file.write_all(&buf[..n]).map_err(|e| {
+                    FileioError::io(format!("cannot write {}", f.path.display()), e)
+                })?;
+                left -= n as u64;
             }
             file.sync_all()
                 .map_err(|e| FileioError::io(format!("cannot sync {}", f.path.display()), e))?;
-        } else if job.allocate && allocate(&file, &f.path, want)? {
-            // Allocated (and sized) by fallocate.
-        } else {
-            file.set_len(want)
-                .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
         }
         // fio drops what its layout added from the cache, whatever `invalidate` says, so a
-        // run never starts on pages the layout left behind.
+        // run never starts on pages the layout left behind (from the old size on, as fio's
+        // __file_invalidate_cache is told).
         // SAFETY: the file is open; DONTNEED only drops clean cached pages.
         unsafe {
             libc::posix_fadvise(
                 file.as_raw_fd(),
                 have as libc::off_t,
-                (want - have) as libc::off_t,
+                want.saturating_sub(have) as libc::off_t,
                 libc::POSIX_FADV_DONTNEED,
             )
         };
-        out.bytes += want - have;
+        out.bytes += want;
         out.files.push(f.path.clone());
     }
     Ok(out)
-}
-
-/// Allocate the first `len` bytes of `file` (fallocate mode 0, as fio's `fallocate=native`
-/// lays files out). `false` when the filesystem cannot (the caller only sizes the file).
-fn allocate(file: &fs::File, path: &Path, len: u64) -> Result<bool, FileioError> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: fallocate on an open descriptor; no memory is passed.
-    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
-    if r == 0 {
-        return Ok(true);
-    }
-    let e = io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::EOPNOTSUPP) => Ok(false),
-        _ => Err(FileioError::io(
-            format!("cannot allocate {}", path.display()),
-            e,
-        )),
-    }
 }
 
 /// Open the job's files for a run.
@@ -201,7 +214,13 @@ pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioErro
             };
         }
         let size = size_of(&f.path).unwrap_or(0);
-        if !job.create_at_open && !is_block_device(&f.path) && size < f.offset + f.length {
+        // A job that only writes extends its files as it goes (fio's layout leaves them
+        // short when fallocate fails), so only one that reads needs the whole region.
+        if job.lay_out_data
+            && !job.create_at_open
+            && !is_block_device(&f.path)
+            && size < f.offset + f.length
+        {
             return Err(FileioError::Other(format!(
                 "{} is {size} bytes, shorter than the job's region ({} bytes from offset {})",
                 f.path.display(),
@@ -275,6 +294,8 @@ mod tests {
                 think: None,
                 pass_bytes: 3 << 20,
                 passes: Some(1),
+                round_bytes: None,
+                repeat_each_round: false,
                 sync_every_writes: 0,
                 lay_out_data: data,
                 allocate: false,
@@ -295,7 +316,8 @@ mod tests {
     }
 
     #[test]
-    fn readers_get_data_writers_get_sized_files() {
+    fn readers_get_data_writers_get_allocated_files() {
+        use std::os::unix::fs::MetadataExt;
         let d = tempfile::tempdir().unwrap();
         let s = spec(d.path(), Access::seq_read(), true);
         let out = lay_out(&s, &StopFlag::default()).unwrap();
@@ -304,7 +326,6 @@ mod tests {
         assert_eq!(out.bytes, 4096 + (3 << 20));
         let m = fs::metadata(&p).unwrap();
         assert_eq!(m.len(), 4096 + (3 << 20));
-        use std::os::unix::fs::MetadataExt;
         assert!(m.blocks() * 512 >= 3 << 20, "written, not sparse");
         // Already long enough: left alone.
         assert_eq!(
@@ -316,11 +337,31 @@ mod tests {
         unlink_created(&out.created).unwrap();
         assert!(!p.exists());
 
-        let w = spec(d.path(), Access::rand_write(), false);
+        // A writer's file: allocated (fallocate gives it its length), not written; without
+        // allocation (fio's fallocate=none) only created, as fio leaves it.
+        let mut w = spec(d.path(), Access::rand_write(), false);
+        lay_out(&w, &StopFlag::default()).unwrap();
+        assert_eq!(fs::metadata(&p).unwrap().len(), 0);
+        fs::remove_file(&p).unwrap();
+        w.job.as_mut().unwrap().allocate = true;
         lay_out(&w, &StopFlag::default()).unwrap();
         let m = fs::metadata(&p).unwrap();
         assert_eq!(m.len(), 4096 + (3 << 20));
-        assert!(m.blocks() * 512 < 1 << 20, "sized, not written");
+        assert!(fs::read(&p).unwrap().iter().all(|&b| b == 0), "not written");
+    }
+
+    #[test]
+    fn a_short_file_is_laid_out_anew_not_extended() {
+        let d = tempfile::tempdir().unwrap();
+        let s = spec(d.path(), Access::seq_read(), true);
+        let p = d.path().join("sub/j.0.0");
+        fs::create_dir_all(d.path().join("sub")).unwrap();
+        fs::write(&p, vec![7u8; 8192]).unwrap();
+        let out = lay_out(&s, &StopFlag::default()).unwrap();
+        assert!(out.created.is_empty(), "it existed");
+        let data = fs::read(&p).unwrap();
+        assert_eq!(data.len(), 4096 + (3 << 20));
+        assert!(data[..8192].iter().filter(|&&b| b == 7).count() < 1024);
     }
 
     #[test]
