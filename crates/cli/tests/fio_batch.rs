@@ -11,23 +11,15 @@
 //! under CI.
 
 mod common;
-use common::peers::{installed, DropIn};
+use common::peers::{fio_and_strace, DropIn, FIO as PEER};
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
 
-const PEER: &str = "/usr/bin/fio";
-const STRACE: &str = "/usr/bin/strace";
-
 fn tools() -> bool {
-    installed(
-        &[PEER, STRACE],
-        "apt-get install fio strace",
-        "the fio batching comparison",
-    )
+    fio_and_strace("the fio batching comparison")
 }
 
 /// A job over a 256 KiB file of 4 KiB random reads (64 requests), with `extra` options.
@@ -60,22 +52,14 @@ struct Traced {
 }
 
 fn traced(bin: &Path, dir: &Path, args: &[String]) -> Traced {
-    let log = dir.join("trace");
-    let out = Command::new(STRACE)
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=io_submit,io_getevents,io_uring_enter",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&log).unwrap();
+    let (out, text) = common::peers::traced(
+        bin,
+        dir,
+        &dir.join("trace"),
+        "io_submit,io_getevents,io_uring_enter",
+        false,
+        args,
+    );
     let mut calls = Calls::new();
     for line in text.lines() {
         // `1234  io_getevents(0x7f.., 1, 1, [{...}], NULL) = 1`

@@ -25,31 +25,19 @@
 //! Without fio or strace these tests are skipped with a message, except under CI.
 
 mod common;
-use common::peers::{installed, DropIn};
+use common::peers::{DropIn, FIO as PEER};
 
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
 
-const PEER: &str = "/usr/bin/fio";
-const STRACE: &str = "/usr/bin/strace";
-
 fn tools() -> bool {
-    installed(
-        &[PEER, STRACE],
-        "apt-get install fio strace",
-        "the fio layout comparison",
-    )
+    common::peers::fio_and_strace("the fio layout comparison")
 }
 
 /// strace, which even plumb's own expectations need.
 fn strace() -> bool {
-    installed(
-        &[STRACE],
-        "apt-get install strace",
-        "the fio layout comparison",
-    )
+    common::peers::strace("the fio layout comparison")
 }
 
 /// The layout's calls on the files of `dir`, in order, as words: `unlink data`,
@@ -57,29 +45,20 @@ fn strace() -> bool {
 /// `ftruncate data 65536`, `write data 8192`, `fsync data`,
 /// `fadvise data 10000 55536 POSIX_FADV_DONTNEED`, `close data`.
 fn layout_calls(bin: &Path, dir: &Path, args: &[&str]) -> Vec<String> {
-    let log = dir.join("../trace");
-    let out = Command::new(STRACE)
-        .args([
-            "-f",
-            "-qq",
-            "-y",
-            "-e",
-            "trace=unlink,unlinkat,openat,fallocate,ftruncate,write,fsync,fadvise64,close",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let (out, text) = common::peers::traced(
+        bin,
+        dir,
+        &dir.join("../trace"),
+        "unlink,unlinkat,openat,fallocate,ftruncate,write,fsync,fadvise64,close",
+        true,
+        args,
+    );
     assert!(
         out.status.success(),
         "{} {args:?}: {}",
         bin.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&log).unwrap();
     let dir = dir.canonicalize().unwrap();
     let prefix = format!("{}/", dir.display());
     let mut calls = Vec::new();

@@ -34,59 +34,39 @@
 //! CI.
 
 mod common;
-use common::peers::{installed, DropIn};
+use common::peers::{DropIn, FIO as PEER};
 
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
 
-const PEER: &str = "/usr/bin/fio";
-const STRACE: &str = "/usr/bin/strace";
-
 fn tools() -> bool {
-    installed(
-        &[PEER, STRACE],
-        "apt-get install fio strace",
-        "the fio rounds comparison",
-    )
+    common::peers::fio_and_strace("the fio rounds comparison")
 }
 
+/// strace, which even plumb's own expectations need.
 fn strace() -> bool {
-    installed(
-        &[STRACE],
-        "apt-get install strace",
-        "the fio rounds comparison",
-    )
+    common::peers::strace("the fio rounds comparison")
 }
 
 /// The run's calls, in order, as words: `r f 4096@0` (pread64 of file `f`), `w f 4096@0`,
 /// `drop f 0+65536` (POSIX_FADV_DONTNEED), `submit 1 r` (io_submit's count and what each
 /// request does), `getevents 3 3` (min and max).
 fn calls(bin: &Path, dir: &Path, args: &[&str]) -> Vec<String> {
-    let log = dir.join("../trace");
-    let out = Command::new(STRACE)
-        .args([
-            "-f",
-            "-qq",
-            "-y",
-            "-e",
-            "trace=pread64,pwrite64,fadvise64,io_submit,io_getevents",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let (out, text) = common::peers::traced(
+        bin,
+        dir,
+        &dir.join("../trace"),
+        "pread64,pwrite64,fadvise64,io_submit,io_getevents",
+        true,
+        args,
+    );
     assert!(
         out.status.success(),
         "{} {args:?}: {}",
         bin.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&log).unwrap();
     let prefix = format!("{}/", dir.canonicalize().unwrap().display());
     let mut v = Vec::new();
     for line in text.lines() {

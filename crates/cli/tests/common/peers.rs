@@ -44,3 +44,44 @@ impl DropIn {
         self.dir.path().join(self.name)
     }
 }
+
+pub const FIO: &str = "/usr/bin/fio";
+pub const STRACE: &str = "/usr/bin/strace";
+
+/// fio and strace, for a comparison under strace (see [`installed`]).
+pub fn fio_and_strace(purpose: &str) -> bool {
+    installed(&[FIO, STRACE], "apt-get install fio strace", purpose)
+}
+
+/// strace alone, which plumb's own expectations under strace need.
+pub fn strace(purpose: &str) -> bool {
+    installed(&[STRACE], "apt-get install strace", purpose)
+}
+
+/// Run `bin args` in `dir` under `strace -f -qq -e trace=CALLS` (with `-y`, descriptors
+/// shown with their paths, when `paths`), the trace written to `log`: the run's output and
+/// the trace's text.
+pub fn traced<S: AsRef<std::ffi::OsStr>>(
+    bin: &Path,
+    dir: &Path,
+    log: &Path,
+    calls: &str,
+    paths: bool,
+    args: &[S],
+) -> (std::process::Output, String) {
+    let mut cmd = std::process::Command::new(STRACE);
+    cmd.args(["-f", "-qq"]);
+    if paths {
+        cmd.arg("-y");
+    }
+    let out = cmd
+        .args(["-e", &format!("trace={calls}"), "-o"])
+        .arg(log)
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    (out, text)
+}
