@@ -19,6 +19,7 @@
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
 
 pub mod access;
+mod block_map;
 pub mod buf;
 pub mod cache_drop;
 pub mod dd;
