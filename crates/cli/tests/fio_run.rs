@@ -849,3 +849,45 @@ fn eta_always_draws_fio_s_status_line_over_itself() {
         assert!(!text(&out.stdout).contains("Jobs: "), "{extra:?}");
     }
 }
+
+#[test]
+fn blockalign_other_than_the_block_turns_the_random_map_off_as_in_fio() {
+    // fio 3.33 (init.c fixup_options): "Any use of blockalign= turns off randommap", so a
+    // random job issues size / bs requests at aligned offsets, some of them again; with the
+    // map it would issue each 8 KiB-aligned block once, half as many.
+    let d = TempDir::new().unwrap();
+    let job = [
+        "--name=b",
+        "--filename=data",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=randread",
+        "--output-format=json",
+    ];
+    let issued = |extra: &str| {
+        let mut args = job.to_vec();
+        args.push(extra);
+        let out = run_plumb(d.path(), &args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let read = &doc["jobs"][0]["read"];
+        (read["total_ios"].as_u64().unwrap(), text(&out.stderr))
+    };
+    let (n, err) = issued("--ba=8k");
+    assert_eq!(n, 256);
+    assert_eq!(
+        err.lines().next(),
+        Some("fio: Any use of blockalign= turns off randommap"),
+        "{err}"
+    );
+    // The same alignment as the block keeps the map, and says nothing.
+    let (n, err) = issued("--ba=4k");
+    assert_eq!(n, 256);
+    assert!(!err.contains("blockalign"), "{err}");
+    // A sequential job keeps its order whatever the alignment.
+    let mut seq = job.to_vec();
+    seq[4] = "--rw=read";
+    seq.push("--ba=8k");
+    let out = run_plumb(d.path(), &seq);
+    assert!(!text(&out.stderr).contains("blockalign"));
+}

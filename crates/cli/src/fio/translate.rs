@@ -524,6 +524,19 @@ pub fn translate<J: JobOptions + ?Sized>(
             b[align_dir].unwrap_or(min_bs)
         }
     };
+    // fio (init.c): a random job whose blockalign differs from a direction's smallest block
+    // keeps no random map, and says so.
+    let blockalign_unmaps = random
+        && match g.raw("ba") {
+            None => false,
+            Some(v) => {
+                let b = parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?;
+                [sizes.read.min(), sizes.write.min(), sizes.trim.min()]
+                    .iter()
+                    .zip(b)
+                    .any(|(min, ba)| ba.is_some_and(|ba| ba != 0 && ba != *min))
+            }
+        };
     if min_bs == 0 {
         return Err(parse_err("bs", bs_text));
     }
@@ -788,6 +801,9 @@ pub fn translate<J: JobOptions + ?Sized>(
         warnings.push("fio: time_based requires a runtime/timeout setting".to_string());
         time_based = false;
     }
+    if blockalign_unmaps && !norandommap {
+        warnings.push("fio: Any use of blockalign= turns off randommap".to_string());
+    }
     let ramp = g.time("ramp_time", TimeUnit::Seconds)?.unwrap_or_default();
     let loops = g.int("loops", 1)?.max(1);
 
@@ -941,7 +957,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         // for a job that writes at random without a map, plus io_size × loops for
         // trimwrite (whose trims count too). It counts those bytes only for requests an
         // engine queues, and a time-based job stops there only to verify.
-        let random_map = !norandommap && skew.is_uniform();
+        let random_map = !norandommap && !blockalign_unmaps && skew.is_uniform();
         let round_bytes = (engine.caps.queued && (!time_based || verify.is_some())).then(|| {
             let mut total = region;
             if random && access.issues_writes() && !random_map {
