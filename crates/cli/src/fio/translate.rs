@@ -280,15 +280,6 @@ fn filesystem_size(paths: &[PathBuf]) -> Option<u64> {
     plumb_observe::target::statvfs(dir).map(|(size, _, _)| size)
 }
 
-/// Whether any of `paths` is a block or character device.
-fn any_device(paths: &[PathBuf]) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    paths.iter().any(|p| {
-        std::fs::metadata(p)
-            .is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
-    })
-}
-
 fn percent_of(s: Size, whole: u64) -> u64 {
     match s {
         Size::Bytes(b) => b,
@@ -516,27 +507,24 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Random offsets are drawn by reads (and mixes) on the read alignment, by trims (also
     // the trims of randtrimwrite, whose writes follow them) on the trim one.
     let align_dir = if trims { 2 } else { 0 };
-    let align = match g.raw("ba") {
+    let ba = match g.raw("ba") {
+        None => None,
+        Some(v) => Some(parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?),
+    };
+    let align = match ba {
         None if trims => sizes.trim.min(),
         None => min_bs,
-        Some(v) => {
-            let b = parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?;
-            b[align_dir].unwrap_or(min_bs)
-        }
+        Some(b) => b[align_dir].unwrap_or(min_bs),
     };
     // fio (init.c): a random job whose blockalign differs from a direction's smallest block
     // keeps no random map, and says so.
     let blockalign_unmaps = random
-        && match g.raw("ba") {
-            None => false,
-            Some(v) => {
-                let b = parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?;
-                [sizes.read.min(), sizes.write.min(), sizes.trim.min()]
-                    .iter()
-                    .zip(b)
-                    .any(|(min, ba)| ba.is_some_and(|ba| ba != 0 && ba != *min))
-            }
-        };
+        && ba.is_some_and(|b| {
+            [sizes.read.min(), sizes.write.min(), sizes.trim.min()]
+                .iter()
+                .zip(b)
+                .any(|(min, ba)| ba.is_some_and(|ba| ba != 0 && ba != *min))
+        });
     if min_bs == 0 {
         return Err(parse_err("bs", bs_text));
     }
@@ -992,7 +980,11 @@ pub fn translate<J: JobOptions + ?Sized>(
             advice,
             // A file that fills the filesystem grows as it is written: neither sized nor
             // preallocated first (fio skips both under fill_device).
-            create_at_open: create_at_open || (fill_device && !any_device(&paths)),
+            create_at_open: create_at_open
+                || (fill_device
+                    && !paths
+                        .iter()
+                        .any(|p| plumb_fileio::fileset::named::is_device(p))),
             fill_device,
             queue_low,
             batch: Some(batch),

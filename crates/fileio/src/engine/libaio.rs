@@ -262,9 +262,6 @@ impl Engine for LibaioEngine {
     }
 
     fn flush(&mut self) -> Result<(), Errno> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
         self.submit_pending()
     }
 

@@ -38,14 +38,21 @@ fn is_block_device(p: &Path) -> bool {
     fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
 }
 
+/// Whether `p` is a block or character device: never laid out, sized or grown.
+pub fn is_device(p: &Path) -> bool {
+    fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
+}
+
 /// Files that are missing or shorter than their region, with the size each must reach.
 pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
     job.files
         .iter()
         .filter_map(|f| {
             let want = f.offset + f.length;
+            if is_device(&f.path) {
+                return None;
+            }
             match fs::metadata(&f.path) {
-                Ok(m) if m.file_type().is_block_device() || m.file_type().is_char_device() => None,
                 Ok(m) if m.len() >= want => None,
                 _ => Some((f, want)),
             }
