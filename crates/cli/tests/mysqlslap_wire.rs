@@ -1,5 +1,5 @@
-//! What a mysqlslap run makes the server do, counted on the wire: plumb (under the name
-//! `mysqlslap`) and Debian's mariadb-slap run the same command through a proxy on a Unix
+//! What a mysqlslap run (and, last, an OLTP run) makes the server do, counted on the wire:
+//! plumb (under the name `mysqlslap`) and Debian's mariadb-slap run the same command through a proxy on a Unix
 //! socket that records every command each connection sends. Counts, not timings: the
 //! connections a run opens, the statements of the main connection and of each client, and
 //! whether each group's clients connect together (the proxy holds the server's greeting
@@ -430,4 +430,68 @@ fn schema_exists(name: &str) -> bool {
     !mysql(&format!("SHOW DATABASES LIKE '{name}'"))
         .trim()
         .is_empty()
+}
+
+/// An OLTP run and sysbench's on the same server, on the wire: the same client connections
+/// with the same commands, plus plumb's one observer connection, which checks the tables
+/// and reads the settings and counters and nothing else.
+#[test]
+fn an_oltp_run_opens_one_connection_besides_sysbench_s() {
+    if !available("mysql") {
+        return;
+    }
+    let d = TempDir::new().unwrap();
+    mysql("DROP DATABASE IF EXISTS plumb_t_wire_oltp; CREATE DATABASE plumb_t_wire_oltp");
+    let base = [
+        "oltp_point_select",
+        "--mysql-user=root",
+        "--mysql-db=plumb_t_wire_oltp",
+        "--tables=1",
+        "--table-size=10",
+    ];
+    let prepare = std::process::Command::new("sysbench")
+        .args(base)
+        .arg("prepare")
+        .output()
+        .unwrap();
+    assert!(prepare.status.success(), "{}", text(&prepare.stderr));
+    let run = |prog: &Path| {
+        let wire = Wire::start(&[]);
+        let o = std::process::Command::new(prog)
+            .args(base)
+            .arg(format!("--mysql-socket={}", wire.path.display()))
+            .args(["--threads=2", "--events=10", "--time=0", "run"])
+            .current_dir(d.path())
+            .env("PLUMB_HOME", d.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        wire.finish().0
+    };
+    let ours = run(&assert_cmd::cargo::cargo_bin("plumb"));
+    let theirs = run(Path::new("/usr/bin/sysbench"));
+    mysql("DROP DATABASE plumb_t_wire_oltp");
+    assert_eq!(ours.len(), theirs.len() + 1, "{ours:?}\n{theirs:?}");
+    // plumb's first connection is the observer's: no client work on it.
+    for c in &ours[0] {
+        let plain = matches!(c, Cmd::Quit)
+            || matches!(c, Cmd::Query(q) if q.starts_with("SELECT id FROM sbtest1 WHERE id >= 10 LIMIT 1")
+                || evidence(q).is_some());
+        assert!(plain, "{c:?} on the observer's connection: {:?}", ours[0]);
+    }
+    // The clients' commands, all together (which thread ran which event is the
+    // scheduler's). sysbench closes its prepared statements before it quits (0x19); plumb
+    // leaves that to the disconnect, which frees them on the server too.
+    let clients = |conns: &[Vec<Cmd>]| {
+        let mut all: Vec<Cmd> = conns
+            .iter()
+            .flatten()
+            .filter(|c| **c != Cmd::Other(0x19))
+            .cloned()
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(clients(&ours[1..]), clients(&theirs));
 }

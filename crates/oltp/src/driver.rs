@@ -135,6 +135,12 @@ pub trait Driver: Send + Sync {
     fn name(&self) -> &'static str;
     fn dialect(&self) -> Dialect;
     fn connect(&self) -> Result<Box<dyn Connection>, DriverError>;
+    /// A connection for reading settings and counters around a run: to the server the
+    /// report names, outside the rotation that gives each client connection its host and
+    /// port (so the clients get the endpoints sysbench's would).
+    fn observer(&self) -> Result<Box<dyn Connection>, DriverError> {
+        self.connect()
+    }
     /// The database's settings as a connection reads them back, for the record (none when
     /// the driver cannot tell, or the database cannot be reached). This opens a connection
     /// of its own: a caller that holds one asks [`Connection::server_settings`].

@@ -16,6 +16,7 @@ pub mod error;
 mod fanout;
 pub mod mysql;
 pub mod pgsql;
+pub mod pgsql_tls;
 pub mod prepare;
 pub mod prewarm;
 pub mod schema;

@@ -113,18 +113,16 @@ pub struct MysqlDriver {
 struct About {
     endpoint: String,
     local: bool,
+    ssl: bool,
 }
 
 impl MysqlDriver {
     pub fn new(cfg: MysqlConfig) -> Self {
         let at = &cfg.endpoints[0];
         let about = Arc::new(About {
-            endpoint: if cfg.ssl {
-                format!("{at} with TLS")
-            } else {
-                at.to_string()
-            },
+            endpoint: at.to_string(),
             local: at.is_local(),
+            ssl: cfg.ssl,
         });
         MysqlDriver {
             cfg,
@@ -173,9 +171,13 @@ impl MysqlDriver {
         o
     }
 
+    /// A client connection: each takes the next endpoint, as sysbench's do.
     fn open(&self) -> Result<MysqlConnection, DriverError> {
         let eps = &self.cfg.endpoints;
-        let at = &eps[self.next.fetch_add(1, Ordering::Relaxed) % eps.len().max(1)];
+        self.open_at(&eps[self.next.fetch_add(1, Ordering::Relaxed) % eps.len().max(1)])
+    }
+
+    fn open_at(&self, at: &Endpoint) -> Result<MysqlConnection, DriverError> {
         let conn = Conn::new(self.opts(at)).map_err(|e| self.connect_error(at, e))?;
         Ok(MysqlConnection {
             conn,
@@ -209,11 +211,14 @@ impl Driver for MysqlDriver {
     fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
         Ok(Box::new(self.open()?))
     }
+    fn observer(&self) -> Result<Box<dyn Connection>, DriverError> {
+        Ok(Box::new(self.open_at(&self.cfg.endpoints[0])?))
+    }
     fn settings(&self) -> Option<DatabaseSettings> {
-        self.open().ok()?.server_settings()
+        self.observer().ok()?.server_settings()
     }
     fn counters(&self) -> Option<ServerCounters> {
-        self.open().ok()?.server_counters()
+        self.observer().ok()?.server_counters()
     }
 }
 
@@ -387,6 +392,18 @@ impl MysqlConnection {
             );
         let (database, size, engine) = r.map_err(|e| self.fail(e))?.unwrap_or_default();
         let database = database.unwrap_or_default();
+        // Asked only of TLS connections: a plain one has nothing to say and a round trip to
+        // spare.
+        let tls = if self.about.ssl {
+            let r = self
+                .conn
+                .query_first::<(String, String), _>("SHOW SESSION STATUS LIKE 'Ssl_version'");
+            r.map_err(|e| self.fail(e))?
+                .map(|(_, v)| v)
+                .filter(|v| !v.is_empty())
+        } else {
+            None
+        };
         Ok(ServerSettings {
             endpoint: self.about.endpoint.clone(),
             local: self.about.local,
@@ -399,6 +416,7 @@ impl MysqlConnection {
             buffer_pool_bytes: get("innodb_buffer_pool_size").and_then(|v| v.parse().ok()),
             durability,
             data_dir: get("datadir").filter(|_| self.about.local),
+            tls,
             data_set_bytes: size.and_then(|v| v.parse().ok()),
         })
     }

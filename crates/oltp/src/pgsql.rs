@@ -18,12 +18,13 @@ use std::time::Duration;
 use bytes::BytesMut;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{IsNull, ToSql, Type};
-use postgres::{Client, NoTls, Statement};
+use postgres::{Client, Statement};
 
 use crate::driver::{
     Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
     StmtId, TxIntent, Value,
 };
+use crate::pgsql_tls::SslMode;
 use crate::settings::{DatabaseSettings, ServerSettings};
 
 /// SQLSTATEs of a lost connection: connection failure, connection does not exist, the
@@ -40,6 +41,8 @@ pub struct PgsqlConfig {
     pub database: String,
     pub ignore: IgnoreErrors,
     pub connect_timeout: Duration,
+    /// libpq's `sslmode` for TCP connections (prefer, like libpq, unless told).
+    pub sslmode: SslMode,
 }
 
 impl Default for PgsqlConfig {
@@ -52,6 +55,7 @@ impl Default for PgsqlConfig {
             database: "sbtest".into(),
             ignore: IgnoreErrors::parse("40P01,23505,40001"),
             connect_timeout: Duration::from_secs(10),
+            sslmode: SslMode::default(),
         }
     }
 }
@@ -122,19 +126,21 @@ impl PgsqlDriver {
 
     fn open(&self) -> Result<PgsqlConnection, DriverError> {
         let c = &self.cfg;
-        let client = c.client_config().connect(NoTls).map_err(|e| {
-            let mut d = classify(&e, &c.ignore);
-            if d.class == ErrorClass::Ignorable {
-                d.class = ErrorClass::Fatal;
-            }
-            let why = if e.as_db_error().is_some() {
-                d.message.clone()
-            } else {
-                plain(&e)
-            };
-            d.message = format!("PostgreSQL at {}: {why}", c.endpoint());
-            d
-        })?;
+        let socket = c.host.starts_with('/');
+        let client =
+            crate::pgsql_tls::connect(c.client_config(), c.sslmode, socket).map_err(|e| {
+                let mut d = classify(&e, &c.ignore);
+                if d.class == ErrorClass::Ignorable {
+                    d.class = ErrorClass::Fatal;
+                }
+                let why = if e.as_db_error().is_some() {
+                    d.message.clone()
+                } else {
+                    plain(&e)
+                };
+                d.message = format!("PostgreSQL at {}: {why}", c.endpoint());
+                d
+            })?;
         Ok(PgsqlConnection {
             client,
             stmts: Vec::new(),
@@ -374,6 +380,8 @@ impl PgsqlConnection {
                 .and_then(|v| v.parse().ok()),
             durability,
             data_dir,
+            tls: self
+                .scalar("SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl")?,
             data_set_bytes: self
                 .scalar(
                     "SELECT sum(pg_total_relation_size(c.oid))::text FROM pg_class c \

@@ -261,11 +261,10 @@ fn prepare_bulk(
 /// draws from. sysbench runs a larger size silently (missing ids give empty reads, and
 /// updates that match nothing are counted as "other"), which measures a different workload.
 /// The last table is checked for the top 1% of ids (oltp_delete may have removed single ones).
-pub fn check_prepared(driver: &dyn Driver, spec: &OltpSpec) -> Result<(), OltpError> {
+pub fn check_prepared(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<(), OltpError> {
     if matches!(spec.test, Test::BulkInsert | Test::OltpInsert) || spec.table_size == 0 {
         return Ok(());
     }
-    let mut conn = driver.connect().map_err(OltpError::Connect)?;
     let t = spec.tables;
     let floor = spec.table_size - spec.table_size / 100;
     let sql = format!("SELECT id FROM sbtest{t} WHERE id >= {floor} LIMIT 1");

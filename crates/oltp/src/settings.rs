@@ -111,6 +111,9 @@ pub struct ServerSettings {
     /// Where the server keeps its data (local servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<String>,
+    /// The TLS version of plumb's connection as the server reports it; none when plain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<String>,
     /// The sbtest tables with their indexes, as the server counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_set_bytes: Option<u64>,

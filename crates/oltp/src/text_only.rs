@@ -20,6 +20,17 @@ impl TextOnly {
     }
 }
 
+impl TextOnly {
+    fn wrap(&self, inner: Box<dyn Connection>) -> Box<dyn Connection> {
+        Box::new(TextConnection {
+            inner,
+            dialect: self.inner.dialect(),
+            sql: Vec::new(),
+            text: String::new(),
+        })
+    }
+}
+
 impl Driver for TextOnly {
     fn name(&self) -> &'static str {
         self.inner.name()
@@ -28,12 +39,10 @@ impl Driver for TextOnly {
         self.inner.dialect()
     }
     fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
-        Ok(Box::new(TextConnection {
-            inner: self.inner.connect()?,
-            dialect: self.inner.dialect(),
-            sql: Vec::new(),
-            text: String::new(),
-        }))
+        Ok(self.wrap(self.inner.connect()?))
+    }
+    fn observer(&self) -> Result<Box<dyn Connection>, DriverError> {
+        Ok(self.wrap(self.inner.observer()?))
     }
     fn settings(&self) -> Option<DatabaseSettings> {
         self.inner.settings()

@@ -40,6 +40,10 @@ pub struct OltpJob {
     spell: fn(Setting) -> String,
     /// The server's counters when the run opened.
     counters_before: std::cell::RefCell<Option<plumb_oltp::ServerCounters>>,
+    /// The connection that checked the tables and read the settings and counters before the
+    /// run, kept to read the counters after it: one connection besides the clients', not
+    /// one per question.
+    observer: std::cell::RefCell<Option<Box<dyn plumb_oltp::Connection>>>,
     /// Set on SIGINT/SIGTERM: cleanup stops before the next table.
     stop: Option<StopFlag>,
 }
@@ -53,6 +57,7 @@ impl OltpJob {
             seed,
             database: Default::default(),
             counters_before: Default::default(),
+            observer: Default::default(),
             spell: |s| s.plain().to_string(),
             stop: None,
         }
@@ -120,10 +125,21 @@ impl Job for OltpJob {
     fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
         let w = plumb_oltp::Oltp::new(self.spec.clone(), self.driver.clone(), self.seed)
             .map_err(|e| self.failed(e))?;
-        plumb_oltp::prepare::check_prepared(&*self.driver, &self.spec)
+        let mut observer = self
+            .driver
+            .observer()
+            .map_err(|e| self.failed(OltpError::Connect(e)))?;
+        plumb_oltp::prepare::check_prepared(&mut *observer, &self.spec)
             .map_err(|e| self.failed(e))?;
-        *self.database.borrow_mut() = self.driver.settings();
-        *self.counters_before.borrow_mut() = self.driver.counters();
+        // An embedded database has no server to ask on a connection: the driver reads it.
+        let database = observer.server_settings();
+        let (database, before, observer) = match database {
+            Some(db) => (Some(db), observer.server_counters(), Some(observer)),
+            None => (self.driver.settings(), self.driver.counters(), None),
+        };
+        *self.database.borrow_mut() = database;
+        *self.counters_before.borrow_mut() = before;
+        *self.observer.borrow_mut() = observer;
         Ok(Arc::new(w))
     }
     fn targets(&self) -> Targets {
@@ -134,9 +150,14 @@ impl Job for OltpJob {
     }
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         let before = self.counters_before.borrow().clone();
-        if let (Some(before), Some(after), Settings::Oltp(s)) =
-            (before, self.driver.counters(), &mut job.workload)
-        {
+        // The kept connection may have died with the clients' (a lost server): ask anew.
+        let after = self
+            .observer
+            .borrow_mut()
+            .take()
+            .and_then(|mut c| c.server_counters())
+            .or_else(|| self.driver.counters());
+        if let (Some(before), Some(after), Settings::Oltp(s)) = (before, after, &mut job.workload) {
             s.server_activity = Some(after.since(&before));
         }
         Ok(())

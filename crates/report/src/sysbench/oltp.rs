@@ -115,10 +115,14 @@ pub(crate) fn database_block(
             } else {
                 "pgsql"
             };
+            let tls = match &v.tls {
+                Some(version) => format!(" with TLS ({version})"),
+                None => String::new(),
+            };
             col34(
                 out,
                 "driver:",
-                &format!("{driver}, {}, database {}", v.endpoint, v.database),
+                &format!("{driver}, {}{tls}, database {}", v.endpoint, v.database),
             );
             let engine = v
                 .storage_engine

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use plumb_oltp::driver::IgnoreErrors;
 use plumb_oltp::mysql::{Endpoint, MysqlConfig, MysqlDriver, DEFAULT_SOCKET};
 use plumb_oltp::pgsql::{PgsqlConfig, PgsqlDriver};
+use plumb_oltp::pgsql_tls::SslMode;
 use plumb_oltp::sqlite::{SqliteDriver, SqliteOptions};
 use plumb_oltp::text_only::TextOnly;
 use plumb_oltp::Driver;
@@ -54,7 +55,7 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
     }
     let driver: Arc<dyn Driver> = match chosen {
         "mysql" => Arc::new(MysqlDriver::new(mysql_config(v)?)),
-        "pgsql" => Arc::new(PgsqlDriver::new(pgsql_config(v))),
+        "pgsql" => Arc::new(PgsqlDriver::new(pgsql_config(v)?)),
         _ => {
             let mut opts = SqliteOptions::new(v.word("sqlite-db"));
             opts.journal_mode = v.word("sqlite-journal-mode").to_string();
@@ -141,14 +142,27 @@ fn mysql_config(v: &Values) -> Result<MysqlConfig, UsageError> {
     })
 }
 
-fn pgsql_config(v: &Values) -> PgsqlConfig {
-    PgsqlConfig {
-        host: v.word("pgsql-host").to_string(),
+fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
+    let host = v.word("pgsql-host");
+    let sslmode: SslMode = v
+        .word("pgsql-sslmode")
+        .parse()
+        .map_err(|e| UsageError(format!("--pgsql-{e}")))?;
+    // libpq quietly connects a socket in plain text whatever the mode; a mode that demands
+    // encryption and cannot have it is refused instead.
+    if sslmode == SslMode::Require && host.starts_with('/') {
+        return Err(UsageError(format!(
+            "--pgsql-sslmode=require applies to TCP connections, and --pgsql-host={host} is a socket directory: PostgreSQL never encrypts a socket"
+        )));
+    }
+    Ok(PgsqlConfig {
+        host: host.to_string(),
         port: v.int("pgsql-port") as u16,
         user: v.word("pgsql-user").to_string(),
         password: v.word("pgsql-password").to_string(),
         database: v.word("pgsql-db").to_string(),
         ignore: IgnoreErrors::parse(&v.list("pgsql-ignore-errors").join(",")),
+        sslmode,
         ..PgsqlConfig::default()
-    }
+    })
 }

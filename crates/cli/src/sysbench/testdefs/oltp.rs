@@ -62,6 +62,7 @@ const OPTIONS: &[Opt] = &[
     opt("pgsql-user", Kind::Text, "sbtest", "PostgreSQL user"),
     opt("pgsql-password", Kind::Text, "", "PostgreSQL password"),
     opt("pgsql-db", Kind::Text, "sbtest", "PostgreSQL database name"),
+    opt("pgsql-sslmode", Kind::Text, "prefer", "libpq's sslmode for TCP connections: disable, allow, prefer (encrypted when the server offers it), require (sysbench 1.0's libpq default is prefer)"),
     opt("pgsql-ignore-errors", Kind::List(&[]), "40P01,23505,40001", "SQLSTATEs to ignore, or \"all\" (plumb; sysbench's list is fixed); 57P01 or 08006 reconnects"),
 ];
 
