@@ -346,8 +346,10 @@ mod tests {
             .count();
         // plumb's first set: 76 main options and 5 engine options; then thinktime_spin,
         // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting; then
-        // fadvise_hint.
-        assert_eq!(n, 86);
+        // fadvise_hint; then the measurement switches (gtod_reduce, disable_lat/clat/slat,
+        // disable_bw_measurement, stats) and the number formats (significant_figures,
+        // unit_base).
+        assert_eq!(n, 94);
     }
 
     #[test]

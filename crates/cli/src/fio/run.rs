@@ -305,6 +305,7 @@ fn build(
             }
         }
     }
+    translate::share_layouts(clones.iter_mut().map(|(_, c)| c));
     if flags.parse_only {
         return Err(String::new());
     }

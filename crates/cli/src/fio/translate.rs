@@ -18,8 +18,12 @@ use plumb_fileio::spec::{
     BlockSizes, FileAdvice, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice,
     SyncPolicy,
 };
-use plumb_report::fio::job::{FioJobInfo, JobProgress, OutputOptions, DEFAULT_PERCENTILES};
+use plumb_report::fio::job::{
+    FioJobInfo, JobProgress, LatSeries, OutputOptions, DEFAULT_PERCENTILES,
+};
 use plumb_report::fio::JobHeader;
+
+mod measure;
 
 use super::values::{
     parse_bool, parse_bssplit, parse_enum, parse_float_list, parse_int, parse_rwt_bytes,
@@ -133,6 +137,32 @@ pub struct JobClone {
     pub start_delay: Duration,
     /// What fio says about the job on stderr before it runs (the job still runs).
     pub warnings: Vec<String>,
+    /// The files this job would lay out, with the size each needs, as things stand before
+    /// the run (see [`share_layouts`]).
+    pub lays_out: Vec<(PathBuf, u64)>,
+}
+
+/// A file an earlier job lays out at least as large as a later job needs is laid out once,
+/// and only the earlier job says so, as in fio (the later job finds it ready). `clones` in
+/// run order.
+pub fn share_layouts<'a>(clones: impl Iterator<Item = &'a mut JobClone>) {
+    let mut laid: std::collections::HashMap<PathBuf, u64> = Default::default();
+    for c in clones {
+        let mine: Vec<(PathBuf, u64)> = c
+            .lays_out
+            .iter()
+            .filter(|(p, want)| laid.get(p).is_none_or(|have| have < want))
+            .cloned()
+            .collect();
+        for (p, want) in &mine {
+            laid.insert(p.clone(), *want);
+        }
+        if c.info.laid_out.is_some() {
+            c.info.laid_out =
+                (!mine.is_empty()).then(|| (mine.len() as u32, mine.iter().map(|f| f.1).sum()));
+        }
+        c.lays_out = mine;
+    }
 }
 
 /// The log files a job asked for: each a file name prefix (fio: `<prefix>_bw.<n>.log`).
@@ -873,8 +903,15 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
         None => DEFAULT_PERCENTILES.to_vec(),
     };
-    let clat_p = g.flag("clat_percentiles", true)?;
-    let lat_p = g.flag("lat_percentiles", false)?;
+    let measured = measure::measured(
+        &g,
+        measure::Logs {
+            bw: bw_log.is_some(),
+            iops: iops_log.is_some(),
+            lat: lat_log.is_some(),
+            window_ms,
+        },
+    )?;
 
     let mut clones = Vec::with_capacity(numjobs as usize);
     // Clone numbers as fio makes them: the job is 0, then numjobs-1 down to 1.
@@ -1062,7 +1099,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 iodepth,
                 numjobs,
                 kb_base: if kb == KbBase::K1000 { 1000 } else { 1024 },
-                sig_figs: 4,
+                sig_figs: measured.sig_figs,
             },
             subjob: sub,
             group_reporting: g.flag("group_reporting", false)?,
@@ -1071,9 +1108,16 @@ pub fn translate<J: JobOptions + ?Sized>(
             global_options: ctx.global_options.to_vec(),
             percentiles: percentiles.clone(),
             percentile_list_text: list_text.clone(),
-            clat_percentiles: clat_p,
-            lat_percentiles: lat_p,
-            slat_percentiles: g.flag("slat_percentiles", false)?,
+            clat_percentiles: measured.clat_percentiles,
+            lat_percentiles: measured.lat_percentiles,
+            slat_percentiles: measured.slat_percentiles,
+            series: LatSeries {
+                slat: measured.slat,
+                clat: measured.clat,
+                lat: measured.lat,
+            },
+            stats_off: !measured.stats,
+            unit_bits: measured.unit_bits,
             thread: g.flag("thread", false)?,
             pid: std::process::id(),
             laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),
@@ -1106,6 +1150,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             }),
             exitall: g.flag("exitall", false)?,
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
+            lays_out: layout_files,
             start_delay,
         });
     }

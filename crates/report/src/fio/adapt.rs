@@ -217,7 +217,9 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         );
         let (slat, clat, lat) = match halves {
             (Some(sub), Some(done)) if service.is_none() => {
-                add_buckets(&mut buckets, &done);
+                if fi.series.clat {
+                    add_buckets(&mut buckets, &done);
+                }
                 (
                     Some(stats(&sub, fi.slat_percentiles)),
                     Some(stats(&done, fi.clat_percentiles)),
@@ -225,15 +227,26 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
                 )
             }
             _ if queued && kind != "trim" => {
-                add_buckets(&mut buckets, &h);
+                if fi.series.clat {
+                    add_buckets(&mut buckets, &h);
+                }
                 (None, None, Some(stats(&h, true)))
             }
             _ => {
-                add_buckets(&mut buckets, &h);
+                if fi.series.clat {
+                    add_buckets(&mut buckets, &h);
+                }
                 let on_lat = fi.lat_percentiles && !fi.clat_percentiles;
                 (None, Some(stats(&h, !on_lat)), Some(stats(&h, on_lat)))
             }
         };
+        // fio's disable_* switches: the series is not collected, so not reported.
+        let keep = |on: bool, s: Option<LatStats>| s.filter(|_| on);
+        let (slat, clat, lat) = (
+            keep(fi.series.slat, slat),
+            keep(fi.series.clat, clat),
+            keep(fi.series.lat, lat),
+        );
         DirStats {
             io_bytes: job.counters.get(bytes).copied().unwrap_or(0),
             runtime_ms,
@@ -250,9 +263,14 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
     let read = dir("read", "bytes_read");
     let write = dir("write", "bytes_written");
     let trim = dir("trim", "bytes_trimmed");
+    // Without clat, fio keeps no sync latencies either (the calls are still counted).
     let sync = histogram(job, "fsync").map(|h| SyncStats {
         total_ios: h.count(),
-        lat: lat_stats(&h, pct),
+        lat: if fi.series.clat {
+            lat_stats(&h, pct)
+        } else {
+            LatStats::default()
+        },
     });
     let ios = read.total_ios + write.total_ios + trim.total_ios;
     let syncs = sync.as_ref().map_or(0, |s| s.total_ios);
@@ -441,7 +459,10 @@ fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecor
             (Some(s), Some(h), Some(b)) => {
                 h.merge(&b);
                 s.total_ios += ns.total_ios;
-                s.lat = lat_stats(h, Some(pct));
+                // Jobs that keep no clat (disable_clat) keep no sync latencies to merge.
+                if s.lat.n > 0 || ns.lat.n > 0 {
+                    s.lat = lat_stats(h, Some(pct));
+                }
             }
             (s, h, b) => {
                 *s = Some(ns.clone());
@@ -506,7 +527,9 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
         let total_ms: u64 = g.jobs.iter().map(|j| runtime_ms(j.total_time_s)).sum();
         let share = GroupShare::new(g.observations.as_ref(), total_ms);
         for job in &g.jobs {
-            let Some(fi) = info(job) else { continue };
+            let Some(fi) = info(job).filter(|fi| !fi.stats_off) else {
+                continue;
+            };
             let folded = fi.unified_mixed.then(|| super::mixed::fold_directions(job));
             let job = folded.as_ref().unwrap_or(job);
             let mut u = unit_of(job, &fi, &share, kb);
@@ -536,7 +559,7 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
         timestamp_ms,
         time_text: time_text.to_string(),
         kb_base,
-        unit_bits: false,
+        unit_bits: first.unit_bits,
         sig_figs: first.header.sig_figs.max(1),
         global_options: first.global_options.clone(),
         units,

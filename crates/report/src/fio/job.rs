@@ -49,6 +49,16 @@ pub struct FioJobInfo {
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
     pub slat_percentiles: bool,
+    /// The latency series the job keeps in fio's report (fio's disable_slat/clat/lat,
+    /// gtod_reduce).
+    #[serde(default)]
+    pub series: LatSeries,
+    /// `stats=0`: the job runs but is left out of the report.
+    #[serde(default)]
+    pub stats_off: bool,
+    /// `unit_base=1`: bandwidth in bits.
+    #[serde(default)]
+    pub unit_bits: bool,
     /// `thread`: the job runs as a thread (fio's default is a process).
     pub thread: bool,
     pub pid: u32,
@@ -83,3 +93,21 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
     99.99,
 ];
+
+/// Which latency series fio's report shows for a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatSeries {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+}
+
+impl Default for LatSeries {
+    fn default() -> Self {
+        LatSeries {
+            slat: true,
+            clat: true,
+            lat: true,
+        }
+    }
+}
