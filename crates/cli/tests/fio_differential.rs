@@ -1081,3 +1081,111 @@ fn a_shared_file_is_laid_out_once_unless_a_later_job_needs_more() {
         assert_eq!(laying(&ours.stdout), laying(&theirs.stdout), "{job}");
     }
 }
+
+/// The CPU masks a run's tasks are pinned to, from strace: mask text -> calls.
+fn affinities(bin: &Path, args: &[&str]) -> BTreeMap<String, usize> {
+    let d = TempDir::new().unwrap();
+    let out = Command::new(STRACE)
+        .args(["-f", "-qq", "-e", "trace=sched_setaffinity", "-o"])
+        .arg(d.path().join("trace"))
+        .arg(bin)
+        .args(args)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(d.path().join("trace")).unwrap();
+    let mut masks = BTreeMap::new();
+    for line in log.lines().filter(|l| l.contains("sched_setaffinity(")) {
+        let mask = &line[line.find('[').unwrap()..=line.find(']').unwrap()];
+        *masks.entry(mask.to_string()).or_insert(0) += 1;
+    }
+    masks
+}
+
+/// cpus_allowed_policy=split: job n of the run gets the ((n-1) mod count)th CPU of the set,
+/// the CPUs fio's job tasks are pinned to.
+#[test]
+fn cpus_allowed_policy_split_gives_each_job_a_cpu_of_the_set() {
+    let Some(peer) = peer() else {
+        return;
+    };
+    if common::peers::under_ci() && std::thread::available_parallelism().unwrap().get() < 2 {
+        panic!("the split test needs 2 CPUs");
+    }
+    let args = [
+        "--name=c",
+        "--rw=read",
+        "--size=64k",
+        "--bs=4k",
+        "--numjobs=3",
+        "--cpus_allowed=0-1",
+        "--cpus_allowed_policy=split",
+        "--output=/dev/null",
+    ];
+    let ours = affinities(&DropIn::named("fio").bin(), &args);
+    // Three jobs on CPUs 0, 1, 0: one worker thread each.
+    assert_eq!(
+        ours,
+        BTreeMap::from([("[0]".to_string(), 2), ("[1]".to_string(), 1)])
+    );
+    // fio pins more tasks than its jobs, but to the same CPUs.
+    let theirs = affinities(Path::new(peer), &args);
+    assert_eq!(
+        theirs.keys().collect::<Vec<_>>(),
+        ours.keys().collect::<Vec<_>>()
+    );
+    // shared (the default): every job on the whole set.
+    let shared = affinities(
+        &DropIn::named("fio").bin(),
+        &[&args[..6], &["--output=/dev/null"]].concat(),
+    );
+    assert_eq!(shared, BTreeMap::from([("[0 1]".to_string(), 3)]));
+}
+
+/// bwavgtime/iopsavgtime set the sample windows: a 2 s time-based job makes about 2 s /
+/// window samples of each kind in both tools (fio's helper thread may miss the last one).
+#[test]
+fn sample_windows_follow_bwavgtime() {
+    for (ms, most) in [(250u64, 8u64), (1000, 2)] {
+        let args = [
+            "--name=w".to_string(),
+            "--rw=read".into(),
+            "--size=256k".into(),
+            "--bs=4k".into(),
+            "--time_based".into(),
+            "--runtime=2".into(),
+            format!("--bwavgtime={ms}"),
+            format!("--iopsavgtime={ms}"),
+            "--output-format=json".into(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let Some((theirs, ours)) = run_both(&args) else {
+            return;
+        };
+        for (who, out) in [("fio", &theirs), ("plumb", &ours)] {
+            assert_eq!(out.code, 0, "{who}: {}", out.stderr);
+            let v: Value = serde_json::from_str(&out.stdout).unwrap();
+            let read = &v["jobs"][0]["read"];
+            for key in ["bw_samples", "iops_samples"] {
+                let n = read[key].as_u64().unwrap();
+                assert!((most - 1..=most).contains(&n), "{who} {ms} ms: {key}={n}");
+            }
+        }
+    }
+    let d = TempDir::new().unwrap();
+    let o = run_in(
+        &DropIn::named("fio").bin(),
+        d.path(),
+        &["--name=w", "--rw=read", "--size=64k", "--bwavgtime=250"],
+    );
+    assert_eq!(o.code, 1);
+    assert_eq!(
+        o.stderr,
+        "plumb: fio option 'bwavgtime' (value '250') is not supported yet: bwavgtime and iopsavgtime must be equal (plumb samples both from the same windows)\n"
+    );
+}

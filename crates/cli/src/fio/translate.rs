@@ -342,6 +342,48 @@ fn format_name(fmt: &str, job: &str, jobnum: u32, filenum: u32) -> String {
         .replace("$clientuid", "0")
 }
 
+/// bwavgtime / iopsavgtime: the window of the bandwidth and IOPS samples. plumb takes
+/// both kinds of sample from one series of windows, so the two must agree.
+fn sample_window<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Duration, TranslateError> {
+    let ms = |n: &str| -> Result<u64, TranslateError> {
+        let v = g.int(n, 500)?;
+        if v == 0 {
+            return Err(unsupported(
+                n,
+                "0",
+                "fio then samples at its helper thread's every tick",
+            ));
+        }
+        Ok(v)
+    };
+    let (bw, iops) = (ms("bwavgtime")?, ms("iopsavgtime")?);
+    if bw != iops {
+        let (name, value) = if g.raw("bwavgtime").is_some() {
+            ("bwavgtime", bw)
+        } else {
+            ("iopsavgtime", iops)
+        };
+        return Err(unsupported(
+            name,
+            &value.to_string(),
+            "bwavgtime and iopsavgtime must be equal (plumb samples both from the same windows)",
+        ));
+    }
+    Ok(Duration::from_millis(bw))
+}
+
+/// cpus_allowed_policy=split: job number `n` (fio's, 1-based, over all jobs) runs on the
+/// ((n-1) mod count)th CPU of its set, counted upwards; without a set, nothing changes.
+fn split_cpus(p: &Placement, split: bool, number: u32) -> Placement {
+    let mut p = p.clone();
+    if let (true, Some(cpus)) = (split, p.cpus.as_mut()) {
+        cpus.sort_unstable();
+        cpus.dedup();
+        *cpus = vec![cpus[(number as usize - 1) % cpus.len()]];
+    }
+    p
+}
+
 /// cpus_allowed / cpumask, nice, prio / prioclass.
 fn placement<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Placement, TranslateError> {
     let cpus = match (g.raw("cpus_allowed"), g.raw("cpumask")) {
@@ -703,7 +745,13 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
     };
 
+    let sample_window = sample_window(&g)?;
     let placement = placement(&g)?;
+    let split = match g.raw("cpus_allowed_policy") {
+        None | Some("shared") => false,
+        Some("split") => true,
+        Some(v) => return Err(parse_err("cpus_allowed_policy", v)),
+    };
     let log_prefix = |n: &str| -> Option<PathBuf> {
         g.raw(n).map(|v| {
             let v = if v.is_empty() { j.name() } else { v };
@@ -1054,7 +1102,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             fill,
             threads: 1,
             job: Some(job),
-            placement: placement.clone(),
+            placement: split_cpus(&placement, split, ctx.job_number + k as u32),
         };
         let number = ctx.job_number + k as u32;
         let seed = match (randseed, randrepeat) {
@@ -1072,9 +1120,9 @@ pub fn translate<J: JobOptions + ?Sized>(
             time_limit: runtime,
             event_limit: 0,
             warmup: ramp,
-            // fio's bandwidth and IOPS samples: one per 500 ms window, never printed.
+            // fio's bandwidth and IOPS samples: one per window, never printed.
             report_interval: None,
-            sample_interval: Some(Duration::from_millis(500)),
+            sample_interval: Some(sample_window),
             rate,
             arrivals,
             forced_shutdown: None,
