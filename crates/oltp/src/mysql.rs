@@ -261,6 +261,13 @@ fn describe(e: &mysql::Error) -> String {
         }
         mysql::Error::DriverError(d) => d.to_string(),
         mysql::Error::IoError(io) => io.to_string(),
+        // The crate wraps I/O failures under the packet codec (a TLS handshake's among
+        // them) in two layers of its own names: the failure itself is what to say.
+        mysql::Error::CodecError(c) => match std::error::Error::source(c) {
+            Some(io) if io.to_string().contains("certificate") => format!("TLS: {io}"),
+            Some(io) => io.to_string(),
+            None => c.to_string(),
+        },
         other => other.to_string(),
     }
 }
