@@ -1,0 +1,696 @@
+//! A job's own walk over the regions of its named files (fio's model, [`JobIo`]).
+//!
+//! Unlike sysbench's shared stream ([`crate::pattern`]), nothing is shared between threads:
+//! each has its files' positions, its random map and its byte count.
+//!
+//! - Files take turns, one request each (fio's `file_service_type=roundrobin`).
+//! - Sequential: each direction keeps its own position per file (reads and writes of a mixed
+//!   job each walk the file from its start); a request never crosses the region's end. A file
+//!   whose next request would cross it is done for the round and the others take its turns,
+//!   as fio closes an exhausted file; a region that does not divide by the block size
+//!   leaves its tail untouched, as fio does.
+//! - Random: offsets are multiples of the alignment inside the region. With the random map
+//!   every aligned block is used once per round, in random order: a drawn block already used
+//!   moves to the next free one, as fio's map does; a file whose map is used up is done for
+//!   the round. A skew ([`plumb_core::random::Skew`], fio's `random_distribution`) draws
+//!   each file's blocks with its own hot set and keeps no map (as in fio, where a
+//!   non-uniform distribution turns the map off); a file's hot set is placed with the
+//!   thread's random stream at its first draw, unless a center fixes it.
+//! - Rounds, as fio 3.33's thread_main runs them (backend.c): each round is one `do_io`,
+//!   which issues at most what is left of `io_size` × `loops`, ends when every file is
+//!   done, and for an engine that queues also at the job's size ([`JobIo::round_bytes`]:
+//!   fio counts its `total_bytes` only for queued requests). It ends by completing every
+//!   request in flight ([`Op::Drain`]); with verify, the round's writes are read back
+//!   ([`Op::Drain`] again after them); then `keep_running` decides: the first `loops`
+//!   rounds always run, later ones while the bytes done (read-back included) fall short
+//!   of `io_size` by at least a largest request, and a round with nothing left to issue
+//!   ends the job. Every round starts the files over (positions, maps) and opens them
+//!   again. So `loops=2` with `io_size` twice the size is two rounds in all, as fio does
+//!   it. A time-based job has no byte limit: its rounds end when every file is done, which
+//!   happens to a job walking several files in order (or at `round_bytes`); its only file
+//!   walked in order, or a random file whose map is used up, starts over in place.
+//! - Verify: a round's writes are read back in the order written when the job keeps a
+//!   random map, otherwise by file and offset, a later write replacing the earlier ones it
+//!   overlaps (fio's log_io_piece keeps those in a tree).
+//! - After every N writes (fio's `fsync=N`) the next request is a sync, issued only if the
+//!   job goes on; it takes the next file's round-robin turn and syncs that file, because fio
+//!   decides on the sync when it fetches the next request, after picking its file.
+//! - Cached pages (fio's `invalidate`): fio drops a file's pages each time it opens the
+//!   file, and it opens its files lazily, at their first request of each round and of the
+//!   read-back. A time-based job that starts a file over in place drops them then too,
+//!   unless the I/O is direct. So a file starting over is marked, and its drop
+//!   ([`Op::DropCache`]) comes just before its next request.
+//! - Trims (fio's `rw=trim`, `randtrim`) walk like writes, with their own size (fio's third
+//!   block size) and their own sequential position.
+//! - Trim then write (fio's `trimwrite`, `randtrimwrite`): the file comes first, then its
+//!   direction: a trim when the latest trim and write of that file started at the same
+//!   offset (fio's `last_start`), a write otherwise. Sequentially each direction keeps its own
+//!   position and size, so with equal sizes every block is trimmed, then written. Randomly
+//!   the trim draws the block and the write covers exactly the range just trimmed; a trim
+//!   drawn where the previous one was still makes the next request a write, as in fio. Only
+//!   the writes count toward `io_size` (fio's byte limit of a trimwrite job is its writes).
+
+use plumb_core::random::{Rng, SkewedBlocks};
+
+use crate::access::{Access, Mix, Order};
+use crate::block_map::BlockMap;
+use crate::pattern::{Io, Op};
+use crate::spec::{JobIo, SizeChoice};
+
+mod file;
+
+use file::{FileWalk, Wrap, NONE};
+
+/// One thread's walk.
+pub struct JobWalk {
+    access: Access,
+    files: Vec<FileWalk>,
+    /// Read, write and trim sizes.
+    sizes: [SizeChoice; 3],
+    align: u64,
+    next_file: usize,
+    /// Bytes a round issues at most ([`JobIo::round_bytes`]); `u64::MAX`: no limit.
+    round_cap: u64,
+    /// Bytes the round has issued, and where it ends: its cap, or what is left of the
+    /// job's bytes when less (a trimwrite job's writes are counted apart).
+    in_round: u64,
+    round_limit: u64,
+    /// Bytes the job issues at most (fio's `io_size` × `loops`, counting what fio's
+    /// io_issue_bytes counts: a trimwrite job's writes only); `u64::MAX`: time-based.
+    budget: u64,
+    /// Those bytes issued before this round, and a trimwrite round's writes.
+    issued: u64,
+    round_writes: u64,
+    /// Bytes done before this round, read-back included (fio's io_bytes, which decides on
+    /// more rounds).
+    done_bytes: u64,
+    /// Rounds ended, and how many always run (fio's `loops`; 0: time-based, no end).
+    rounds: u64,
+    loops: u64,
+    /// After `loops` rounds, more run while `done_bytes` falls short of this by a largest
+    /// request (fio's keep_running, with `io_size`).
+    more_until: u64,
+    /// `io_size` was given (beside the regions' size), so a round whose files were all done
+    /// is followed by another one even without reaching `more_until` (fio's keep_running).
+    io_size_given: bool,
+    /// Every file was done when the round ended.
+    all_done: bool,
+    /// The round ends before the next request (its bytes are done, every file is, or the
+    /// job is over): the cold path of [`JobWalk::next`].
+    round_over: bool,
+    finished: bool,
+    /// A round ends when every file is done (fio: a job with a byte limit, or a time-based
+    /// one walking several files in order); otherwise a file starts over in place.
+    rounds_end_when_done: bool,
+    sync_every: u64,
+    writes: u64,
+    sync_due: bool,
+    /// The round's writes, read back once it ends (verify), and how far the read-back got
+    /// (`None`: the round's requests are still going).
+    written: Option<Vec<Io>>,
+    reading_back: Option<usize>,
+    /// The read-back goes in the order written (a random map: no block twice); otherwise by
+    /// file and offset, each block once (fio's io_hist tree).
+    read_back_in_order: bool,
+    /// The longest region: no request is longer.
+    longest: u64,
+    stride: Option<u64>,
+    /// Files marked `drop_due`.
+    drops_due: usize,
+    /// fio drops a file's cached pages each time it opens it (the first request of each
+    /// round, and of the read-back).
+    drop_on_open: bool,
+    /// ... and when a time-based job starts a file over in place (not under direct I/O).
+    drop_on_wrap: bool,
+    /// The first request is still to come (it goes through the cold path, which keeps the
+    /// random state there when rounds repeat it).
+    started: bool,
+    /// The random state at the first request, put back at each round's start (fio's
+    /// `randrepeat` seeds its generators again for each round).
+    first_rng: Option<Rng>,
+    repeat_each_round: bool,
+}
+
+impl JobWalk {
+    pub fn new(access: Access, job: &JobIo) -> JobWalk {
+        let random = !access.is_sequential();
+        let align = job.align.max(1);
+        let skewed = random && !job.skew.is_uniform();
+        // Regions of one length share the skew's constants (zipf's sum is long to make).
+        let mut made: Vec<SkewedBlocks> = Vec::new();
+        let files = job
+            .files
+            .iter()
+            .map(|f| {
+                let blocks = (f.length / align).max(1);
+                let skew = if skewed {
+                    match made.iter().find(|s| s.blocks() == blocks) {
+                        Some(s) => Some(s.clone()),
+                        None => {
+                            let s = SkewedBlocks::new(job.skew, blocks);
+                            made.extend(s.clone());
+                            s
+                        }
+                    }
+                } else {
+                    None
+                };
+                FileWalk {
+                    offset: f.offset,
+                    length: f.length,
+                    pos: [0; 3],
+                    done: false,
+                    map: (random && job.random_map && !skewed).then(|| BlockMap::new(blocks)),
+                    blocks,
+                    skew,
+                    run_left: [0; 3],
+                    drop_due: job.invalidate,
+                    last_start: [NONE; 2],
+                    trim_len: 0,
+                }
+            })
+            .collect();
+        let bounded = job.passes.is_some();
+        let regions: u64 = job.files.iter().map(|f| f.length).sum();
+        let pass_bytes = job.pass_bytes.max(1);
+        // fio 3.33 reads back what a job wrote after each of its rounds (thread_main calls
+        // do_verify after every do_io), time-based or not.
+        let written = job
+            .verify
+            .filter(|v| v.after_writes && access.mix == Mix::Write)
+            .map(|_| Vec::new());
+        let loops = job.passes.unwrap_or(0).max(1);
+        let budget = if bounded {
+            pass_bytes.saturating_mul(loops)
+        } else {
+            u64::MAX
+        };
+        let round_cap = job.round_bytes.unwrap_or(u64::MAX).max(1);
+        JobWalk {
+            access,
+            files,
+            sizes: job.sizes.by_dir().map(Clone::clone),
+            align,
+            next_file: 0,
+            round_cap,
+            in_round: 0,
+            round_limit: if access.mix == Mix::TrimWrite {
+                round_cap
+            } else {
+                round_cap.min(budget)
+            },
+            budget,
+            issued: 0,
+            round_writes: 0,
+            done_bytes: 0,
+            rounds: 0,
+            loops: if bounded { loops } else { 0 },
+            more_until: pass_bytes,
+            io_size_given: pass_bytes != regions,
+            all_done: false,
+            // The first request takes the cold path (see `started`).
+            round_over: job.repeat_each_round,
+            finished: false,
+            rounds_end_when_done: bounded || (!random && job.files.len() > 1),
+            sync_every: job.sync_every_writes,
+            writes: 0,
+            sync_due: false,
+            read_back_in_order: random && job.random_map && !skewed,
+            written,
+            reading_back: None,
+            longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
+            stride: job.stride.filter(|&n| n > 0),
+            drops_due: if job.invalidate { job.files.len() } else { 0 },
+            drop_on_open: job.invalidate,
+            // Without a map a random file never starts over (fio); in order, one file
+            // wraps in place.
+            drop_on_wrap: job.invalidate_on_wrap
+                && if random {
+                    job.random_map && !skewed
+                } else {
+                    job.files.len() == 1
+                },
+            started: !job.repeat_each_round,
+            first_rng: None,
+            repeat_each_round: job.repeat_each_round,
+        }
+    }
+
+    /// Mark every file to have its cached pages dropped before its next request.
+    fn drop_all(&mut self) {
+        for f in &mut self.files {
+            f.drop_due = true;
+        }
+        self.drops_due = self.files.len();
+    }
+
+    /// The drop due for `file`, if one is.
+    #[cold]
+    fn take_drop(&mut self, file: usize) -> Option<Op> {
+        let f = &mut self.files[file];
+        if !std::mem::take(&mut f.drop_due) {
+            return None;
+        }
+        self.drops_due -= 1;
+        Some(Op::DropCache(file as u32))
+    }
+
+    /// Count a request of `len` bytes; the round ends when its bytes are done.
+    #[inline(always)]
+    fn count(&mut self, len: u64) {
+        self.in_round += len;
+        if self.in_round >= self.round_limit {
+            self.round_over = true;
+        }
+    }
+
+    /// Every file is done: the round ends.
+    #[cold]
+    fn files_done(&mut self) {
+        self.all_done = true;
+        self.round_over = true;
+    }
+
+    /// Between rounds (the cold path of [`JobWalk::next`]): fio's do_io ends by completing
+    /// everything in flight, do_verify reads back the round's writes (opening the files
+    /// again) and completes those, and keep_running decides on another round, which opens
+    /// the files again. `None`: the next round has begun.
+    #[cold]
+    fn between_rounds(&mut self, rng: &mut Rng) -> Option<Op> {
+        if !self.started {
+            self.started = true;
+            self.round_over = false;
+            self.first_rng = Some(rng.clone());
+            return None;
+        }
+        if self.finished {
+            return Some(Op::Done);
+        }
+        let Some(i) = self.reading_back else {
+            self.reading_back = Some(0);
+            self.done_bytes += self.in_round;
+            self.issued += if self.access.mix == Mix::TrimWrite {
+                self.round_writes
+            } else {
+                self.in_round
+            };
+            if let Some(w) = &mut self.written {
+                if !w.is_empty() {
+                    if !self.read_back_in_order {
+                        *w = by_file_and_offset(w);
+                    }
+                    if self.drop_on_open {
+                        self.drop_all();
+                    }
+                }
+            }
+            return Some(Op::Drain);
+        };
+        if let Some(w) = &self.written {
+            if let Some(&io) = w.get(i) {
+                if self.drops_due > 0 {
+                    if let Some(op) = self.take_drop(io.file as usize) {
+                        return Some(op);
+                    }
+                }
+                self.reading_back = Some(i + 1);
+                self.done_bytes += io.len as u64;
+                return Some(Op::Read(io));
+            }
+        }
+        let read_back = self.written.as_mut().is_some_and(|w| {
+            let any = !w.is_empty();
+            w.clear();
+            any
+        });
+        if read_back {
+            // do_verify ends by completing its reads.
+            return Some(Op::Drain);
+        }
+        self.reading_back = None;
+        self.rounds += 1;
+        if !self.keep_running() {
+            self.finished = true;
+            return Some(Op::Done);
+        }
+        self.round_over = false;
+        self.all_done = false;
+        if let Some(first) = self.first_rng.as_ref().filter(|_| self.repeat_each_round) {
+            *rng = first.clone();
+        }
+        self.in_round = 0;
+        self.round_writes = 0;
+        self.round_limit = if self.access.mix == Mix::TrimWrite {
+            self.round_cap
+        } else {
+            self.round_cap.min(self.budget - self.issued)
+        };
+        for f in &mut self.files {
+            f.reset();
+        }
+        if self.drop_on_open {
+            self.drop_all();
+        } else {
+            for f in &mut self.files {
+                f.drop_due = false;
+            }
+            self.drops_due = 0;
+        }
+        None
+    }
+
+    /// fio's keep_running: the first `loops` rounds run, then more while the bytes done
+    /// fall short of `io_size` by a largest request; a round with no bytes left to issue
+    /// ends the job.
+    fn keep_running(&self) -> bool {
+        if self.loops == 0 {
+            return true;
+        }
+        if self.issued >= self.budget {
+            return false;
+        }
+        if self.rounds < self.loops {
+            return true;
+        }
+        let left = self.more_until.saturating_sub(self.done_bytes);
+        left > 0 && left >= self.largest() && (self.io_size_given || !self.all_done)
+    }
+
+    fn size(&self, dir: usize, rng: &mut Rng) -> u64 {
+        match &self.sizes[dir] {
+            SizeChoice::Fixed(b) => *b,
+            SizeChoice::Range { min, max } => {
+                let steps = (max - min) / min.max(&1) + 1;
+                min + rng.below(steps) * min
+            }
+            SizeChoice::Split(v) => {
+                let mut r = rng.below(100) as u32;
+                for &(b, pct) in v {
+                    if r < pct {
+                        return b;
+                    }
+                    r -= pct;
+                }
+                v.last().map_or(4096, |e| e.0)
+            }
+        }
+    }
+
+    /// The largest request of the directions this walk issues.
+    fn largest(&self) -> u64 {
+        let [r, w, t] = &self.sizes;
+        match self.access.mix {
+            Mix::Trim => t.max(),
+            Mix::TrimWrite => w.max().max(t.max()),
+            _ => r.max().max(w.max()),
+        }
+    }
+
+    /// The next file in turn whose next request of `len` bytes in direction `dir` fits, or
+    /// `None` when none does (each file that does not fit is done for the round; the only
+    /// file of a time-based job starts over in that direction instead).
+    fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
+        let n = self.files.len();
+        for k in 0..n {
+            let fi = (self.next_file + k) % n;
+            let f = &mut self.files[fi];
+            if f.done {
+                continue;
+            }
+            // rw=write:N leaves a hole after each request (not before the first); a hole
+            // that reaches the region's end starts it over, as fio's holed I/O does.
+            if let Some(hole) = self.stride.filter(|_| f.pos[dir] > 0) {
+                let next = f.pos[dir] + hole;
+                f.pos[dir] = if next >= f.length { 0 } else { next };
+            }
+            if f.pos[dir] + len <= f.length {
+                self.next_file = (fi + 1) % n;
+                return Some(fi);
+            }
+            if !self.rounds_end_when_done && len <= f.length {
+                // fio's get_next_seq_offset: a time-based job's only file wraps in place,
+                // dropping its pages unless direct.
+                f.pos[dir] = 0;
+                if self.drop_on_wrap && !f.drop_due {
+                    f.drop_due = true;
+                    self.drops_due += 1;
+                }
+                self.next_file = (fi + 1) % n;
+                return Some(fi);
+            }
+            f.done = true;
+        }
+        None
+    }
+
+    /// A random file's map is used up: what follows (see [`Wrap`]).
+    #[cold]
+    fn map_used_up(&mut self, fi: usize) -> Wrap {
+        let f = &mut self.files[fi];
+        if self.rounds_end_when_done {
+            f.done = true;
+            return Wrap::Done;
+        }
+        // fio's get_next_rand_block: a time-based job starts the file over in place.
+        if let Some(m) = &mut f.map {
+            m.clear();
+        }
+        if self.drop_on_wrap {
+            Wrap::Drop
+        } else {
+            Wrap::Again
+        }
+    }
+
+    /// The next random file in turn that is not done, `None` when all are.
+    #[inline]
+    fn next_random_file(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        let fi = self.next_file;
+        if !self.files[fi].done {
+            self.next_file = if fi + 1 == n { 0 } else { fi + 1 };
+            return Some(fi);
+        }
+        let fi = (1..n)
+            .map(|k| (fi + k) % n)
+            .find(|&i| !self.files[i].done)?;
+        self.next_file = (fi + 1) % n;
+        Some(fi)
+    }
+
+    /// The next operation of this thread.
+    #[inline]
+    pub fn next(&mut self, rng: &mut Rng) -> Op {
+        if self.round_over {
+            if let Some(op) = self.between_rounds(rng) {
+                return op;
+            }
+        }
+        if self.sync_due {
+            let n = self.files.len();
+            let fi = (0..n)
+                .map(|k| (self.next_file + k) % n)
+                .find(|&i| !self.files[i].done)
+                .unwrap_or(self.next_file);
+            // fio opens the file (dropping its pages) before it syncs it.
+            if self.drops_due > 0 {
+                if let Some(op) = self.take_drop(fi) {
+                    return op;
+                }
+            }
+            self.sync_due = false;
+            self.next_file = (fi + 1) % n;
+            return Op::Fsync(fi as u32);
+        }
+        if self.drops_due > 0 {
+            // Files take turns, so the next request goes to `next_file`.
+            if let Some(op) = self.take_drop(self.next_file) {
+                return op;
+            }
+        }
+        let dir = match self.access.mix {
+            Mix::Read => 0,
+            Mix::Write => 1,
+            Mix::Trim => 2,
+            Mix::TrimWrite => return self.next_trim_write(rng),
+            Mix::Share { read_pct } => usize::from(rng.below(100) >= read_pct as u64),
+            Mix::Interleaved { reads_per_write } => {
+                usize::from(rng.next_f64() >= reads_per_write / (1.0 + reads_per_write))
+            }
+        };
+        // A request longer than every region is cut to the longest one, so that a fresh
+        // round always has a file it fits in.
+        let mut len = self.size(dir, rng).min(self.longest);
+        let (fi, rel) = match self.access.order {
+            Order::Sequential => {
+                let Some(fi) = self.next_sequential_file(dir, len) else {
+                    self.files_done();
+                    return self.next(rng);
+                };
+                if self.drops_due > 0 && self.files[fi].drop_due {
+                    // Wrapped in place: the drop comes first, the file keeps its turn.
+                    self.next_file = fi;
+                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
+                }
+                let f = &mut self.files[fi];
+                let at = f.pos[dir];
+                f.pos[dir] += len;
+                (fi, at)
+            }
+            Order::Random { .. } => loop {
+                let Some(fi) = self.next_random_file() else {
+                    self.files_done();
+                    return self.next(rng);
+                };
+                if self.drops_due > 0 && self.files[fi].drop_due {
+                    // Past a done file to one opened again: its drop comes first.
+                    self.next_file = fi;
+                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
+                }
+                let (align, stride) = (self.align, self.stride);
+                match self.files[fi].draw(dir, &mut len, align, stride, rng) {
+                    Some(at) => break (fi, at),
+                    None => match self.map_used_up(fi) {
+                        Wrap::Done => {}
+                        Wrap::Drop => {
+                            self.next_file = fi;
+                            return Op::DropCache(fi as u32);
+                        }
+                        Wrap::Again => {
+                            self.next_file = fi;
+                        }
+                    },
+                }
+            },
+        };
+        let f = &self.files[fi];
+        len = len.min(f.length - rel.min(f.length)).max(1);
+        let io = Io {
+            file: fi as u32,
+            offset: f.offset + rel,
+            len: len as u32,
+        };
+        self.count(len);
+        match dir {
+            0 => Op::Read(io),
+            1 => self.wrote(io),
+            _ => Op::Trim(io),
+        }
+    }
+
+    /// Count a write (a sync may be due after it) and hand it out.
+    fn wrote(&mut self, io: Io) -> Op {
+        if let Some(w) = &mut self.written {
+            w.push(io);
+        }
+        self.writes += 1;
+        if self.sync_every > 0 && self.writes.is_multiple_of(self.sync_every) {
+            self.sync_due = true;
+        }
+        Op::Write(io)
+    }
+
+    /// Trim then write (see the module comment): the next file in turn, then its direction.
+    fn next_trim_write(&mut self, rng: &mut Rng) -> Op {
+        let random = !self.access.is_sequential();
+        let n = self.files.len();
+        loop {
+            let Some(fi) = (0..n)
+                .map(|k| (self.next_file + k) % n)
+                .find(|&i| !self.files[i].done)
+            else {
+                self.files_done();
+                return self.next(rng);
+            };
+            let trim = self.files[fi].last_start[0] == self.files[fi].last_start[1];
+            let dir = if trim { 2 } else { 1 };
+            let mut len = if trim || !random {
+                self.size(dir, rng).min(self.longest)
+            } else {
+                self.files[fi].trim_len
+            };
+            let (align, stride) = (self.align, self.stride);
+            let f = &mut self.files[fi];
+            let rel = match (random, trim) {
+                (true, true) => {
+                    let Some(at) = f.draw(2, &mut len, align, stride, rng) else {
+                        match self.map_used_up(fi) {
+                            Wrap::Done => {}
+                            Wrap::Drop => {
+                                self.next_file = fi;
+                                return Op::DropCache(fi as u32);
+                            }
+                            Wrap::Again => self.next_file = fi,
+                        }
+                        continue;
+                    };
+                    if at == f.last_start[1] {
+                        // The same block again: fio moves the write's mark so that the write
+                        // of this trim still follows.
+                        f.last_start[0] = f.last_start[0].wrapping_sub(1);
+                    }
+                    at
+                }
+                (true, false) => f.last_start[1],
+                (false, _) => {
+                    if f.pos[dir] + len > f.length {
+                        // This direction has reached the region's end: the file is done.
+                        f.done = true;
+                        continue;
+                    }
+                    let at = f.pos[dir];
+                    f.pos[dir] += len;
+                    at
+                }
+            };
+            f.last_start[dir - 1] = rel;
+            let len = len.min(f.length - rel.min(f.length)).max(1);
+            if trim {
+                f.trim_len = len;
+            }
+            let io = Io {
+                file: fi as u32,
+                offset: f.offset + rel,
+                len: len as u32,
+            };
+            self.next_file = (fi + 1) % n;
+            self.count(len);
+            if trim {
+                return Op::Trim(io);
+            }
+            // Only the writes count toward the job's bytes (fio's io_issue_bytes of a
+            // trimwrite job).
+            self.round_writes += len;
+            if self.issued + self.round_writes >= self.budget {
+                self.round_over = true;
+            }
+            return self.wrote(io);
+        }
+    }
+}
+
+/// A round's writes in fio's verify order without a random map: by file, then offset,
+/// a later write replacing every earlier one it overlaps (fio's io_hist rb-tree).
+fn by_file_and_offset(written: &[Io]) -> Vec<Io> {
+    let mut tree: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+    for io in written {
+        let end = io.offset + io.len as u64;
+        // Earlier writes that overlap this one (the tree holds no overlaps): the one
+        // starting before it if it reaches into it, and those starting inside it.
+        if let Some((&k, &len)) = tree.range((io.file, 0)..(io.file, io.offset)).next_back() {
+            if k.1 + len as u64 > io.offset {
+                tree.remove(&k);
+            }
+        }
+        while let Some((&k, _)) = tree.range((io.file, io.offset)..(io.file, end)).next() {
+            tree.remove(&k);
+        }
+        tree.insert((io.file, io.offset), io.len);
+    }
+    tree.into_iter()
+        .map(|((file, offset), len)| Io { file, offset, len })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
