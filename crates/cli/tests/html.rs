@@ -328,6 +328,46 @@ fn a_sweep_is_drawn_against_each_variable_with_its_knee() {
 }
 
 #[test]
+fn a_variable_the_sweep_page_cannot_draw_gets_its_heading_and_the_reason() {
+    let e = Env::new();
+    std::fs::write(
+        e.path("plan.toml"),
+        PLAN.replace("--report-interval=0.1 ", ""),
+    )
+    .unwrap();
+    e.ok(&["sweep", "plan.toml", "--no-history", "--json=sweep.json"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.path("sweep.json")).unwrap()).unwrap();
+    // A sweep stopped after some of its points: a --json document with those runs only.
+    let with_points = |name: &str, keep: &[u64]| {
+        let mut d = doc.clone();
+        d["runs"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|r| keep.contains(&r["point"].as_u64().unwrap()));
+        std::fs::write(e.path(name), d.to_string()).unwrap();
+    };
+    // Points 1 and 2: threads=1 with cpu-max-prime 1000 and 2000.
+    with_points("two.json", &[1, 2]);
+    let page = e.html(&["two.json"], "sweep-one-value");
+    assert!(page.contains("<h2 id=\"against-0\">Against threads</h2>\n<section id=\"against-0-charts\">\n<h3>events/s and latency against threads</h3>\n<div class=\"row\">\n<div class=\"charts\">\n<p class=\"absent\">No chart against threads: every point has threads = 1; a line needs points that differ in threads alone.</p>"), "{page}");
+    assert!(page.contains("<h2 id=\"against-1\">Against cpu-max-prime</h2>"));
+    assert!(page.contains("<figcaption>events/s against cpu-max-prime</figcaption>"));
+    assert!(!page.contains("<figcaption>events/s against threads</figcaption>"));
+    assert_eq!(expected_charts(&page), 2);
+    in_browser(&e, "sweep-one-value");
+
+    // Points 1 and 4 differ in both variables: no line for either, each says so.
+    with_points("diagonal.json", &[1, 4]);
+    let page = e.html(&["diagonal.json"], "sweep-diagonal");
+    for (k, key) in ["threads", "cpu-max-prime"].iter().enumerate() {
+        assert!(page.contains(&format!("<h2 id=\"against-{k}\">Against {key}</h2>")));
+        assert!(page.contains(&format!("<p class=\"absent\">No chart against {key}: no two points differ in {key} alone (each pair differs in another variable too), so there is no line to draw.</p>")), "{page}");
+    }
+    assert_eq!(expected_charts(&page), 0);
+}
+
+#[test]
 fn text_from_the_record_is_escaped_and_credentials_masked() {
     let e = Env::new();
     let json = e.path("r.json");

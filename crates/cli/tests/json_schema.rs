@@ -1,9 +1,9 @@
 //! plumb's JSON documents validate against their committed schemas (docs/*.schema.json):
 //! the run result (plumb.result/2) of every front end, `plumb history --json`
-//! (plumb.history/1), `plumb compare A B --json` (plumb.compare/1), `plumb sweep
-//! --json=FILE` (plumb.sweep/1) and `plumb compare sweep:A sweep:B --json`
-//! (plumb.sweep-compare/1), each produced by the real binary; and each schema refuses a
-//! document with any one of its keys renamed.
+//! (plumb.history/1), `plumb baseline list --json` (plumb.baselines/1), `plumb compare A B
+//! --json` (plumb.compare/1), `plumb sweep --json=FILE` (plumb.sweep/1) and `plumb compare
+//! sweep:A sweep:B --json` (plumb.sweep-compare/1), each produced by the real binary; and
+//! each schema refuses a document with any one of its keys renamed.
 
 mod common;
 use common::*;
@@ -358,6 +358,43 @@ fn history_and_sweep_documents_validate_against_their_schemas() {
             "{name}: a record is checked as a result"
         );
     }
+}
+
+#[test]
+fn baseline_lists_validate_against_their_schema() {
+    let h = Home::new();
+    let v = validator("plumb.baselines.1.schema.json");
+    // None set yet: an empty list, still the document.
+    let empty = h.json(&["baseline", "list", "--json"], 0);
+    assert_eq!(empty["baselines"], serde_json::json!([]), "{empty}");
+    assert_valid(&v, &empty, "no baselines");
+
+    h.ok(&["cpu", "--time=0.1", "run"]);
+    h.ok(&["cpu", "--time=0.1", "run"]);
+    h.ok(&["baseline", "set", "ssd-1.0_b", "1"]);
+    h.ok(&["baseline", "set", "after", "2"]);
+    let doc = h.json(&["baseline", "list", "--json"], 0);
+    assert_eq!(doc["schema"], "plumb.baselines/1");
+    let names: Vec<(&str, i64)> = doc["baselines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["run_id"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(names, [("after", 2), ("ssd-1.0_b", 1)]);
+    assert_valid(&v, &doc, "plumb baseline list --json");
+    assert_eq!(each_renamed_key_is_refused(&v, &doc, &[], &[]), 2 + 2 * 3);
+    // Names plumb baseline set refuses are refused by the schema too.
+    for bad in ["42", "r.json", "a b", ""] {
+        let mut d = doc.clone();
+        d["baselines"][0]["name"] = serde_json::json!(bad);
+        assert!(!v.is_valid(&d), "the schema takes the name '{bad}'");
+        let (code, _, err) = h.run(&["baseline", "set", bad, "1"]);
+        assert_eq!(code, 2, "plumb baseline set '{bad}': {err}");
+    }
+    let mut d = doc.clone();
+    d["baselines"][0]["run_id"] = serde_json::json!(0);
+    assert!(!v.is_valid(&d), "a run id is from 1");
 }
 
 #[test]

@@ -617,6 +617,129 @@ fn a_fio_sweep_removes_the_files_its_runs_laid_out_after_each_data_set() {
     );
 }
 
+/// Each job of a run in a `plumb sweep --json` document: its files and what it laid out
+/// (`[files, bytes]`, null when it found them in place).
+fn jobs_laid_out(doc: &serde_json::Value) -> Vec<Vec<(Vec<String>, serde_json::Value)>> {
+    doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["record"]["groups"][0]["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    let files = j["workload"]["job"]["files"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| {
+                            let p = f["path"].as_str().unwrap();
+                            p.rsplit('/').next().unwrap().to_string()
+                        })
+                        .collect();
+                    (files, j["layout"]["laid_out"].clone())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_fio_sweep_over_numjobs_lays_out_each_count_s_files_at_its_first_point() {
+    let e = Env::new();
+    let d = real(e.dir.path());
+    // numjobs listed last: it is a data-set variable all the same, so it varies slowest.
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=16k --nrfiles=2 --runtime=0.2s\"\n[matrix]\nbs = [\"4k\", \"8k\"]\nnumjobs = [1, 2]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("  ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "  point 1   bs=4k numjobs=1".to_string(),
+            "  point 2   bs=8k numjobs=1".to_string(),
+            format!("  cleanup   remove r.0.0, r.0.1 in {d} (laid out by its runs)"),
+            "  point 3   bs=4k numjobs=2".to_string(),
+            "  point 4   bs=8k numjobs=2".to_string(),
+            format!("  cleanup   remove r.0.0, r.0.1, r.1.0, r.1.1 in {d} (laid out by its runs)"),
+        ],
+        "{out}"
+    );
+    assert!(
+        out.starts_with("sweep: 4 points x 1 run(s) each, 2 data set(s)\n"),
+        "{out}"
+    );
+
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history", "--json=s.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        steps(&err),
+        [
+            format!("cleanup: removed the files the runs laid out: r.0.0, r.0.1 in {d}"),
+            format!(
+                "cleanup: removed the files the runs laid out: r.0.0, r.0.1, r.1.0, r.1.1 in {d}"
+            ),
+        ],
+        "{err}"
+    );
+    assert_eq!(left_in(e.dir.path()), ["s.json"]);
+    let points: Vec<&str> = out.lines().filter(|l| l.starts_with("point ")).collect();
+    assert_eq!(points.len(), 4, "{out}");
+    for (p, want) in points.iter().zip([
+        "point 1/4: bs=4k numjobs=1 ",
+        "point 2/4: bs=8k numjobs=1 ",
+        "point 3/4: bs=4k numjobs=2 ",
+        "point 4/4: bs=8k numjobs=2 ",
+    ]) {
+        assert!(p.starts_with(want) && p.contains(" IOPS "), "{out}");
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    let files = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let laid = serde_json::json!([2, 16384]);
+    let none = serde_json::Value::Null;
+    // The first point of each count lays out every job's files (its two 8k files), the
+    // next one finds them all in place: no job of a point works on files older than the
+    // others'.
+    assert_eq!(
+        jobs_laid_out(&doc),
+        [
+            vec![(files(&["r.0.0", "r.0.1"]), laid.clone())],
+            vec![(files(&["r.0.0", "r.0.1"]), none.clone())],
+            vec![
+                (files(&["r.0.0", "r.0.1"]), laid.clone()),
+                (files(&["r.1.0", "r.1.1"]), laid.clone()),
+            ],
+            vec![
+                (files(&["r.0.0", "r.0.1"]), none.clone()),
+                (files(&["r.1.0", "r.1.1"]), none.clone()),
+            ],
+        ]
+    );
+    for (i, r) in doc["runs"].as_array().unwrap().iter().enumerate() {
+        for j in r["record"]["groups"][0]["jobs"].as_array().unwrap() {
+            assert_eq!(j["status"], "completed", "point {}", i + 1);
+            // size=16k read once at random by each job, at the point's bs.
+            let bs = if i % 2 == 0 { 4096 } else { 8192 };
+            assert_eq!(j["counters"]["bytes_read"], 16384, "point {}", i + 1);
+            assert_eq!(j["events"], 16384 / bs, "point {}", i + 1);
+        }
+    }
+
+    // offset and offset_increment set how far the files are laid out: each value is a data
+    // set of its own, not a file lengthened by a later point's run.
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=16k --runtime=0.2s\"\n[matrix]\noffset = [\"0\", \"16k\"]\noffset_increment = [\"0\", \"32k\"]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("sweep: 4 points x 1 run(s) each, 4 data set(s)\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_fio_sweep_never_removes_a_file_that_was_there_before() {
     let e = Env::new();

@@ -231,17 +231,23 @@ pub fn engine_options() -> &'static [Opt] {
 }
 
 /// The options whose values change the files a job lays out: points of a sweep that agree
-/// on them use the same files.
+/// on them use the same files. `numjobs` names them (`jobname.jobnum.filenum`: another
+/// count, another set of files), and `offset` and `offset_increment` set how long they are
+/// laid out (a file shorter than offset + size is laid out anew): without them a point
+/// would lay out files of its own inside its run, beside files earlier points used.
 pub const DATA_SET: &[&str] = &[
     "size",
     "filesize",
     "filename",
     "directory",
     "nrfiles",
+    "numjobs",
     "filename_format",
     "opendir",
     "file_append",
     "fill_device",
+    "offset",
+    "offset_increment",
 ];
 
 /// A main option by name or alias.

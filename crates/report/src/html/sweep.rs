@@ -68,17 +68,32 @@ pub fn render(s: &Sweep) -> String {
         })
         .collect();
 
-    let mut placed_findings = false;
-    for (k, key) in s.keys.iter().enumerate() {
-        let lines: Vec<_> = s
-            .lines
+    let lines_of = |k: usize| -> Vec<&super::SweepLine> {
+        s.lines
             .iter()
             .filter(|l| l.key == k && l.points.len() > 1)
-            .collect();
+            .collect()
+    };
+    // The findings once, beside the first variable drawn (or the first one, none drawn).
+    let findings_at = (0..s.keys.len())
+        .find(|&k| !lines_of(k).is_empty())
+        .unwrap_or(0);
+    for (k, key) in s.keys.iter().enumerate() {
+        let lines = lines_of(k);
+        let shown: &[Shown] = if k == findings_at { &findings } else { &[] };
+        p.heading(2, &format!("Against {key}"), Some(&format!("against-{k}")));
         if lines.is_empty() {
+            // A variable the page cannot draw still gets its heading, so that nobody reads
+            // its absence as a chart lost.
+            p.section(
+                &format!("against-{k}-charts"),
+                &format!("{} and latency against {key}", s.unit),
+                vec![Err(no_line(s, k))],
+                shown,
+                &[],
+            );
             continue;
         }
-        p.heading(2, &format!("Against {key}"), Some(&format!("against-{k}")));
         // The variable's values in the plan's order, as the lines meet them.
         let mut cats: Vec<String> = Vec::new();
         for l in &lines {
@@ -133,6 +148,7 @@ pub fn render(s: &Sweep) -> String {
             .unwrap_or(0) as f64;
         let (div, unit) = latency_unit(max_ns);
         let mut lat = Vec::new();
+        let mut no_latency = Vec::new();
         for (c, l) in lines.iter().enumerate() {
             let pts = |f: &dyn Fn(&super::SweepPoint) -> Option<u64>| {
                 l.points
@@ -140,6 +156,13 @@ pub fn render(s: &Sweep) -> String {
                     .filter_map(|&i| f(&s.points[i]).map(|v| (x(i), v as f64 / div)))
                     .collect::<Vec<_>>()
             };
+            if pts(&|p| p.p95_ns).is_empty() && pts(&|p| p.p99_ns).is_empty() {
+                // The chart leaves out a series without a point: say which line it is.
+                no_latency.push(format!(
+                    "No latency line{}: its points recorded no events.",
+                    name(l)
+                ));
+            }
             lat.push((
                 Series::line(format!("p95{}", name(l)), c),
                 pts(&|p| p.p95_ns),
@@ -168,9 +191,10 @@ pub fn render(s: &Sweep) -> String {
         ];
         let mut notes = vec![s.knee_rule.clone()];
         notes.extend(knees);
-        // The findings once, beside the first variable's charts.
-        let shown: &[Shown] = if placed_findings { &[] } else { &findings };
-        placed_findings = true;
+        if no_latency.len() < lines.len() {
+            // With none, the chart's own sentence says it.
+            notes.extend(no_latency);
+        }
         p.section(
             &format!("against-{k}-charts"),
             &format!("{} and latency against {key}", s.unit),
@@ -179,16 +203,27 @@ pub fn render(s: &Sweep) -> String {
             &notes,
         );
     }
-    if !placed_findings {
-        p.section(
-            "no-lines",
-            "Charts",
-            vec![Err("No chart: no swept variable has two or more points that agree on the other variables.".to_string())],
-            &findings,
-            &[],
-        );
-    }
     p.finish(&title)
+}
+
+/// Why variable `k` has no line of two or more points, from the points the page shows (a
+/// stopped sweep's are fewer than its plan's).
+fn no_line(s: &Sweep, k: usize) -> String {
+    let key = &s.keys[k];
+    let mut seen: Vec<&str> = Vec::new();
+    for pt in &s.points {
+        if !seen.contains(&pt.values[k].as_str()) {
+            seen.push(&pt.values[k]);
+        }
+    }
+    match seen.as_slice() {
+        [v] => format!(
+            "No chart against {key}: every point has {key} = {v}; a line needs points that differ in {key} alone."
+        ),
+        _ => format!(
+            "No chart against {key}: no two points differ in {key} alone (each pair differs in another variable too), so there is no line to draw."
+        ),
+    }
 }
 
 fn point_label(s: &Sweep, pt: &super::SweepPoint) -> String {
@@ -198,4 +233,63 @@ fn point_label(s: &Sweep, pt: &super::SweepPoint) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::{SweepLine, SweepPoint};
+
+    fn point(values: &[&str], per_s: f64, p95: Option<u64>) -> SweepPoint {
+        SweepPoint {
+            values: values.iter().map(|v| v.to_string()).collect(),
+            runs: vec!["run 1".into()],
+            per_s,
+            p95_ns: p95,
+            p99_ns: p95,
+            findings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_line_left_out_of_the_latency_chart_is_named() {
+        // Two lines along bs: at rw=read with latencies, at rw=trim with none (the lines
+        // along rw are left out: not what this looks at).
+        let s = Sweep {
+            label: "sweep 1".into(),
+            when: String::new(),
+            plan: None,
+            unit: "IOPS".into(),
+            keys: vec!["rw".into(), "bs".into()],
+            points: vec![
+                point(&["read", "4k"], 100.0, Some(1000)),
+                point(&["read", "8k"], 90.0, Some(2000)),
+                point(&["trim", "4k"], 0.0, None),
+                point(&["trim", "8k"], 0.0, None),
+            ],
+            lines: vec![
+                SweepLine {
+                    key: 1,
+                    at: "rw=read".into(),
+                    points: vec![0, 1],
+                    knee: Some(0),
+                },
+                SweepLine {
+                    key: 1,
+                    at: "rw=trim".into(),
+                    points: vec![2, 3],
+                    knee: Some(2),
+                },
+            ],
+            knee_rule: "rule".into(),
+        };
+        let page = render(&s);
+        assert!(page.contains(
+            "<p class=\"note\">No latency line (rw=trim): its points recorded no events.</p>"
+        ));
+        assert!(!page.contains("No latency line (rw=read)"));
+        // Both lines stay on the throughput chart.
+        assert!(page.contains("\"label\":\"IOPS (rw=trim)\""));
+        assert!(!page.contains("\"label\":\"p95 (rw=trim)\""));
+    }
 }
