@@ -5,7 +5,8 @@
 //! installed.
 
 mod common;
-use common::peers::{installed, under_ci};
+use common::peers::installed;
+use common::small_fs::SmallFs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,42 +14,6 @@ use std::process::{Command, Output};
 use tempfile::TempDir;
 
 const PEER: &str = "/usr/bin/fio";
-
-/// A tmpfs of `mib` MiB mounted on a fresh directory, unmounted when dropped.
-struct SmallFs {
-    dir: TempDir,
-}
-
-impl SmallFs {
-    fn mount(mib: u64) -> Option<SmallFs> {
-        let dir = TempDir::new().unwrap();
-        let ok = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
-            .arg(dir.path())
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            assert!(!under_ci(), "CI must be able to mount a tmpfs");
-            eprintln!("skipping: cannot mount a tmpfs here (needs root)");
-            return None;
-        }
-        Some(SmallFs { dir })
-    }
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-    fn clear(&self) {
-        for e in std::fs::read_dir(self.path()).unwrap() {
-            std::fs::remove_file(e.unwrap().path()).unwrap();
-        }
-    }
-}
-
-impl Drop for SmallFs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).output();
-    }
-}
 
 fn run(bin: &Path, dir: &Path, args: &[String]) -> Output {
     Command::new(bin)
@@ -175,4 +140,44 @@ fn fill_device_on_a_job_that_reads_is_refused_in_one_line() {
         0,
         "nothing ran"
     );
+}
+
+/// Under the name `fio`, stderr is fio's: one `io_u error` line for every write that found
+/// the filesystem full (one for psync, the four in flight for libaio at iodepth=4), though
+/// the job ends cleanly.
+#[test]
+fn under_the_name_fio_each_write_that_found_it_full_is_named() {
+    let Some(fs) = SmallFs::mount(4) else { return };
+    let peer = installed(&[PEER], "apt-get install fio", "the fill_device comparison");
+    let drop_in = common::peers::DropIn::named("fio");
+    for (engine, lines) in [("psync", 1), ("libaio", 4)] {
+        let args: Vec<String> = vec![
+            "--name=f".into(),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--fill_device=1".into(),
+            format!("--ioengine={engine}"),
+            "--iodepth=4".into(),
+            format!("--directory={}", fs.path().display()),
+        ];
+        let out = run(&drop_in.bin(), fs.path(), &args);
+        assert_eq!(out.status.code(), Some(0));
+        let ours = text(&out.stderr);
+        let want: String = (0..lines)
+            .map(|k| {
+                format!(
+                    "fio: io_u error on file {}/f.0.0: No space left on device: write offset={}, buflen=65536\n",
+                    fs.path().display(),
+                    (4 << 20) + k * 65536
+                )
+            })
+            .collect();
+        assert_eq!(ours, want, "{engine}");
+        fs.clear();
+        if peer {
+            let out = run(Path::new(PEER), fs.path(), &args);
+            assert_eq!(text(&out.stderr), ours, "{engine}: fio and plumb");
+            fs.clear();
+        }
+    }
 }

@@ -39,12 +39,13 @@ pub enum FileioError {
     /// Stopped by a signal (its number) before finishing.
     #[error("interrupted")]
     Interrupted(i32),
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        #[source]
-        source: io::Error,
-    },
+    /// The I/O error is in the message, so it is not also the error's source: a chain
+    /// printed in full (anyhow's `{:#}`) would say it twice.
+    #[error("{what}: {error}")]
+    Io { what: String, error: io::Error },
+    /// A write that laid out a job's file failed (the disk is full): the file and the errno.
+    #[error("cannot write {} while laying it out: {}", path.display(), errno_text(*errno))]
+    LayoutWrite { path: PathBuf, errno: i32 },
     #[error("{0}")]
     Other(String),
 }
@@ -70,10 +71,10 @@ impl FileioError {
         }
     }
 
-    pub fn io(what: impl Into<String>, source: io::Error) -> FileioError {
+    pub fn io(what: impl Into<String>, error: io::Error) -> FileioError {
         FileioError::Io {
             what: what.into(),
-            source,
+            error,
         }
     }
 }
@@ -81,6 +82,23 @@ impl FileioError {
 /// The last OS error, as an io::Error.
 pub fn last_os_error() -> io::Error {
     io::Error::last_os_error()
+}
+
+/// A write that found the disk full (ENOSPC or EDQUOT) while a job ran: the request, for
+/// a front end that reports each one (fio prints a line per failed request).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FullWrite {
+    /// The file's index in the job's files, and its path.
+    pub file: u32,
+    pub path: String,
+    pub offset: u64,
+    pub len: u64,
+    pub errno: i32,
+}
+
+/// Whether `errno` says the disk (or the user's quota) is full.
+pub fn is_full(errno: i32) -> bool {
+    errno == libc::ENOSPC || errno == libc::EDQUOT
 }
 
 /// A human phrase for an errno value ("No space left on device").

@@ -30,6 +30,7 @@ use plumb_core::clock::Stamp;
 use plumb_core::{Poll, Ticket, Worker, WorkerCtx, WorkloadError};
 
 use crate::engine::{Buffers, Dir, Engine, EngineOptions, Errno, Request, Shared, Submitted};
+use crate::error::{is_full, FullWrite};
 use crate::fileset::FileTable;
 use crate::fill::{check, Filler};
 use crate::pattern::{Io, Op, Pattern};
@@ -176,9 +177,11 @@ pub(crate) struct WorkerState {
     pub(crate) trim: Option<(plumb_core::KindId, usize)>,
     /// The engine queues, so the depth, submit and reap counters exist.
     pub(crate) counts_depth: bool,
-    /// ENOSPC on a write ends the job (fio's fill_device) ...
+    /// The counter of writes that found the disk full ([`crate::workload::WRITES_FULL`]).
+    pub(crate) writes_full: Option<usize>,
+    /// ENOSPC on a write ends the job cleanly (fio's fill_device) ...
     pub(crate) fill_device: bool,
-    /// ... and it came.
+    /// ... and it came (with or without fill_device: no more requests are issued).
     pub(crate) filled: bool,
 }
 
@@ -213,12 +216,19 @@ impl WorkerState {
                 io.offset,
                 io.len
             ),
-            Dir::Write => format!(
-                "short write to {} at offset {}: {got} of {} bytes (disk full?)",
-                self.name(io.file),
-                io.offset,
-                io.len
-            ),
+            Dir::Write => {
+                let name = self.name(io.file);
+                // A write stops short where the disk fills: say so when it has.
+                let why = if no_space_left(&name) {
+                    ": No space left on device"
+                } else {
+                    " (disk full?)"
+                };
+                format!(
+                    "short write to {name} at offset {}: {got} of {} bytes{why}",
+                    io.offset, io.len
+                )
+            }
         })
     }
 
@@ -230,6 +240,23 @@ impl WorkerState {
             ));
         }
         err
+    }
+
+    /// A write that found the disk full, kept for the front end's report.
+    #[cold]
+    fn full_write(&self, io: &Io, errno: i32) {
+        let w = FullWrite {
+            file: io.file,
+            path: self.name(io.file),
+            offset: io.offset,
+            len: io.len as u64,
+            errno,
+        };
+        self.figures
+            .full_writes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(w);
     }
 
     fn sync_failed(&self, file: u32, e: Errno) -> WorkloadError {
@@ -278,6 +305,12 @@ impl WorkerState {
         self.figures.end_fsync_wall_ns.fetch_max(ns, Relaxed);
         Ok(())
     }
+}
+
+/// Whether the filesystem holding `path` has no space left for this user.
+#[cold]
+fn no_space_left(path: &str) -> bool {
+    crate::fileset::available_bytes(std::path::Path::new(path)) == Some(0)
 }
 
 #[derive(Clone, Copy)]
@@ -690,9 +723,6 @@ impl<E: Engine> IoWorker<E> {
             if f.dir == Dir::Write {
                 self.writes_in_flight[f.io.file as usize] -= 1;
             }
-            if first_error.is_some() {
-                continue;
-            }
             let r = if res < 0 {
                 Err(Errno {
                     call: self.engine.request_call(),
@@ -701,8 +731,10 @@ impl<E: Engine> IoWorker<E> {
             } else {
                 Ok(res as usize)
             };
+            // The requests that come back after a failure are still counted, and a full
+            // disk is heard of from each of them (fio reports every request in flight).
             if let Err(e) = self.finish_request(ctx, slot, r, &f, end) {
-                first_error = Some(e);
+                first_error.get_or_insert(e);
             }
         }
         self.done.clear();
@@ -733,13 +765,21 @@ impl<E: Engine> IoWorker<E> {
                 (k, c, "trim of")
             }
         };
-        if f.dir == Dir::Write && self.s.fill_device {
+        if f.dir == Dir::Write {
             let full = match res {
-                Err(e) => e.errno == libc::ENOSPC || e.errno == libc::EDQUOT,
-                Ok(n) => n < f.io.len as usize,
+                Err(e) => is_full(e.errno),
+                Ok(n) => self.s.fill_device && n < f.io.len as usize,
             };
             if full {
+                // Counted as issued, as fio counts it, and kept for the front end: under
+                // fill_device the job ends cleanly, otherwise it fails.
                 self.filled(ctx, res.unwrap_or(0), f, end);
+                if let Err(e) = res {
+                    self.s.full_write(&f.io, e.errno);
+                    if !self.s.fill_device {
+                        return Err(self.s.fail(what, &f.io, e));
+                    }
+                }
                 return Ok(());
             }
         }
@@ -793,12 +833,17 @@ impl<E: Engine> IoWorker<E> {
         Ok(())
     }
 
-    /// The filesystem is full (fio's fill_device): the write that found it so counts as a
-    /// request, with what it wrote, and the job issues no more.
+    /// The filesystem is full: the write that found it so counts as issued (fio's
+    /// `issued rwts`), and the job issues no more. One that wrote nothing is not timed, as
+    /// fio times no failed request; a short one did write, and is a write with its bytes.
     #[cold]
     fn filled(&mut self, ctx: &mut WorkerCtx<'_>, wrote: usize, f: &InFlight, end: Stamp) {
-        ctx.record(WRITE, f.ticket, f.start, end);
-        ctx.add(BYTES_WRITTEN, wrote as u64);
+        if wrote > 0 {
+            ctx.record(WRITE, f.ticket, f.start, end);
+            ctx.add(BYTES_WRITTEN, wrote as u64);
+        } else if let Some(c) = self.s.writes_full {
+            ctx.add(c, 1);
+        }
         self.s.filled = true;
     }
 

@@ -40,7 +40,10 @@ pub const FSYNC: KindId = 2;
 pub const BYTES_READ: usize = 0;
 pub const BYTES_WRITTEN: usize = 1;
 pub const END_FSYNCS: usize = 2;
-pub const COUNTERS: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs"];
+/// Writes that found the disk full (ENOSPC, EDQUOT): issued, as fio counts them, but
+/// neither timed nor bytes. Last in every list, looked up by name.
+pub const WRITES_FULL: &str = "writes_full";
+pub const COUNTERS: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs", WRITES_FULL];
 /// Engines that queue also count, in fio's buckets: the requests in flight when each was
 /// queued (1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+), the requests each submission carried and
 /// the completions each reap collected (0, 1-4, 5-8, 9-16, 17-32, 33-64, 65+).
@@ -59,7 +62,7 @@ macro_rules! queued_counters {
         ]
     };
 }
-pub const COUNTERS_QUEUED: &[&str] = queued_counters!();
+pub const COUNTERS_QUEUED: &[&str] = queued_counters!(WRITES_FULL);
 
 /// fio's depth bucket of `n` requests in flight (1, 2-3, 4-7, ... 64+).
 #[inline(always)]
@@ -126,8 +129,14 @@ const KINDS_SPLIT_TRIM: &[OpKind] = &[
 ];
 /// The byte counter of trims, after a list's own counters.
 pub const BYTES_TRIMMED: &str = "bytes_trimmed";
-const COUNTERS_TRIM: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs", BYTES_TRIMMED];
-const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED);
+const COUNTERS_TRIM: &[&str] = &[
+    "bytes_read",
+    "bytes_written",
+    "end_fsyncs",
+    BYTES_TRIMMED,
+    WRITES_FULL,
+];
+const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED, WRITES_FULL);
 
 /// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
 /// a combination that would take more than half of the memory available now.
@@ -163,6 +172,9 @@ pub struct Figures {
     /// engines that register ([`crate::engine::Caps::registers`]).
     pub registered_files: AtomicU64,
     pub registered_bufs: AtomicU64,
+    /// Writes that found the disk full, in the order they came back (fio's fill_device
+    /// included).
+    pub full_writes: std::sync::Mutex<Vec<crate::error::FullWrite>>,
 }
 
 pub struct FileioWorkload {
@@ -378,6 +390,7 @@ impl Workload for FileioWorkload {
                 .position(|k| k.name == "trim")
                 .zip(self.counters().iter().position(|c| *c == BYTES_TRIMMED)),
             counts_depth: self.engine.caps.queued,
+            writes_full: self.counters().iter().position(|c| *c == WRITES_FULL),
             fill_device: self.spec.job.as_ref().is_some_and(|j| j.fill_device),
             filled: false,
         };

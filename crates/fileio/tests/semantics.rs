@@ -309,6 +309,63 @@ fn a_failed_async_request_ends_the_run_with_its_error_not_a_hang() {
     );
 }
 
+/// Writes that find the disk full fail the run with the first one's error; each is counted
+/// as issued but not timed (fio's count), and kept for the front end, the ones in flight
+/// behind the first included.
+#[test]
+fn writes_that_find_the_disk_full_are_counted_and_kept() {
+    use plumb_fileio::workload::{COUNTERS_QUEUED, WRITES_FULL};
+    let s = FileioSpec {
+        threads: 1,
+        engine: &recording::QUEUED,
+        queue_depth: 4,
+        ..spec(Access::rand_write(), 1, 1 << 20, 4096)
+    };
+    let (w, log) = recording::full_from(s, 11);
+    let w = Arc::new(w);
+    let e = run(
+        w.clone(),
+        &events(200, 1),
+        &StopFlag::default(),
+        &mut |_| {},
+    )
+    .expect_err("a full disk fails the run");
+    let plumb_core::harness::HarnessError::Failed { error, partial } = e else {
+        panic!("not a failure of the run: {e}");
+    };
+    assert!(
+        error
+            .to_string()
+            .ends_with("failed: No space left on device"),
+        "{error}"
+    );
+    let issued = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| matches!(r, Rec::Write(_)))
+        .count() as u64;
+    let full = w.figures.full_writes.lock().unwrap().clone();
+    assert_eq!(count(&partial, WRITE), 10, "the writes that were done");
+    let at = COUNTERS_QUEUED
+        .iter()
+        .position(|c| *c == WRITES_FULL)
+        .unwrap();
+    assert_eq!(
+        counter(&partial, at),
+        issued - 10,
+        "every other write found it full"
+    );
+    assert_eq!(full.len() as u64, issued - 10);
+    assert!(full
+        .iter()
+        .all(|f| f.errno == libc::ENOSPC && f.len == 4096));
+    assert!(
+        issued > 11,
+        "writes were in flight behind the first that failed: {issued}"
+    );
+}
+
 #[test]
 fn open_loop_rate_paces_a_queueing_engine() {
     let s = FileioSpec {

@@ -128,6 +128,8 @@ fn run_groups(
     // When the first run step began: jobs' start delays count from here.
     let mut genesis = None;
     for group in &plan.groups {
+        // Jobs that failed before their run and go no further: their messages.
+        let mut skipped: Vec<Option<String>> = vec![None; group.jobs.len()];
         for step in &group.steps {
             match step {
                 Step::Prepare | Step::Prewarm | Step::Cleanup => {
@@ -137,11 +139,18 @@ fn run_groups(
                         out.diagnostics,
                         out.progress,
                     );
-                    for j in &group.jobs {
-                        match step {
-                            Step::Prepare => j.job.prepare(&mut ctx)?,
-                            Step::Prewarm => j.job.prewarm(&mut ctx)?,
-                            _ => j.job.cleanup(&mut ctx)?,
+                    for (k, j) in group.jobs.iter().enumerate() {
+                        if skipped[k].is_some() {
+                            continue;
+                        }
+                        let done = match step {
+                            Step::Prepare => j.job.prepare(&mut ctx),
+                            Step::Prewarm => j.job.prewarm(&mut ctx),
+                            _ => j.job.cleanup(&mut ctx),
+                        };
+                        match done {
+                            Err(JobError::Skipped(m)) => skipped[k] = Some(m),
+                            other => other?,
                         }
                     }
                     let _ = ctx.log().flush();
@@ -157,7 +166,8 @@ fn run_groups(
                 Step::Run => {
                     let genesis = *genesis.get_or_insert_with(Instant::now);
                     let first = record.groups.is_empty();
-                    let (g, cut_short) = run_group(plan, group, layout, stop, out, genesis, first)?;
+                    let (g, cut_short) =
+                        run_group(plan, group, &skipped, layout, stop, out, genesis, first)?;
                     ending.invalid |= g
                         .jobs
                         .iter()
@@ -256,10 +266,43 @@ struct Shape {
     head: JobRecord,
 }
 
-/// Run one group's jobs together; also says which signal or forced shutdown cut it short.
+/// A job's record before its run: its settings, no result yet.
+fn head(spec: &JobSpec, opts: &crate::plan::PlanOptions) -> JobRecord {
+    JobRecord {
+        name: spec.name.clone(),
+        workload: spec.job.settings(),
+        settings: RunSettings::new(&spec.config, &opts.percentiles),
+        seed_given: spec.seed_given,
+        error: None,
+        layout: spec.layout.clone(),
+        result: RunResult::empty(),
+        findings: Vec::new(),
+    }
+}
+
+/// The record of a job skipped before its run: its settings and `why`, no figures; its
+/// findings as a replay of the record evaluates them.
+fn not_run(
+    spec: &JobSpec,
+    why: &str,
+    opts: &crate::plan::PlanOptions,
+    layout: &dyn Layout,
+    observations: Option<&plumb_observe::Observations>,
+) -> Result<JobRecord, PipelineError> {
+    let mut job = head(spec, opts);
+    job.error = Some(why.to_string());
+    spec.job.after_run(&mut job)?;
+    job.findings = plumb_advise::evaluate(&facts::from_job(&job, observations, layout.spelling()));
+    Ok(job)
+}
+
+/// Run one group's jobs together, but those `skipped` before their run (recorded with their
+/// error, in their place); also says which signal or forced shutdown cut it short.
+#[allow(clippy::too_many_arguments)]
 fn run_group(
     plan: &Plan,
     group: &Group,
+    skipped: &[Option<String>],
     layout: &dyn Layout,
     stop: &StopFlag,
     out: &mut Output<'_>,
@@ -268,22 +311,13 @@ fn run_group(
 ) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
     let mut opened = Vec::with_capacity(group.jobs.len());
-    for spec in &group.jobs {
+    for (spec, _) in group.jobs.iter().zip(skipped).filter(|(_, s)| s.is_none()) {
         let mut notes = Vec::new();
         let workload = spec.job.workload(&mut notes)?;
         for n in notes.iter().filter(|_| opts.notes) {
             let _ = writeln!(out.diagnostics, "plumb: note: {n}");
         }
-        let head = JobRecord {
-            name: spec.name.clone(),
-            workload: spec.job.settings(),
-            settings: RunSettings::new(&spec.config, &opts.percentiles),
-            seed_given: spec.seed_given,
-            error: None,
-            layout: spec.layout.clone(),
-            result: RunResult::empty(),
-            findings: Vec::new(),
-        };
+        let head = head(spec, opts);
         opened.push(Opened {
             spec,
             shape: Shape {
@@ -293,6 +327,20 @@ fn run_group(
             },
             workload,
         });
+    }
+    if opened.is_empty() {
+        // Nothing to run or observe: the group is its jobs' errors.
+        let jobs = group
+            .jobs
+            .iter()
+            .zip(skipped)
+            .filter_map(|(spec, why)| why.as_ref().map(|w| not_run(spec, w, opts, layout, None)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let g = GroupRecord {
+            jobs,
+            observations: None,
+        };
+        return Ok((g, None));
     }
     if opts.text {
         for o in &opened {
@@ -422,9 +470,17 @@ fn run_group(
         .sum();
     let observations = observer.finish(operations);
 
-    let mut jobs = Vec::with_capacity(opened.len());
+    let mut jobs = Vec::with_capacity(group.jobs.len());
     let mut cut_short = None;
-    for (o, outcome) in opened.into_iter().zip(outcomes) {
+    let mut ran = opened.into_iter().zip(outcomes);
+    for (spec, why) in group.jobs.iter().zip(skipped) {
+        if let Some(why) = why {
+            jobs.push(not_run(spec, why, opts, layout, Some(&observations))?);
+            continue;
+        }
+        let Some((o, outcome)) = ran.next() else {
+            break;
+        };
         // A job that failed while it ran keeps what it measured until then (plans that keep
         // going report it with its error).
         let (outcome, error) = match outcome {

@@ -44,6 +44,11 @@ pub enum JobError {
     /// Stopped by a signal (its number) outside the measured run.
     #[error("interrupted by signal {0}")]
     Interrupted(i32),
+    /// The job failed before its run in a way that ends it alone (fio's layout on a full
+    /// disk): the plan goes on without it, and its record carries this message. Its later
+    /// steps are skipped; `after_run` still sees its record.
+    #[error("{0}")]
+    Skipped(String),
     #[error(transparent)]
     Failed(Box<dyn std::error::Error + Send + Sync>),
 }

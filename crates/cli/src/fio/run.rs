@@ -6,6 +6,7 @@
 //! jobs that failed; a run cut short by a signal exits 128 under the name `fio`, as fio does,
 //! and 128 + the signal under plumb's.
 
+use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,10 +18,11 @@ use plumb_pipeline::{
     Group, Job, JobError, JobRecord, JobSpec, PipelineError, Plan, PlanOptions, Settings, Step,
     StepContext, Targets,
 };
-use plumb_report::fio::job::{FioJobInfo, OutputOptions};
+use plumb_report::fio::job::{FioFailure, FioJobInfo, OutputOptions};
 use plumb_report::fio::live::FioStatus;
 use plumb_report::fio::{layout_line, prologue, Fio};
 
+use super::failure;
 use super::translate::{self, Context, JobClone, JobOptions};
 use super::{parse, Eta, Host, Invocation, Parsed, ParsedJob};
 use crate::{exit, signals};
@@ -114,6 +116,12 @@ struct FioFileJob {
     logs: Option<super::translate::LogFiles>,
     /// iodepth > 1 on an engine that completes each request in its call: fio's note.
     depth_note: bool,
+    /// The normal text format is on (fio's notices go with it).
+    normal: bool,
+    /// The job's files as fio names them.
+    file_names: Vec<String>,
+    /// The layout failed: fio's words for it, for the record.
+    layout_failure: RefCell<Option<FioFailure>>,
 }
 
 impl Job for FioFileJob {
@@ -127,7 +135,9 @@ impl Job for FioFileJob {
         if self.depth_note {
             let _ = writeln!(ctx.log(), "{}", plumb_report::fio::DEPTH_NOTE);
         }
-        self.job.prepare(ctx).map_err(|e| self.fail(e))
+        self.job
+            .prepare(ctx)
+            .map_err(|e| self.layout_failed(e, ctx))
     }
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         self.job.cleanup(ctx).map_err(|e| self.fail(e))
@@ -146,7 +156,25 @@ impl Job for FioFileJob {
         self.job.targets()
     }
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
+        if let Some(f) = self.layout_failure.borrow().as_ref() {
+            // It never ran: no figures, no logs.
+            failure::record(job, Some(f), vec![f.pid_line(0)]);
+            return Ok(());
+        }
         self.job.after_run(job)?;
+        // Writes that found the disk full: fio's words for each, and for the failure
+        // (none under fill_device, where the job ends cleanly).
+        let full = self.job.take_full_writes();
+        let failed = job
+            .error
+            .is_some()
+            .then(|| failure::while_running(&full))
+            .flatten();
+        failure::record(
+            job,
+            failed.as_ref(),
+            failure::io_u_lines(&full, &self.file_names),
+        );
         if let Some(files) = &self.logs {
             super::logs::write(files, self.job.take_logs()).map_err(|e| {
                 JobError::Failed(
@@ -159,6 +187,29 @@ impl Job for FioFileJob {
 }
 
 impl FioFileJob {
+    /// A write of the layout failed: the job fails alone, as in fio, which says so on
+    /// stdout when the disk is full (normal format only: plumb keeps a JSON or terse
+    /// document clean, fio would print it before the document).
+    fn layout_failed(&self, e: JobError, ctx: &mut StepContext<'_>) -> JobError {
+        let JobError::Failed(inner) = e else {
+            return self.fail(e);
+        };
+        match inner.downcast::<FileioError>() {
+            Ok(fe) => match *fe {
+                FileioError::LayoutWrite { errno, .. } => {
+                    let f = failure::in_layout(errno);
+                    if let Some(notice) = f.layout_notice().filter(|_| self.normal) {
+                        let _ = writeln!(ctx.log(), "{notice}");
+                    }
+                    *self.layout_failure.borrow_mut() = Some(f);
+                    JobError::Skipped(fe.to_string())
+                }
+                other => self.fail(JobError::failed(other)),
+            },
+            Err(other) => JobError::Failed(other),
+        }
+    }
+
     fn fail(&self, e: JobError) -> JobError {
         match e {
             JobError::Failed(inner) => match inner.downcast::<FileioError>() {
@@ -402,6 +453,9 @@ fn build(
             layout: c.info.laid_out.filter(|_| f.normal),
             logs: c.logs.clone(),
             depth_note,
+            normal: f.normal,
+            file_names: c.file_names.clone(),
+            layout_failure: RefCell::new(None),
         };
         groups.last_mut().expect("a group").jobs.push(JobSpec {
             name: c.name,
@@ -492,9 +546,24 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
             // fio exits with the number of jobs that failed.
             let mut failed = 0;
             for j in f.record.groups.iter().flat_map(|g| g.jobs.iter()) {
-                if let Some(e) = &j.error {
-                    eprintln!("fio: job {}: {e}", j.name);
-                    failed += 1;
+                let (words, said) = failure::info(j)
+                    .map(|i| (i.failure, i.stderr))
+                    .unwrap_or_default();
+                // The drop-in says what fio says; plumb one line per failed job, fio's own
+                // when it names the file.
+                if mode == Mode::DropIn {
+                    for l in &said {
+                        eprintln!("{l}");
+                    }
+                }
+                let Some(e) = &j.error else { continue };
+                failed += 1;
+                match (words, mode) {
+                    (Some(_), Mode::DropIn) => {}
+                    (Some(w), Mode::Plumb) if !w.in_layout && !said.is_empty() => {
+                        eprintln!("{}", said[0])
+                    }
+                    _ => eprintln!("fio: job {}: {e}", j.name),
                 }
             }
             match f.stopped_by {

@@ -140,6 +140,9 @@ pub struct JobClone {
     /// The files this job would lay out, with the size each needs, as things stand before
     /// the run (see [`share_layouts`]).
     pub lays_out: Vec<(PathBuf, u64)>,
+    /// The job's files as fio names them in its messages (`dir/job.0.0` as given, not
+    /// resolved), in the order of the spec's files.
+    pub file_names: Vec<String>,
 }
 
 /// A file an earlier job lays out at least as large as a later job needs is laid out once,
@@ -882,6 +885,13 @@ pub fn translate<J: JobOptions + ?Sized>(
         .raw("filename_format")
         .unwrap_or("$jobname.$jobnum.$filenum")
         .to_string();
+    // The name as fio spells it in its messages: `directory/name`, not resolved.
+    let spell = |name: &str, clone: u32| -> String {
+        match dirs.get(clone as usize % dirs.len().max(1)) {
+            Some(d) if !Path::new(name).is_absolute() => format!("{d}/{name}"),
+            _ => name.to_string(),
+        }
+    };
     let resolve = |name: &str, clone: u32| -> PathBuf {
         let p = Path::new(name);
         if p.is_absolute() {
@@ -965,13 +975,15 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Clone numbers as fio makes them: the job is 0, then numjobs-1 down to 1.
     let subjobs: Vec<u32> = std::iter::once(0).chain((1..numjobs).rev()).collect();
     for (k, &sub) in subjobs.iter().enumerate() {
-        let paths: Vec<PathBuf> = if user_files.is_empty() {
+        let names: Vec<String> = if user_files.is_empty() {
             (0..nrfiles)
-                .map(|f| resolve(&format_name(&fmt, &name, sub, f), sub))
+                .map(|f| format_name(&fmt, &name, sub, f))
                 .collect()
         } else {
-            user_files.iter().map(|f| resolve(f, sub)).collect()
+            user_files.clone()
         };
+        let paths: Vec<PathBuf> = names.iter().map(|f| resolve(f, sub)).collect();
+        let file_names: Vec<String> = names.iter().map(|f| spell(f, sub)).collect();
         let nfiles = paths.len() as u64;
         // Each file's size: filesize, else size / files, else what the files already hold.
         let existing: Vec<Option<u64>> = paths
@@ -1171,6 +1183,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),
             output: ctx.output.clone(),
             unified_mixed: matches!(g.raw("unified_rw_reporting"), Some("mixed" | "1")),
+            failure: None,
+            stderr: Vec::new(),
             progress: JobProgress {
                 io_bytes: pass_bytes.saturating_mul(loops),
                 time_based,
@@ -1200,6 +1214,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
             lays_out: layout_files,
             start_delay,
+            file_names,
         });
     }
     Ok(clones)

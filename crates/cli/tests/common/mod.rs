@@ -3,6 +3,7 @@
 
 pub mod fio_text;
 pub mod peers;
+pub mod small_fs;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -33,6 +33,9 @@ pub static DEF: EngineDef = EngineDef {
 /// Every file is mapped once per run, for all threads.
 fn share(files: Option<&RunFiles>, spec: &FileioSpec) -> Result<Option<Shared>, FileioError> {
     let files = files.ok_or_else(|| FileioError::Other("mmap needs the file set".into()))?;
+    if spec.access.is_some_and(|a| a.writes()) {
+        check_room(&files.table, spec.file_size())?;
+    }
     Ok(Some(Arc::new(Mappings::map(
         &files.table,
         spec.file_size(),
@@ -46,6 +49,38 @@ fn worker(s: Setup) -> Result<Box<dyn Worker>, WorkloadError> {
         .and_then(|a| a.downcast::<Mappings>().ok())
         .ok_or_else(|| WorkloadError::new("mmap: the files are not mapped"))?;
     Ok(s.driver.drive(MmapEngine::new(maps, files, s.bufs)))
+}
+
+/// A store through a mapping into a part of a file the disk has no room for kills the
+/// process with SIGBUS (sysbench 1.0.20 dies so, exit 135), where a write call fails with
+/// ENOSPC. A run that writes therefore first checks that the disk can hold the parts of its
+/// files not allocated yet (a seqwr run's new files, holes): a full disk is then one line
+/// before the run. Space taken by others during the run can still fault.
+fn check_room(files: &FileTable, len: u64) -> Result<(), FileioError> {
+    let mut needed = 0u64;
+    for i in 0..files.len() as u32 {
+        // SAFETY: fstat writes into a zeroed struct it owns for the call.
+        let allocated = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(files.fd(i), &mut st) != 0 {
+                continue;
+            }
+            st.st_blocks as u64 * 512
+        };
+        needed += len.saturating_sub(allocated);
+    }
+    if needed == 0 || files.is_empty() {
+        return Ok(());
+    }
+    let first = files.dir().join(files.name(0));
+    match crate::fileset::available_bytes(&first) {
+        Some(avail) if avail < needed => Err(FileioError::NoSpace {
+            needed: plumb_core::size::format_compact(needed),
+            available: plumb_core::size::format_compact(avail),
+            dir: first.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The run's mappings, shared by all threads.

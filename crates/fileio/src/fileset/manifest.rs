@@ -105,7 +105,11 @@ impl Manifest {
         let res = fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(text.as_bytes()))
             .and_then(|_| fs::rename(&tmp, &p));
-        res.map_err(|e| FileioError::io(format!("cannot write {}", p.display()), e))
+        res.map_err(|e| {
+            // A full disk fails the write: the old manifest stays, the half-written copy goes.
+            let _ = fs::remove_file(&tmp);
+            FileioError::io(format!("cannot write {}", p.display()), e)
+        })
     }
 
     pub fn entry(&self, name: &str) -> Option<&Entry> {

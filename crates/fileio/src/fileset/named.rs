@@ -68,7 +68,8 @@ pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
 /// failure is ignored, as fio ignores it); a file that must hold data (`lay_out_data`) is
 /// then sized with `ftruncate` and written from its start with `write` calls of the job's
 /// largest write size, and synced. fio then drops from the cache what lies beyond the old
-/// size only. `stop` ends it between writes.
+/// size only. `stop` ends it between writes; a write that fails ends it with
+/// [`FileioError::LayoutWrite`], leaving the file as it is (as fio does).
 pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, FileioError> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
@@ -155,9 +156,12 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
                     // Each write differs, so the data neither dedupes nor compresses.
                     buf[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
                 }
-                file.write_all(&buf[..n]).map_err(|e| {
-                    FileioError::io(format!("cannot write {}", f.path.display()), e)
-                })?;
+                // A write that stops short with no errno is fio's EIO.
+                file.write_all(&buf[..n])
+                    .map_err(|e| FileioError::LayoutWrite {
+                        path: f.path.clone(),
+                        errno: e.raw_os_error().unwrap_or(libc::EIO),
+                    })?;
                 left -= n as u64;
             }
             file.sync_all()

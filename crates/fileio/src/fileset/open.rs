@@ -205,15 +205,21 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             }
         }
     }
+    // seqwr's files are new (their inodes are recorded); another writing run changes the
+    // manifest only when it writes another fill over the prepared one. An unchanged manifest
+    // is not written again: a run on a full disk then reaches its writes (and says so)
+    // instead of failing on plumb's own bookkeeping.
+    let mut changed = seqwr;
     if access.writes() && !seqwr {
         for i in 0..spec.num_files {
             let e = manifest.upsert(&file_name(i));
-            if e.fill != fill.name() {
+            if e.fill != fill.name() && e.fill != MIXED {
                 e.fill = MIXED.into();
+                changed = true;
             }
         }
     }
-    if access.writes() {
+    if changed {
         manifest.save(dir)?;
     }
 

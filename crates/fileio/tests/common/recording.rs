@@ -34,10 +34,12 @@ pub type Log = Arc<Mutex<Vec<Rec>>>;
 /// What a read leaves in its buffer.
 pub const FILE_BYTE: u8 = 0xa5;
 
-/// What the engine's threads share: the log, and which completion (1-based) fails with EIO.
+/// What the engine's threads share: the log, which completion (1-based) fails with EIO,
+/// and from which completion on every one finds the disk full (ENOSPC).
 struct State {
     log: Log,
     fail_at: Option<u64>,
+    full_from: Option<u64>,
 }
 
 const CAPS: Caps = Caps::NONE;
@@ -82,10 +84,24 @@ pub static QUEUED_SLOW: EngineDef = EngineDef {
 /// A workload on the recording engine (queued or blocking per `spec.engine`), its log, and
 /// the completion to fail with EIO, if any.
 pub fn workload(spec: FileioSpec, fail_at: Option<u64>) -> (FileioWorkload, Log) {
+    with_state(spec, fail_at, None)
+}
+
+/// A workload whose completions from the `n`th (1-based) on fail with ENOSPC, and its log.
+pub fn full_from(spec: FileioSpec, n: u64) -> (FileioWorkload, Log) {
+    with_state(spec, None, Some(n))
+}
+
+fn with_state(
+    spec: FileioSpec,
+    fail_at: Option<u64>,
+    full_from: Option<u64>,
+) -> (FileioWorkload, Log) {
     let log: Log = Arc::default();
     let state = Arc::new(State {
         log: log.clone(),
         fail_at,
+        full_from,
     });
     (FileioWorkload::with_engine(spec, Some(state)), log)
 }
@@ -107,6 +123,7 @@ fn build<const QUEUED: bool>(s: Setup, slow: bool) -> Result<Box<dyn Worker>, Wo
         bufs: s.bufs,
         log: state.log.clone(),
         fail_at: state.fail_at,
+        full_from: state.full_from,
         queued: Vec::new(),
         completed: 0,
         slow,
@@ -118,6 +135,7 @@ struct RecordingEngine<const QUEUED: bool> {
     log: Log,
     queued: Vec<(usize, Io)>,
     fail_at: Option<u64>,
+    full_from: Option<u64>,
     completed: u64,
     /// Reap only what must be reaped, oldest first.
     slow: bool,
@@ -189,6 +207,8 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
             self.completed += 1;
             let res = if self.fail_at == Some(self.completed) {
                 -(libc::EIO as i64)
+            } else if self.full_from.is_some_and(|n| self.completed >= n) {
+                -(libc::ENOSPC as i64)
             } else {
                 io.len as i64
             };

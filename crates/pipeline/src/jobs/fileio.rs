@@ -59,6 +59,24 @@ impl FileioJob {
             .unwrap_or_default()
     }
 
+    /// The writes of the run that found the disk full (see
+    /// [`plumb_fileio::workload::Figures::full_writes`]), taken out of the job.
+    pub fn take_full_writes(&self) -> Vec<plumb_fileio::error::FullWrite> {
+        self.workload
+            .borrow()
+            .as_ref()
+            .map(|w| {
+                std::mem::take(
+                    &mut *w
+                        .figures
+                        .full_writes
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()),
+                )
+            })
+            .unwrap_or_default()
+    }
+
     /// The directory holding the files (none for an engine that opens none).
     fn target_dir(&self) -> Option<PathBuf> {
         if let Some(j) = &self.spec.job {

@@ -17,6 +17,7 @@
 use plumb_core::result::IntervalResult;
 use plumb_core::stats::{Histogram, SparseHistogram};
 use plumb_fileio::settings::FileioSettings;
+use plumb_fileio::workload::WRITES_FULL;
 use plumb_observe::observations::{DeviceRole, Observations};
 use plumb_pipeline::record::{JobRecord, Record, Settings};
 
@@ -203,10 +204,18 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         .and_then(|o| Histogram::try_from(&o.service_histogram).ok())
         .filter(|h| h.count() > 0);
     let mut dir = |kind: &str, bytes: &str| -> DirStats {
-        let Some(counted) = histogram(job, kind) else {
-            return DirStats::default();
+        // Writes that found the disk full were issued, though not timed (fio counts them).
+        let untimed = match kind {
+            "write" => job.counters.get(WRITES_FULL).copied().unwrap_or(0),
+            _ => 0,
         };
-        let total_ios = counted.count();
+        let Some(counted) = histogram(job, kind) else {
+            return DirStats {
+                total_ios: untimed,
+                ..DirStats::default()
+            };
+        };
+        let total_ios = counted.count() + untimed;
         let h = service.clone().unwrap_or(counted);
         let (bw, iops) = window_samples(&job.intervals, kind, bytes, kb);
         let stats = |h: &Histogram, with: bool| lat_stats(h, with.then_some(&fi.percentiles[..]));
@@ -308,8 +317,15 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         name: fi.header.name.clone(),
         groupid: fi.header.groupid,
         members: 1,
-        error: job.error.as_deref().map_or(0, errno_of),
-        error_text: job.error.clone(),
+        // fio's own words when the front end has them (a full disk), else plumb's message.
+        error: match &fi.failure {
+            Some(f) => f.errno,
+            None => job.error.as_deref().map_or(0, errno_of),
+        },
+        error_text: match &fi.failure {
+            Some(f) => Some(f.verror.clone()),
+            None => job.error.clone(),
+        },
         pid: fi.pid,
         time_text: String::new(),
         description: fi.description.clone(),

@@ -71,6 +71,43 @@ pub struct FioJobInfo {
     /// What fio's status line (`--eta`) needs to say how far the job has got.
     #[serde(default)]
     pub progress: JobProgress,
+    /// How the job failed, in fio's words, when fio has words for it (the disk filled up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FioFailure>,
+    /// What fio printed on stderr about the job as it went, in order: `fio: io_u error on
+    /// file ...` for every write that found the disk full (fill_device's too), the `pid=0`
+    /// line of a failed layout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
+}
+
+/// A job's failure as fio reports it: `err=<errno> (<verror>)` in the job's block and a
+/// `fio: pid=<pid>, err=<errno>/<verror>` line.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioFailure {
+    pub errno: i32,
+    /// fio's `td->verror`: `file:io_u.c:1876, func=io_u error, error=No space left on device`.
+    pub verror: String,
+    /// It failed while its files were laid out, before its process started: fio says
+    /// `pid=0` on stderr and prints no pid line on stdout.
+    pub in_layout: bool,
+}
+
+impl FioFailure {
+    /// fio's line for the failed job: `fio: pid=N, err=E/VERROR`.
+    pub fn pid_line(&self, pid: u32) -> String {
+        format!("fio: pid={pid}, err={}/{}", self.errno, self.verror)
+    }
+
+    /// What fio says on stdout, after the job's layout line, when a layout write finds the
+    /// disk full.
+    pub fn layout_notice(&self) -> Option<&'static str> {
+        match (self.in_layout, self.errno) {
+            (true, libc::ENOSPC) => Some("fio: ENOSPC on laying out file, stopping"),
+            (true, libc::EDQUOT) => Some("fio: EDQUOT on laying out file, stopping"),
+            _ => None,
+        }
+    }
 }
 
 /// A job's planned extent and limits, for the status line's percentage and ETA.

@@ -111,6 +111,16 @@ impl Layout for Fio {
         let d = doc(record, &ctime(end_s), record.started_at_unix_s * 1000);
         let mut out = String::new();
         let f = out_opts.formats;
+        if f.normal {
+            // What a job that failed while running says as it exits, before every report
+            // (fio prints it whatever the format; plumb keeps JSON and terse documents clean).
+            for fi in &jobs {
+                if let Some(fail) = fi.failure.as_ref().filter(|x| !x.in_layout) {
+                    out.push_str(&fail.pid_line(fi.pid));
+                    out.push('\n');
+                }
+            }
+        }
         if f.terse {
             let v = super::TerseVersion::from_number(out_opts.terse_version)
                 .unwrap_or(super::TerseVersion::V3);
@@ -156,6 +166,12 @@ impl Layout for Fio {
             if depth_note(j, &fi) {
                 out.push_str(DEPTH_NOTE);
                 out.push('\n');
+            }
+            if let Some(n) = fi.failure.as_ref().and_then(|f| f.layout_notice()) {
+                if normal {
+                    out.push_str(n);
+                    out.push('\n');
+                }
             }
         }
         out.push_str(&self.finish(record));

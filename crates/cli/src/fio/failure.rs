@@ -1,0 +1,120 @@
+//! fio 3.33's words for a job that fills the disk (ENOSPC, EDQUOT), measured on a full tmpfs:
+//!
+//! - while the files are laid out (a job that reads, whose file is written in full first):
+//!   `fio: ENOSPC on laying out file, stopping` on stdout, `fio: pid=0, err=28/file:filesetup.c:240,
+//!   func=write, error=No space left on device` on stderr; the job does not run and prints no
+//!   block (JSON lists it with `"error" : 28`). Any other failed layout write gets the
+//!   stderr line without the notice.
+//! - while it runs (a pure writer: fio's `fallocate` failure is silent): one line per failed
+//!   request on stderr, `fio: io_u error on file <name>: No space left on device: write
+//!   offset=<o>, buflen=<n>` (libaio at iodepth=4: four), `fio: pid=<pid>, err=28/file:io_u.c:1876,
+//!   func=io_u error, error=No space left on device` on stdout, and the job's block says
+//!   `err=28 (file:io_u.c:1876, func=io_u error, error=No space left on device)`. Under
+//!   fill_device only the stderr lines: the job ends cleanly.
+//!
+//! Either way the other jobs run and are reported, and the exit status counts the failed jobs.
+
+use plumb_fileio::error::{errno_text, FullWrite};
+use plumb_pipeline::JobRecord;
+use plumb_report::fio::job::{FioFailure, FioJobInfo};
+
+/// A write of the layout failed with `errno`.
+pub fn in_layout(errno: i32) -> FioFailure {
+    FioFailure {
+        errno,
+        verror: format!(
+            "file:filesetup.c:240, func=write, error={}",
+            errno_text(errno)
+        ),
+        in_layout: true,
+    }
+}
+
+/// Writes found the disk full while the job ran.
+pub fn while_running(full: &[FullWrite]) -> Option<FioFailure> {
+    let first = full.first()?;
+    Some(FioFailure {
+        errno: first.errno,
+        verror: format!(
+            "file:io_u.c:1876, func=io_u error, error={}",
+            errno_text(first.errno)
+        ),
+        in_layout: false,
+    })
+}
+
+/// fio's stderr line for each write that found the disk full; `names` are the job's files
+/// as fio spells them (a write's `file` indexes them).
+pub fn io_u_lines(full: &[FullWrite], names: &[String]) -> Vec<String> {
+    full.iter()
+        .map(|w| {
+            format!(
+                "fio: io_u error on file {}: {}: write offset={}, buflen={}",
+                names.get(w.file as usize).unwrap_or(&w.path),
+                errno_text(w.errno),
+                w.offset,
+                w.len
+            )
+        })
+        .collect()
+}
+
+/// Keep fio's words in the job's fio facts, where the report and the exit lines find them.
+pub fn record(job: &mut JobRecord, failure: Option<&FioFailure>, stderr: Vec<String>) {
+    let Some(serde_json::Value::Object(m)) = &mut job.layout else {
+        return;
+    };
+    if let Some(v) = failure.and_then(|f| serde_json::to_value(f).ok()) {
+        m.insert("failure".into(), v);
+    }
+    if !stderr.is_empty() {
+        m.insert("stderr".into(), stderr.into());
+    }
+}
+
+/// A job's fio facts, when the fio front end made it.
+pub fn info(job: &JobRecord) -> Option<FioJobInfo> {
+    serde_json::from_value(job.layout.clone()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_words_for_a_full_disk() {
+        assert_eq!(
+            in_layout(libc::ENOSPC).pid_line(0),
+            "fio: pid=0, err=28/file:filesetup.c:240, func=write, error=No space left on device"
+        );
+        assert_eq!(
+            in_layout(libc::EDQUOT).layout_notice(),
+            Some("fio: EDQUOT on laying out file, stopping")
+        );
+        assert_eq!(in_layout(libc::EIO).layout_notice(), None);
+        let w = |offset| FullWrite {
+            file: 0,
+            path: "/abs/a.0.0".into(),
+            offset,
+            len: 4096,
+            errno: libc::EDQUOT,
+        };
+        let full = [w(0), w(4096)];
+        assert_eq!(
+            while_running(&full).unwrap().pid_line(7),
+            "fio: pid=7, err=122/file:io_u.c:1876, func=io_u error, error=Disk quota exceeded"
+        );
+        assert_eq!(
+            io_u_lines(&full, &["d/a.0.0".into()]),
+            [
+                "fio: io_u error on file d/a.0.0: Disk quota exceeded: write offset=0, buflen=4096",
+                "fio: io_u error on file d/a.0.0: Disk quota exceeded: write offset=4096, buflen=4096"
+            ]
+        );
+        assert_eq!(
+            io_u_lines(&full, &[])[0].split(':').nth(1),
+            Some(" io_u error on file /abs/a.0.0")
+        );
+        assert!(while_running(&[]).is_none());
+    }
+}
