@@ -5,7 +5,10 @@ interleaved, in rounds (issue 9's targets).
 Cases:
   my-ps, my-ro   oltp_point_select / oltp_read_only, 2 threads, on MariaDB (socket)
   my-ps-tcp      the same point selects over TCP (127.0.0.1)
-  pg-ps, pg-ro   the same on PostgreSQL (127.0.0.1)
+  pg-ps, pg-ro   the same on PostgreSQL (127.0.0.1): TLS for both, as libpq's default
+                 sslmode=prefer encrypts sysbench's connections and plumb negotiates as libpq
+  pg-ps-plain, pg-ro-plain   the same in plain text (PGSSLMODE=disable for sysbench's libpq,
+                 --pgsql-sslmode=disable for plumb)
       targets: plumb tps >= 1.0x sysbench's; client CPU per transaction <= 0.7x
   my-prepare     prepare of 8 tables x 100 000 rows, 1 thread      target: rows/s >= sysbench's
   sqlite-ps      plumb only: oltp_point_select, 1 thread, on SQLite (tps and CPU/transaction)
@@ -36,10 +39,10 @@ MY_TCP = MY + ["--mysql-host=127.0.0.1"]
 PG = ["--db-driver=pgsql", "--pgsql-user=postgres", "--pgsql-host=127.0.0.1", f"--pgsql-db={DB}"]
 
 
-def timed(cmd, cwd):
+def timed(cmd, cwd, env=None):
     """Run cmd under flock and /usr/bin/time: (stdout, elapsed s, cpu s)."""
     full = ["flock", LOCK, "/usr/bin/time", "-f", "BENCH_TIME %e %U %S"] + cmd
-    p = subprocess.run(full, capture_output=True, text=True, cwd=cwd)
+    p = subprocess.run(full, capture_output=True, text=True, cwd=cwd, env=env)
     if p.returncode != 0:
         sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
     for line in p.stderr.splitlines():
@@ -73,12 +76,19 @@ def run_case(tool, case, t, cwd, plumb):
         subprocess.run(exe + opts + ["cleanup"], capture_output=True, cwd=cwd)
         return {"rows_per_s": 800000 / elapsed, "cpu_s": cpu}
     test = "oltp_point_select" if "-ps" in case else "oltp_read_only"
+
     if case.startswith("sqlite"):
         opts = ["oltp_point_select", "--sqlite-db=bench.db", "--table-size=100000", "--threads=1"]
     else:
         server = MY_TCP if case.endswith("-tcp") else MY if case.startswith("my") else PG
         opts = server + [test, "--tables=4", "--table-size=100000", "--threads=2"]
-    out, elapsed, cpu = timed(exe + opts + [f"--time={t}", "run"], cwd)
+    env = None
+    if case.endswith("-plain"):
+        if tool == "plumb":
+            opts = opts + ["--pgsql-sslmode=disable"]
+        else:
+            env = dict(os.environ, PGSSLMODE="disable")
+    out, elapsed, cpu = timed(exe + opts + [f"--time={t}", "run"], cwd, env)
     trx = figure(out, "transactions:")
     secs = float(re.search(r"total time:\s+([\d.]+)s", out).group(1))
     return {"tps": trx / secs, "cpu_per_trx_us": cpu * 1e6 / max(trx, 1)}
