@@ -758,12 +758,19 @@ fn cut_mid_run(
             ],
         );
         let child = plumb_child(d.path(), &args);
-        std::thread::sleep(Duration::from_millis(800));
-        let carried = proxy.streams.lock().unwrap().len();
-        assert!(
-            carried >= 4,
-            "the run's connections go through the proxy: {carried}"
-        );
+        // The observer's connection and both clients' (two streams each), then a moment of
+        // the run: connecting takes its time on a busy machine (TLS to PostgreSQL), and the
+        // run's clock starts only once every client is connected.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while proxy.streams.lock().unwrap().len() < 6 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the run's connections go through the proxy: {}",
+                proxy.streams.lock().unwrap().len()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(300));
         proxy.cut();
         let o = child.wait_with_output().unwrap();
         let (out, err) = (text(&o.stdout), text(&o.stderr));
