@@ -354,8 +354,9 @@ mod tests {
         // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting; then
         // fadvise_hint; then the measurement switches (gtod_reduce, disable_lat/clat/slat,
         // disable_bw_measurement, stats) and the number formats (significant_figures,
-        // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime.
-        assert_eq!(n, 97);
+        // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
+        // exitall_on_error.
+        assert_eq!(n, 98);
     }
 
     #[test]

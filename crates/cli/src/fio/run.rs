@@ -426,7 +426,7 @@ fn build(
     let mut together: std::collections::HashMap<u32, Arc<std::sync::atomic::AtomicBool>> =
         Default::default();
     for (gid, c) in &clones {
-        if c.exitall {
+        if c.exitall || c.exitall_on_error {
             together.entry(*gid).or_default();
         }
     }
@@ -435,6 +435,7 @@ fn build(
             c.config.together = Some(plumb_core::Together {
                 ended: flag.clone(),
                 ends_others: c.exitall,
+                ends_others_on_error: c.exitall_on_error,
             });
         }
         if current != Some(gid) {

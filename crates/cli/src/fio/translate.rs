@@ -133,6 +133,8 @@ pub struct JobClone {
     pub logs: Option<LogFiles>,
     /// exitall: when this job finishes, the other jobs of its group stop.
     pub exitall: bool,
+    /// exitall_on_error: when this job fails, the other jobs of its group stop.
+    pub exitall_on_error: bool,
     /// startdelay, drawn for this clone when it is a range.
     pub start_delay: Duration,
     /// What fio says about the job on stderr before it runs (the job still runs).
@@ -1211,6 +1213,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 window_ms,
             }),
             exitall: g.flag("exitall", false)?,
+            exitall_on_error: g.flag("exitall_on_error", false)?,
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
             lays_out: layout_files,
             start_delay,

@@ -76,6 +76,8 @@ pub struct RunConfig {
 pub struct Together {
     pub ended: Arc<AtomicBool>,
     pub ends_others: bool,
+    /// Ends the others only when it fails (fio's exitall_on_error).
+    pub ends_others_on_error: bool,
 }
 
 /// The spacing of an open-loop schedule's intended starts.
@@ -351,8 +353,16 @@ pub fn run(
     }
 
     let end = Instant::now();
-    if let Some(t) = cfg.together.as_ref().filter(|t| t.ends_others) {
-        t.ended.store(true, Relaxed);
+    if let Some(t) = &cfg.together {
+        let failed = || {
+            first_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some()
+        };
+        if t.ends_others || (t.ends_others_on_error && failed()) {
+            t.ended.store(true, Relaxed);
+        }
     }
     if abandon {
         // Workers that did not stop are left behind with their figures as they stand; the
