@@ -1189,3 +1189,33 @@ fn sample_windows_follow_bwavgtime() {
         "plumb: fio option 'bwavgtime' (value '250') is not supported yet: bwavgtime and iopsavgtime must be equal (plumb samples both from the same windows)\n"
     );
 }
+
+/// Options at the values that describe what plumb does anyway (fio's defaults) run; their
+/// other values are refused with one line naming the value.
+#[test]
+fn defaults_of_unsupported_modes_run_and_other_values_are_refused() {
+    let base = ["--name=d", "--rw=read", "--size=64k", "--bs=4k"];
+    let plain = [
+        &base[..],
+        &[
+            "--mem=malloc",
+            "--io_submit_mode=inline",
+            "--continue_on_error=none",
+        ],
+    ]
+    .concat();
+    let Some((theirs, ours)) = run_both(&plain) else {
+        return;
+    };
+    assert_eq!((theirs.code, ours.code), (0, 0), "{}", ours.stderr);
+    assert_eq!(mask_normal(&ours.stdout), mask_normal(&theirs.stdout));
+    let d = TempDir::new().unwrap();
+    for (opt, line) in [
+        ("--iomem=shm", "plumb: fio option 'mem' (value 'shm') is not supported yet: plumb's I/O buffers come from the heap (fio's malloc)\n"),
+        ("--io_submit_mode=offload", "plumb: fio option 'io_submit_mode' (value 'offload') is not supported yet: plumb submits from the job's own thread (fio's inline)\n"),
+        ("--continue_on_error=all", "plumb: fio option 'continue_on_error' (value 'all') is not supported yet: every I/O error ends the job\n"),
+    ] {
+        let o = run_in(&DropIn::named("fio").bin(), d.path(), &[&base[..], &[opt]].concat());
+        assert_eq!((o.code, o.stderr.as_str()), (1, line), "{opt}");
+    }
+}

@@ -284,11 +284,30 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
 
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
-const NOT_YET: &[(&str, &[&str], &str)] = &[(
-    "unified_rw_reporting",
-    &["none", "0", "mixed", "1"],
-    "fio 3.33 prints 'both' with an empty mixed block",
-)];
+const NOT_YET: &[(&str, &[&str], &str)] = &[
+    (
+        "unified_rw_reporting",
+        &["none", "0", "mixed", "1"],
+        "fio 3.33 prints 'both' with an empty mixed block",
+    ),
+    // plumb's buffers come from the heap allocator, as fio's malloc ones do.
+    (
+        "mem",
+        &["malloc"],
+        "plumb's I/O buffers come from the heap (fio's malloc)",
+    ),
+    // plumb submits from the job's own thread, as fio's inline mode does.
+    (
+        "io_submit_mode",
+        &["inline"],
+        "plumb submits from the job's own thread (fio's inline)",
+    ),
+    (
+        "continue_on_error",
+        &["none", "0"],
+        "every I/O error ends the job",
+    ),
+];
 
 /// fio's engine options plumb's parser knows; each must belong to the job's engine.
 const ENGINE_OPTIONS: &[&str] = &[
