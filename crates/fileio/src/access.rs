@@ -56,6 +56,22 @@ pub struct Access {
     /// The run writes the files from scratch (creating or truncating them) instead of using
     /// a prepared set. Sequential writes only.
     pub creates_files: bool,
+    /// A random order's share of requests whose offset is drawn, in percent per direction
+    /// (read, write, trim); the others go on from the end of the previous request in their
+    /// direction (fio's `percentage_random`). Only a job's own walk ([`crate::walk`]) mixes
+    /// them; 100 (every offset drawn) is the only value for sysbench's shared stream.
+    #[serde(default = "all_random", skip_serializing_if = "is_all_random")]
+    pub random_pct: [u8; 3],
+}
+
+const ALL_RANDOM: [u8; 3] = [100; 3];
+
+fn all_random() -> [u8; 3] {
+    ALL_RANDOM
+}
+
+fn is_all_random(p: &[u8; 3]) -> bool {
+    *p == ALL_RANDOM
 }
 
 const UNIFORM: Order = Order::Random {
@@ -68,6 +84,7 @@ impl Access {
             mix,
             order,
             creates_files: false,
+            random_pct: ALL_RANDOM,
         }
     }
     /// Sequential writes into files the run creates.
@@ -106,6 +123,11 @@ impl Access {
 
     pub fn is_sequential(&self) -> bool {
         self.order == Order::Sequential
+    }
+    /// Whether some requests of a random order go on from the previous one instead of
+    /// drawing their offset (`random_pct` below 100).
+    pub fn mixes_in_sequential(&self) -> bool {
+        !self.is_sequential() && self.random_pct.iter().any(|&p| p < 100)
     }
     /// Whether it changes the files' data: writes, or trims (which discard it). The files
     /// are then opened for writing, and a device holding data is guarded as for a write.

@@ -454,6 +454,9 @@ pub enum SpecError {
     CreateNeedsSequentialWrites,
     /// Trims exist only in a job that walks its own files (fio's model).
     TrimNeedsJob,
+    /// Sequential requests mixed into a random order (fio's percentage_random) exist only
+    /// in a job that walks its own files.
+    SequentialShareNeedsJob,
     RequestTooLarge {
         bytes: u64,
         max: u64,
@@ -519,6 +522,10 @@ impl SpecError {
             ),
             SpecError::TrimNeedsJob => format!(
                 "{}: trims need a job that names its own files (fio's rw=trim)",
+                spell(S::Access)
+            ),
+            SpecError::SequentialShareNeedsJob => format!(
+                "{}: sequential requests inside a random order need a job that names its own files (fio's percentage_random)",
                 spell(S::Access)
             ),
             SpecError::RequestTooLarge { bytes, max } => format!(
@@ -689,6 +696,9 @@ impl FileioSpec {
         if access.trims() && self.job.is_none() {
             return Err(SpecError::TrimNeedsJob);
         }
+        if access.mixes_in_sequential() && self.job.is_none() {
+            return Err(SpecError::SequentialShareNeedsJob);
+        }
         if self.request_size() > MAX_REQUEST {
             return Err(SpecError::RequestTooLarge {
                 bytes: self.request_size(),
@@ -843,6 +853,25 @@ mod tests {
             SpecError::CreateNeedsSequentialWrites
         );
         assert_eq!(spec(Access::seq_create()).check_run(), Ok(()));
+    }
+
+    #[test]
+    fn only_a_job_s_own_walk_mixes_sequential_requests_into_a_random_order() {
+        let mixed = Access {
+            random_pct: [50, 100, 100],
+            ..Access::rand_read()
+        };
+        assert_eq!(
+            spec(mixed).check_run().unwrap_err(),
+            SpecError::SequentialShareNeedsJob
+        );
+        assert_eq!(spec(Access::rand_read()).check_run(), Ok(()));
+        // A sequential order has no draws to share out.
+        let seq = Access {
+            random_pct: [50; 3],
+            ..Access::seq_read()
+        };
+        assert_eq!(spec(seq).check_run(), Ok(()));
     }
 
     #[test]

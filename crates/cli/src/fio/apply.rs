@@ -12,8 +12,12 @@ use super::values::KbBase;
 pub(super) enum Refusal {
     /// Not a main option, nor an option of the job's engine.
     Unknown,
-    /// fio would fail to parse it.
-    Bad { opt: &'static Opt, bare: bool },
+    /// fio would fail to parse it (`note`: the line fio prints first, if any).
+    Bad {
+        opt: &'static Opt,
+        bare: bool,
+        note: Option<String>,
+    },
     /// Known to fio, not to plumb yet.
     NotSupported(&'static Opt),
 }
@@ -49,10 +53,12 @@ pub(super) fn apply(
     let opt = options::find(key)
         .or_else(|| engine.and_then(|e| options::find_engine_option(key, e)))
         .ok_or(Refusal::Unknown)?;
-    if opt.check(value, kb_base(set)).is_err() {
+    let kb = kb_base(set);
+    if opt.check(value, kb).is_err() {
         return Err(Refusal::Bad {
             opt,
             bare: value.is_none(),
+            note: value.and_then(|v| opt.range_note(v, kb)),
         });
     }
     if !opt.supported {
@@ -64,13 +70,22 @@ pub(super) fn apply(
     })
 }
 
-/// The error for a value fio fails to parse; `text` is what fio echoes.
-pub(super) fn bad_value(opt: &Opt, bare: bool, text: &str, job: Option<&str>) -> FioError {
+/// The error for a value fio fails to parse; `text` is what fio echoes, `note` a line fio
+/// prints first.
+pub(super) fn bad_value(
+    opt: &Opt,
+    bare: bool,
+    note: Option<String>,
+    text: &str,
+    job: Option<&str>,
+) -> FioError {
     FioError::FailedParsing {
         text: text.to_string(),
         // Enum options go through the word list first, so fio skips this line for them.
-        note: (bare && opt.kind != options::Kind::Str)
-            .then(|| format!("Option {} requires an argument", opt.name)),
+        note: note.or_else(|| {
+            (bare && opt.kind != options::Kind::Str)
+                .then(|| format!("Option {} requires an argument", opt.name))
+        }),
         values: (!opt.values.is_empty() && !matches!(opt.kind, options::Kind::StrStore))
             .then(|| help::valid_values(opt)),
         job: job.map(str::to_string),

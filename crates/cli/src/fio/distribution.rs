@@ -1,10 +1,12 @@
 //! fio's `random_distribution` into plumb's [`Skew`]: `random`, `zipf[:θ[:center]]`,
 //! `pareto[:h[:center]]` and `normal[:σ%[:center]]`, with fio 3.33's defaults (θ 1.1, h 0.2,
-//! σ 0) and its refusals in its words. The zoned distributions are not supported yet.
+//! σ 0) and its refusals in its words; `zoned` and `zoned_abs` are read in [`super::zoned`].
+//! Also `percentage_random`, the share of a random job's requests whose offset is drawn.
 
 use plumb_core::random::Skew;
 
 use super::translate::TranslateError;
+use super::values::{parse_size, split_rwt, KbBase, Size};
 
 const NAME: &str = "random_distribution";
 
@@ -12,31 +14,22 @@ const NAME: &str = "random_distribution";
 const ZIPF_THETA: f64 = 1.1;
 const PARETO_H: f64 = 0.2;
 
-/// The skew `value` asks for (`None`: the option is unset).
-pub fn skew(value: Option<&str>) -> Result<Skew, TranslateError> {
+/// The skew `value` asks for (`None`: the option is unset); `kb` reads `zoned_abs` sizes.
+pub fn skew(value: Option<&str>, kb: KbBase) -> Result<Skew, TranslateError> {
     let Some(v) = value else {
         return Ok(Skew::Uniform);
     };
-    // One distribution for every direction: fio refuses a list here.
-    if v.contains(',') {
-        return Err(parse_failed(v));
-    }
-    let (word, rest) = match v.split_once(':') {
-        Some((w, r)) => (w, Some(r)),
-        None => (v, None),
-    };
+    // fio's word ends at the first comma, or without one at the first colon (so a list
+    // per direction names no word); the numbers follow the first colon.
+    let word = &v[..v.find(',').or_else(|| v.find(':')).unwrap_or(v.len())];
+    let rest = v.split_once(':').map(|(_, r)| r);
     let default = match word {
         "random" => return Ok(Skew::Uniform),
         "zipf" => ZIPF_THETA,
         "pareto" => PARETO_H,
         "normal" => 0.0,
-        "zoned" | "zoned_abs" => {
-            return Err(TranslateError::Unsupported {
-                name: NAME.into(),
-                value: v.into(),
-                why: ": zoned distributions".into(),
-            })
-        }
+        "zoned" => return super::zoned::skew(v, false, kb),
+        "zoned_abs" => return super::zoned::skew(v, true, kb),
         _ => return Err(parse_failed(v)),
     };
     let (p, center) = match rest {
@@ -78,6 +71,30 @@ pub fn skew(value: Option<&str>) -> Result<Skew, TranslateError> {
     })
 }
 
+/// fio's `percentage_random=R[,W[,T]]`: per direction, the share of a random order's
+/// requests whose offset is drawn (default 100 each; the option check has kept each value
+/// within 0..=100).
+pub fn random_pct(value: Option<&str>, kb: KbBase) -> Result<[u8; 3], TranslateError> {
+    let mut pct = [100u8; 3];
+    let Some(v) = value else {
+        return Ok(pct);
+    };
+    for (slot, field) in pct.iter_mut().zip(split_rwt(v, true)) {
+        if let Some(f) = field {
+            *slot = match parse_size(f, kb, false) {
+                Ok(Size::Bytes(n)) if n <= 100 => n as u8,
+                _ => {
+                    return Err(TranslateError::Parse {
+                        name: "percentage_random".into(),
+                        value: v.into(),
+                    })
+                }
+            };
+        }
+    }
+    Ok(pct)
+}
+
 /// A number as C's strtod reads one: leading blanks skipped, the longest prefix that is a
 /// number (`0.25x` is 0.25). Infinities and NaN, which fio takes and cannot use, are refused.
 fn leading_float(s: &str) -> Option<f64> {
@@ -107,16 +124,16 @@ mod tests {
     use super::*;
 
     fn ok(v: &str) -> Skew {
-        skew(Some(v)).unwrap()
+        skew(Some(v), KbBase::K1024).unwrap()
     }
 
     fn err(v: &str) -> String {
-        skew(Some(v)).unwrap_err().to_string()
+        skew(Some(v), KbBase::K1024).unwrap_err().to_string()
     }
 
     #[test]
     fn words_numbers_and_centers() {
-        assert_eq!(skew(None).unwrap(), Skew::Uniform);
+        assert_eq!(skew(None, KbBase::K1024).unwrap(), Skew::Uniform);
         assert_eq!(ok("random"), Skew::Uniform);
         assert_eq!(
             ok("zipf"),
@@ -184,6 +201,38 @@ mod tests {
             err("gauss:5"),
             "fio: failed parsing random_distribution=gauss:5"
         );
-        assert!(err("zoned:60/10:40/90").contains("not supported yet"));
+    }
+
+    #[test]
+    fn a_comma_ends_the_word_as_in_fio() {
+        // fio matches `zipf` and finds no number after a colon: its defaults.
+        assert_eq!(
+            ok("zipf,x"),
+            Skew::Zipf {
+                theta: 1.1,
+                center: None
+            }
+        );
+        assert_eq!(ok("random,x"), Skew::Uniform);
+        assert_eq!(
+            err("zoned,x"),
+            "fio: mismatch in zoned input <zoned,x>\nfio: failed parsing random_distribution=zoned,x"
+        );
+        assert!(matches!(ok("zoned:60/10:40/90"), Skew::Zoned { .. }));
+    }
+
+    #[test]
+    fn percentage_random_per_direction() {
+        let k = KbBase::K1024;
+        assert_eq!(random_pct(None, k).unwrap(), [100; 3]);
+        assert_eq!(random_pct(Some("50"), k).unwrap(), [50; 3]);
+        assert_eq!(random_pct(Some("50,20"), k).unwrap(), [50, 20, 20]);
+        assert_eq!(random_pct(Some("50,"), k).unwrap(), [50, 100, 100]);
+        assert_eq!(random_pct(Some("10,20,30"), k).unwrap(), [10, 20, 30]);
+        assert_eq!(random_pct(Some("0:100"), k).unwrap(), [0, 100, 100]);
+        assert_eq!(
+            random_pct(Some("101"), k).unwrap_err().to_string(),
+            "fio: failed parsing percentage_random=101"
+        );
     }
 }

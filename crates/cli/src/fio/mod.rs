@@ -33,6 +33,7 @@ mod subst;
 pub mod sweep;
 mod translate;
 pub mod values;
+mod zoned;
 
 pub use cmdline::{parse, Eta, Invocation, Parsed};
 pub use host::Host;

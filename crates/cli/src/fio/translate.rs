@@ -550,7 +550,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         Some(n) => Some(super::values::parse_bytes(n, kb).map_err(|_| parse_err("rw", rw_text))?),
     };
     let norandommap = g.flag("norandommap", false)?;
-    let skew = super::distribution::skew(g.raw("random_distribution"))?;
+    let skew = super::distribution::skew(g.raw("random_distribution"), kb)?;
     let think = super::pacing::think(j)?;
     let order = if random {
         Order::Random {
@@ -560,6 +560,10 @@ pub fn translate<J: JobOptions + ?Sized>(
         Order::Sequential
     };
     let mut access = Access::new(mix, order);
+    // Only a random order has draws for fio's percentage_random to share out.
+    if random {
+        access.random_pct = super::distribution::random_pct(g.raw("percentage_random"), kb)?;
+    }
 
     // Block sizes.
     let bs_text = g.raw("bs").unwrap_or("4k");
@@ -1046,6 +1050,10 @@ pub fn translate<J: JobOptions + ?Sized>(
                 "fio: size too small, must not be less than minimum block size: {length} < {min_bs}"
             )));
         }
+        if random {
+            let v = g.raw("random_distribution").unwrap_or_default();
+            super::zoned::check_fit(&skew, v, length, align.max(1))?;
+        }
         let files: Vec<NamedFile> = paths
             .iter()
             .map(|p| NamedFile {
@@ -1080,7 +1088,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             align: align.max(1),
             // fio keeps no random map under a skewed distribution.
             random_map,
-            skew,
+            skew: skew.clone(),
             think,
             pass_bytes,
             passes: (!time_based).then_some(loops),

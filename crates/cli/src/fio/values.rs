@@ -185,6 +185,40 @@ pub fn parse_size(s: &str, kb: KbBase, percent: bool) -> Result<Size, ValueError
     }
 }
 
+/// What fio's str_to_decimal (with size units) stores for `s`, exactly, including what
+/// plumb's own options refuse: a leading blank hides the unit (` 1k` is 1), a number may be
+/// negative, `N%` is -1 − N, and overflow wraps. `None` where fio fails (in a split list it
+/// says `split conversion failed`).
+pub fn fio_decimal(s: &str, kb: KbBase) -> Option<i64> {
+    if s.is_empty() {
+        return None;
+    }
+    if s.starts_with('(') {
+        return arith::evaluate(s, arith::Units::Size).ok();
+    }
+    let (v, _) = leading_integer(s.trim_start()).ok()?;
+    Some(match size_mult(size_suffix(s), kb) {
+        Mult::Percent => -1 - v,
+        Mult::Factor(m) => v.wrapping_mul(m as i64),
+    })
+}
+
+/// C's atoi: blanks, a sign and decimal digits, 0 when there are none.
+pub fn atoi(s: &str) -> i32 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for c in digits.bytes().take_while(u8::is_ascii_digit) {
+        // glibc's strtol saturates; atoi then keeps the low 32 bits.
+        v = v.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+    }
+    (if neg { v.saturating_neg() } else { v }) as i32
+}
+
 /// A size that may not be a percentage, in bytes.
 pub fn parse_bytes(s: &str, kb: KbBase) -> Result<u64, ValueError> {
     match parse_size(s, kb, false)? {
@@ -472,7 +506,8 @@ fn parse_float(s: &str) -> Result<f64, ValueError> {
 }
 
 /// An enum word with its suffix: `randread:8` is ("randread", Some("8")); fio compares the
-/// text before the first `:` or `,` exactly (case-sensitive) with the valid words.
+/// text before the first `,`, or without one before the first `:`, exactly (case-sensitive)
+/// with the valid words (parse.c's opt_len), so `zipf:1.2,pareto` names no word.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnumValue<'a> {
     pub word: &'a str,
@@ -481,7 +516,7 @@ pub struct EnumValue<'a> {
 
 /// Matches `s` against the valid words of an enum option.
 pub fn parse_enum<'a>(s: &'a str, valid: &[&str]) -> Result<EnumValue<'a>, ValueError> {
-    let cut = s.find([':', ',']).unwrap_or(s.len());
+    let cut = s.find(',').or_else(|| s.find(':')).unwrap_or(s.len());
     let word = &s[..cut];
     if !valid.contains(&word) {
         return Err(ValueError::NotAValidValue(s.to_string()));
@@ -775,6 +810,27 @@ mod tests {
     }
 
     #[test]
+    fn fio_s_own_reading_of_numbers() {
+        assert_eq!(fio_decimal("60", K), Some(60));
+        assert_eq!(fio_decimal(" 60", K), Some(60));
+        assert_eq!(fio_decimal(" 1k", K), Some(1), "a blank hides the unit");
+        assert_eq!(fio_decimal("1k", K), Some(1024));
+        assert_eq!(fio_decimal("1e2", K), Some(1));
+        assert_eq!(fio_decimal("0x64", K), Some(100));
+        assert_eq!(fio_decimal("-5", K), Some(-5));
+        assert_eq!(fio_decimal("50%", K), Some(-51));
+        assert_eq!(fio_decimal("(50+50)", K), Some(100));
+        assert_eq!(fio_decimal("", K), None);
+        assert_eq!(fio_decimal("abc", K), None);
+        assert_eq!(fio_decimal("(50+50", K), None);
+        assert_eq!(atoi("50"), 50);
+        assert_eq!(atoi(" -5x"), -5);
+        assert_eq!(atoi("50/60"), 50);
+        assert_eq!(atoi(""), 0);
+        assert_eq!(atoi("x"), 0);
+    }
+
+    #[test]
     fn enums() {
         let rw = ["read", "write", "randread", "rw", "readwrite"];
         assert_eq!(
@@ -791,5 +847,15 @@ mod tests {
         assert!(parse_enum("readfoo", &rw).is_err());
         let d = ["random", "zipf", "pareto"];
         assert_eq!(parse_enum("zipf:1.2", &d).unwrap().suffix, Some("1.2"));
+        // A comma anywhere ends the word first (fio's opt_len looks for one before `:`).
+        assert!(parse_enum("zipf:1.2,pareto:0.3", &d).is_err());
+        assert!(parse_enum("randread:8,x", &rw).is_err());
+        assert_eq!(
+            parse_enum("zipf,x", &d).unwrap(),
+            EnumValue {
+                word: "zipf",
+                suffix: None
+            }
+        );
     }
 }

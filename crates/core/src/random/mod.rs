@@ -6,7 +6,9 @@
 mod dist;
 mod skew;
 mod xoroshiro;
+mod zones;
 
 pub use dist::{Distribution, RandType, RandTypeError};
 pub use skew::{Skew, SkewError, SkewedBlocks};
 pub use xoroshiro::Rng;
+pub use zones::{ZoneBlocks, ZoneBytes, ZoneShare};

@@ -1,5 +1,6 @@
-//! Skewed choices of one block out of n, with a hot set: zipf, pareto and normal, each with
-//! its parameter and an optional center (the shapes fio's `random_distribution` names).
+//! Skewed choices of one block out of n: zipf, pareto and normal, each with its parameter
+//! and an optional center, and fio's zones ([`super::zones`]): the shapes fio's
+//! `random_distribution` names.
 //!
 //! A draw is a *rank*, then a *place*:
 //! - zipf θ: rank k (from 0) with probability proportional to 1/(k+1)^θ (Gray et al.'s
@@ -18,15 +19,16 @@
 //! favour. fio 3.33 scatters the same ranks with the same multiplier, so a job that gives
 //! a center finds its hottest blocks where fio puts them; note that the scattering also
 //! applies to normal and to a given center, which only fixes where rank 0 (zipf, pareto) or
-//! n/2 (normal) lands.
+//! n/2 (normal) lands. Zones are neither scattered nor rotated: each is where it is asked.
 
 use thiserror::Error;
 
 use super::dist::zeta;
+use super::zones::{self, ZoneBytes, ZoneShare, ZoneTable};
 use super::Rng;
 
 /// How a random block is chosen.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Skew {
     /// Every block equally likely.
@@ -46,6 +48,19 @@ pub enum Skew {
         spread_pct: f64,
         center: Option<f64>,
     },
+    /// Zones one after another from the region's start, each with its share of the draws
+    /// and of the region (fio's `zoned`): the shares of the draws add up to 100, the sizes
+    /// to at most 100 (what is left at the end is never drawn). No zones: every block
+    /// equally likely, but as for every other skew without a random map (fio turns it off
+    /// for any distribution but `random`).
+    Zoned {
+        zones: Vec<ZoneShare>,
+    },
+    /// The same with the zones' lengths in bytes (fio's `zoned_abs`).
+    #[serde(rename = "zoned_abs")]
+    ZonedAbs {
+        zones: Vec<ZoneBytes>,
+    },
 }
 
 /// A skew whose parameters cannot work.
@@ -61,6 +76,10 @@ pub enum SkewError {
     CenterOutOfRange(f64),
     #[error("parameter {0} is not a finite number")]
     NotFinite(f64),
+    #[error("the zones' shares of the draws add up to {0}, not 100")]
+    ZoneShares(u32),
+    #[error("the zones' sizes add up to {0} percent, more than 100")]
+    ZoneSizes(u32),
 }
 
 impl Skew {
@@ -70,7 +89,7 @@ impl Skew {
 
     pub fn center(&self) -> Option<f64> {
         match *self {
-            Skew::Uniform => None,
+            Skew::Uniform | Skew::Zoned { .. } | Skew::ZonedAbs { .. } => None,
             Skew::Zipf { center, .. }
             | Skew::Pareto { center, .. }
             | Skew::Normal { center, .. } => center,
@@ -80,11 +99,19 @@ impl Skew {
     /// Check the parameters (a skew that passes never makes [`SkewedBlocks`] leave its range
     /// or fail).
     pub fn check(&self) -> Result<(), SkewError> {
-        let (p, center) = match *self {
+        let (p, center) = match self {
             Skew::Uniform => return Ok(()),
-            Skew::Zipf { theta, center } => (theta, center),
-            Skew::Pareto { h, center } => (h, center),
-            Skew::Normal { spread_pct, center } => (spread_pct, center),
+            Skew::Zoned { zones } => {
+                let sizes: u32 = zones.iter().map(|z| u32::from(z.size_pct)).sum();
+                if sizes > 100 {
+                    return Err(SkewError::ZoneSizes(sizes));
+                }
+                return zone_shares(zones.iter().map(|z| z.access_pct));
+            }
+            Skew::ZonedAbs { zones } => return zone_shares(zones.iter().map(|z| z.access_pct)),
+            Skew::Zipf { theta, center } => (*theta, *center),
+            Skew::Pareto { h, center } => (*h, *center),
+            Skew::Normal { spread_pct, center } => (*spread_pct, *center),
         };
         for v in std::iter::once(p).chain(center) {
             if !v.is_finite() {
@@ -108,6 +135,16 @@ impl Skew {
     }
 }
 
+/// Zones share out every draw, or there are none.
+fn zone_shares(shares: impl Iterator<Item = u8>) -> Result<(), SkewError> {
+    let mut any = false;
+    let sum: u32 = shares.inspect(|_| any = true).map(u32::from).sum();
+    if any && sum != 100 {
+        return Err(SkewError::ZoneShares(sum));
+    }
+    Ok(())
+}
+
 const SCATTER: u64 = 0x61C8_8646_80B5_83EB;
 const NORMAL_DRAWS: u64 = 12;
 
@@ -126,6 +163,7 @@ enum Shape {
         /// Jitter width in blocks (0: none).
         jitter: u64,
     },
+    Zoned(ZoneTable),
 }
 
 /// A non-uniform skew bound to n blocks, its constants computed once (zipf's ζ(n) takes
@@ -140,12 +178,29 @@ pub struct SkewedBlocks {
 }
 
 impl SkewedBlocks {
-    /// The skew over blocks 0..n (`n` ≥ 1); `None` for a uniform skew, which needs none of
-    /// this. The parameters must have passed [`Skew::check`].
-    pub fn new(skew: Skew, n: u64) -> Option<SkewedBlocks> {
+    /// The skew over blocks 0..n (`n` ≥ 1) of `block` bytes (the unit of `zoned_abs`);
+    /// `None` for a uniform skew, which needs none of this. The parameters must have passed
+    /// [`Skew::check`].
+    pub fn new(skew: &Skew, n: u64, block: u64) -> Option<SkewedBlocks> {
         let n = n.max(1);
-        let (shape, center) = match skew {
+        let (shape, center) = match *skew {
             Skew::Uniform => return None,
+            Skew::Zoned { ref zones } => {
+                let blocks = zones::share_blocks(zones, n);
+                let shares = zones.iter().map(|z| z.access_pct);
+                (
+                    Shape::Zoned(ZoneTable::new(&shares.zip(blocks).collect::<Vec<_>>(), n)),
+                    None,
+                )
+            }
+            Skew::ZonedAbs { ref zones } => {
+                let blocks = zones::byte_blocks(zones, block);
+                let shares = zones.iter().map(|z| z.access_pct);
+                (
+                    Shape::Zoned(ZoneTable::new(&shares.zip(blocks).collect::<Vec<_>>(), n)),
+                    None,
+                )
+            }
             Skew::Zipf { theta, center } => {
                 let zetan = zeta(n, theta);
                 let zeta2 = 1.0 + 0.5f64.powf(theta);
@@ -182,7 +237,7 @@ impl SkewedBlocks {
             (_, Some(c)) => (c * n as f64) as u64,
             _ => 0,
         };
-        let free = center.is_none() && !matches!(shape, Shape::Normal { .. });
+        let free = center.is_none() && matches!(shape, Shape::Zipf { .. } | Shape::Pareto { .. });
         Some(SkewedBlocks {
             n,
             shape,
@@ -211,11 +266,18 @@ impl SkewedBlocks {
     }
 
     /// One rank in [0, n), before placing: 0 is the hottest for zipf and pareto, n/2 the
-    /// most likely for normal.
+    /// most likely for normal; for zones, the block itself.
     #[inline]
     pub fn rank(&self, rng: &mut Rng) -> u64 {
         let n = self.n;
         let k = match self.shape {
+            Shape::Zoned(ref t) => {
+                let v = rng.below(100) + 1;
+                match t.zone(v) {
+                    Some(z) => z.start + rng.below(z.len),
+                    None => rng.below(n),
+                }
+            }
             Shape::Zipf {
                 theta,
                 zetan,
@@ -251,9 +313,12 @@ impl SkewedBlocks {
         k.min(n - 1)
     }
 
-    /// Where rank `k` lands: scattered, then rotated.
+    /// Where rank `k` lands: scattered, then rotated (zones stay where they are).
     #[inline]
     pub fn place_rank(&self, k: u64) -> u64 {
+        if let Shape::Zoned(_) = self.shape {
+            return k;
+        }
         k.wrapping_mul(SCATTER).wrapping_add(self.rotate) % self.n
     }
 
@@ -292,11 +357,11 @@ mod tests {
 
     #[test]
     fn zipf_puts_most_draws_on_a_tenth_of_the_blocks() {
-        let mut s = SkewedBlocks::new(zipf(1.2, None), 10_000).unwrap();
+        let mut s = SkewedBlocks::new(&zipf(1.2, None), 10_000, 1).unwrap();
         s.place(12345);
         let share = hottest_share(counts(&s, 1), 10);
         assert!(share > 0.75, "zipf 1.2: {share}");
-        let mut flat = SkewedBlocks::new(zipf(0.2, None), 10_000).unwrap();
+        let mut flat = SkewedBlocks::new(&zipf(0.2, None), 10_000, 1).unwrap();
         flat.place(1);
         let flat_share = hottest_share(counts(&flat, 1), 10);
         assert!(flat_share < share && flat_share > 0.1, "{flat_share}");
@@ -305,7 +370,7 @@ mod tests {
     #[test]
     fn pareto_fifth_puts_four_fifths_of_draws_on_a_fifth_of_the_ranks() {
         let low_share = |h| {
-            let s = SkewedBlocks::new(Skew::Pareto { h, center: None }, 10_000).unwrap();
+            let s = SkewedBlocks::new(&Skew::Pareto { h, center: None }, 10_000, 1).unwrap();
             let mut r = Rng::new(2, 0);
             let low = (0..DRAWS).filter(|_| s.rank(&mut r) < 2000).count();
             low as f64 / DRAWS as f64
@@ -317,11 +382,12 @@ mod tests {
             "pareto 0.5 is uniform: {half}"
         );
         let s = SkewedBlocks::new(
-            Skew::Pareto {
+            &Skew::Pareto {
                 h: 0.2,
                 center: None,
             },
             10_000,
+            1,
         )
         .unwrap();
         assert!(hottest_share(counts(&s, 2), 20) > 0.78);
@@ -329,7 +395,7 @@ mod tests {
 
     #[test]
     fn hot_blocks_are_scattered_not_at_the_start() {
-        let s = SkewedBlocks::new(zipf(1.2, Some(0.0)), 1000).unwrap();
+        let s = SkewedBlocks::new(&zipf(1.2, Some(0.0)), 1000, 1).unwrap();
         let hot: Vec<u64> = (0..10).map(|k| s.place_rank(k)).collect();
         // Ten hottest ranks, ten different blocks, not one stretch of ten.
         let mut sorted = hot.clone();
@@ -343,7 +409,7 @@ mod tests {
     fn a_center_fixes_where_rank_zero_lands() {
         // fio 3.33 (zipf:1.2:0.25 over 1024 blocks) puts its three hottest blocks at 256,
         // 235 and 214.
-        let s = SkewedBlocks::new(zipf(1.2, Some(0.25)), 1024).unwrap();
+        let s = SkewedBlocks::new(&zipf(1.2, Some(0.25)), 1024, 1).unwrap();
         assert!(!s.needs_place());
         assert_eq!(
             (0..3).map(|k| s.place_rank(k)).collect::<Vec<_>>(),
@@ -356,7 +422,7 @@ mod tests {
 
     #[test]
     fn without_a_center_the_place_is_drawn() {
-        let mut a = SkewedBlocks::new(zipf(1.2, None), 1024).unwrap();
+        let mut a = SkewedBlocks::new(&zipf(1.2, None), 1024, 1).unwrap();
         assert!(a.needs_place());
         let mut b = a.clone();
         a.place(7);
@@ -371,11 +437,12 @@ mod tests {
     fn normal_ranks_concentrate_around_the_center() {
         let n = 10_000u64;
         let s = SkewedBlocks::new(
-            Skew::Normal {
+            &Skew::Normal {
                 spread_pct: 5.0,
                 center: None,
             },
             n,
+            1,
         )
         .unwrap();
         let mut r = Rng::new(4, 0);
@@ -394,20 +461,22 @@ mod tests {
         // n a power of two: the scatter maps n/2 to n/2, so the peak lands on center·n.
         let n = 1024;
         let s = SkewedBlocks::new(
-            Skew::Normal {
+            &Skew::Normal {
                 spread_pct: 0.0,
                 center: Some(0.25),
             },
             n,
+            1,
         )
         .unwrap();
         assert_eq!(s.place_rank(n / 2), 256);
         let plain = SkewedBlocks::new(
-            Skew::Normal {
+            &Skew::Normal {
                 spread_pct: 0.0,
                 center: None,
             },
             n,
+            1,
         )
         .unwrap();
         assert_eq!(plain.place_rank(n / 2), 512);
@@ -417,11 +486,12 @@ mod tests {
     fn wide_jitter_widens_normal() {
         let spread = |pct| {
             let s = SkewedBlocks::new(
-                Skew::Normal {
+                &Skew::Normal {
                     spread_pct: pct,
                     center: None,
                 },
                 10_000,
+                1,
             )
             .unwrap();
             let mut r = Rng::new(5, 0);
@@ -448,11 +518,25 @@ mod tests {
                 spread_pct: 99.0,
                 center: Some(0.0),
             },
+            zoned(&[(50, 0), (0, 0), (50, 100)]),
+            zoned(&[(30, 60), (70, 40)]),
+            Skew::ZonedAbs {
+                zones: vec![
+                    ZoneBytes {
+                        access_pct: 50,
+                        bytes: 2,
+                    },
+                    ZoneBytes {
+                        access_pct: 50,
+                        bytes: 1 << 40,
+                    },
+                ],
+            },
         ];
         for skew in skews {
             skew.check().unwrap();
             for n in [1u64, 2, 3, 1000] {
-                let mut s = SkewedBlocks::new(skew, n).unwrap();
+                let mut s = SkewedBlocks::new(&skew, n, 1).unwrap();
                 s.place(u64::MAX);
                 let mut r = Rng::new(6, n);
                 for _ in 0..2000 {
@@ -483,7 +567,7 @@ mod tests {
         );
         assert!(zipf(f64::NAN, None).check().is_err());
         assert!(Skew::Uniform.check().is_ok());
-        assert!(SkewedBlocks::new(Skew::Uniform, 10).is_none());
+        assert!(SkewedBlocks::new(&Skew::Uniform, 10, 1).is_none());
     }
 
     #[test]
@@ -495,5 +579,123 @@ mod tests {
         let j = serde_json::to_string(&s).unwrap();
         assert_eq!(j, r#"{"kind":"pareto","h":0.2,"center":0.5}"#);
         assert_eq!(serde_json::from_str::<Skew>(&j).unwrap(), s);
+    }
+
+    fn zoned(zones: &[(u8, u8)]) -> Skew {
+        Skew::Zoned {
+            zones: zones
+                .iter()
+                .map(|&(access_pct, size_pct)| ZoneShare {
+                    access_pct,
+                    size_pct,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn zones_get_their_share_of_the_draws_uniformly_inside() {
+        // fio's example: 60% of the draws on the first 10%, 30% on the next 20%, 10% on the
+        // last 70%.
+        let skew = zoned(&[(60, 10), (30, 20), (10, 70)]);
+        skew.check().unwrap();
+        let s = SkewedBlocks::new(&skew, 1000, 4096).unwrap();
+        assert!(!s.needs_place());
+        let c = counts(&s, 7);
+        let share = |r: std::ops::Range<usize>| c[r].iter().sum::<u64>() as f64 / DRAWS as f64;
+        let (a, b, t) = (share(0..100), share(100..300), share(300..1000));
+        // 200 000 draws: a standard deviation of about 0.001 per share.
+        assert!((a - 0.6).abs() < 0.01, "{a}");
+        assert!((b - 0.3).abs() < 0.01, "{b}");
+        assert!((t - 0.1).abs() < 0.01, "{t}");
+        // Uniform inside a zone: its hundred blocks each near 1/100 of its draws.
+        let zone_a: u64 = c[..100].iter().sum();
+        assert!(c[..100]
+            .iter()
+            .all(|&k| (k as f64) > zone_a as f64 / 100.0 * 0.8));
+    }
+
+    #[test]
+    fn zones_that_leave_the_end_of_the_region_never_draw_there() {
+        let s = SkewedBlocks::new(&zoned(&[(50, 10), (50, 20)]), 100, 1).unwrap();
+        let c = counts(&s, 8);
+        assert_eq!(c[30..].iter().sum::<u64>(), 0);
+        assert!(c[..10].iter().sum::<u64>() > 0 && c[10..30].iter().sum::<u64>() > 0);
+        // A zone of no length is its first block.
+        let s = SkewedBlocks::new(&zoned(&[(100, 0)]), 100, 1).unwrap();
+        assert_eq!(counts(&s, 9)[0], DRAWS as u64);
+    }
+
+    #[test]
+    fn absolute_zones_count_bytes_in_blocks() {
+        let skew = Skew::ZonedAbs {
+            zones: vec![
+                ZoneBytes {
+                    access_pct: 80,
+                    bytes: 8192,
+                },
+                ZoneBytes {
+                    access_pct: 20,
+                    bytes: 32768,
+                },
+            ],
+        };
+        skew.check().unwrap();
+        let s = SkewedBlocks::new(&skew, 64, 4096).unwrap();
+        let c = counts(&s, 10);
+        let first = c[..2].iter().sum::<u64>() as f64 / DRAWS as f64;
+        assert!((first - 0.8).abs() < 0.01, "{first}");
+        assert_eq!(
+            c[2..10].iter().sum::<u64>() + c[..2].iter().sum::<u64>(),
+            DRAWS as u64
+        );
+    }
+
+    #[test]
+    fn zones_without_any_draw_uniformly() {
+        let skew = zoned(&[]);
+        skew.check().unwrap();
+        assert!(!skew.is_uniform(), "zoned keeps no random map");
+        let s = SkewedBlocks::new(&skew, 10, 1).unwrap();
+        assert!(counts(&s, 11).iter().all(|&k| k > 0));
+    }
+
+    #[test]
+    fn zone_shares_must_add_up() {
+        assert_eq!(
+            zoned(&[(60, 10), (30, 20)]).check(),
+            Err(SkewError::ZoneShares(90))
+        );
+        assert_eq!(
+            zoned(&[(60, 90), (40, 20)]).check(),
+            Err(SkewError::ZoneSizes(110))
+        );
+        assert!(Skew::ZonedAbs {
+            zones: vec![ZoneBytes {
+                access_pct: 99,
+                bytes: 1
+            }]
+        }
+        .check()
+        .is_err());
+    }
+
+    #[test]
+    fn the_record_keeps_the_zones() {
+        let s = zoned(&[(100, 50)]);
+        let j = serde_json::to_string(&s).unwrap();
+        assert_eq!(
+            j,
+            r#"{"kind":"zoned","zones":[{"access_pct":100,"size_pct":50}]}"#
+        );
+        assert_eq!(serde_json::from_str::<Skew>(&j).unwrap(), s);
+        let a = Skew::ZonedAbs {
+            zones: vec![ZoneBytes {
+                access_pct: 100,
+                bytes: 4096,
+            }],
+        };
+        let j = serde_json::to_string(&a).unwrap();
+        assert!(j.starts_with(r#"{"kind":"zoned_abs""#), "{j}");
     }
 }

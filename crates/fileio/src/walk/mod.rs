@@ -14,8 +14,15 @@
 //!   moves to the next free one, as fio's map does; a file whose map is used up is done for
 //!   the round. A skew ([`plumb_core::random::Skew`], fio's `random_distribution`) draws
 //!   each file's blocks with its own hot set and keeps no map (as in fio, where a
-//!   non-uniform distribution turns the map off); a file's hot set is placed with the
-//!   thread's random stream at its first draw, unless a center fixes it.
+//!   non-uniform distribution turns the map off, the zoned ones too); a file's hot set is
+//!   placed with the thread's random stream at its first draw, unless a center fixes it.
+//! - Random requests that go on from the previous one: between the draws of
+//!   `rw=randread:N`, and for the share of the due draws that fio's `percentage_random`
+//!   leaves out, a request starts where the previous one of its direction ended (the first
+//!   one at the region's start) and marks nothing in the map (fio flags it busy-ok). With no
+//!   room left before the region's end it is drawn after all, except in a time-based job's
+//!   only file, which starts over at the region's start, its cached pages dropped first
+//!   unless the I/O is direct (fio's get_next_seq_offset and loop_cache_invalidate).
 //! - Rounds, as fio 3.33's thread_main runs them (backend.c): each round is one `do_io`,
 //!   which issues at most what is left of `io_size` × `loops`, ends when every file is
 //!   done, and for an engine that queues also at the job's size ([`JobIo::round_bytes`]:
@@ -59,7 +66,7 @@ use crate::spec::{JobIo, SizeChoice};
 
 mod file;
 
-use file::{FileWalk, Wrap, NONE};
+use file::{Draw, FileWalk, Runs, Wrap, NONE};
 
 /// One thread's walk.
 pub struct JobWalk {
@@ -114,7 +121,10 @@ pub struct JobWalk {
     read_back_in_order: bool,
     /// The longest region: no request is longer.
     longest: u64,
+    /// rw=write:N: the hole after each sequential request.
     stride: Option<u64>,
+    /// How random requests go on between draws.
+    runs: Runs,
     /// Files marked `drop_due`.
     drops_due: usize,
     /// fio drops a file's cached pages each time it opens it (the first request of each
@@ -147,7 +157,7 @@ impl JobWalk {
                     match made.iter().find(|s| s.blocks() == blocks) {
                         Some(s) => Some(s.clone()),
                         None => {
-                            let s = SkewedBlocks::new(job.skew, blocks);
+                            let s = SkewedBlocks::new(&job.skew, blocks, align);
                             made.extend(s.clone());
                             s
                         }
@@ -219,7 +229,13 @@ impl JobWalk {
             written,
             reading_back: None,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
-            stride: job.stride.filter(|&n| n > 0),
+            stride: job.stride.filter(|&n| n > 0 && !random),
+            runs: Runs {
+                stride: job.stride.filter(|&n| n > 0 && random),
+                random_pct: access.random_pct,
+                wrap: !bounded && job.files.len() == 1,
+                drop_on_wrap: !bounded && job.files.len() == 1 && job.invalidate_on_wrap,
+            },
             drops_due: if job.invalidate { job.files.len() } else { 0 },
             drop_on_open: job.invalidate,
             // Without a map a random file never starts over (fio); in order, one file
@@ -547,10 +563,13 @@ impl JobWalk {
                     self.next_file = fi;
                     return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
                 }
-                let (align, stride) = (self.align, self.stride);
-                match self.files[fi].draw(dir, &mut len, align, stride, rng) {
-                    Some(at) => break (fi, at),
-                    None => match self.map_used_up(fi) {
+                match self.files[fi].draw(dir, &mut len, self.align, &self.runs, rng) {
+                    Draw::At(at) => break (fi, at),
+                    Draw::Wrapped => {
+                        self.next_file = fi;
+                        return Op::DropCache(fi as u32);
+                    }
+                    Draw::UsedUp => match self.map_used_up(fi) {
                         Wrap::Done => {}
                         Wrap::Drop => {
                             self.next_file = fi;
@@ -609,20 +628,26 @@ impl JobWalk {
             } else {
                 self.files[fi].trim_len
             };
-            let (align, stride) = (self.align, self.stride);
             let f = &mut self.files[fi];
             let rel = match (random, trim) {
                 (true, true) => {
-                    let Some(at) = f.draw(2, &mut len, align, stride, rng) else {
-                        match self.map_used_up(fi) {
-                            Wrap::Done => {}
-                            Wrap::Drop => {
-                                self.next_file = fi;
-                                return Op::DropCache(fi as u32);
-                            }
-                            Wrap::Again => self.next_file = fi,
+                    let at = match f.draw(2, &mut len, self.align, &self.runs, rng) {
+                        Draw::At(at) => at,
+                        Draw::Wrapped => {
+                            self.next_file = fi;
+                            return Op::DropCache(fi as u32);
                         }
-                        continue;
+                        Draw::UsedUp => {
+                            match self.map_used_up(fi) {
+                                Wrap::Done => {}
+                                Wrap::Drop => {
+                                    self.next_file = fi;
+                                    return Op::DropCache(fi as u32);
+                                }
+                                Wrap::Again => self.next_file = fi,
+                            }
+                            continue;
+                        }
                     };
                     if at == f.last_start[1] {
                         // The same block again: fio moves the write's mark so that the write

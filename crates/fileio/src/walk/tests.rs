@@ -804,3 +804,5 @@ fn a_time_based_mixed_job_wraps_each_direction_at_the_end_of_its_only_file() {
         next[dir] = (io.offset + 4096) % 8192;
     }
 }
+
+mod runs;
