@@ -345,6 +345,29 @@ impl PgsqlConnection {
 }
 
 impl PgsqlConnection {
+    /// A backend publishes its counts in pg_stat_database when it exits (or a second after
+    /// its last publication): the clients' backends that are still leaving after a run
+    /// would take their last second's rows with them. They publish before they leave
+    /// pg_stat_activity, so the counters are read once no other plumb backend of this
+    /// database is listed there (for two seconds at most: another plumb run may be busy
+    /// on the same database).
+    fn await_flushed_clients(&mut self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while std::time::Instant::now() < deadline {
+            let others = self.client.query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND application_name = 'plumb' AND pid <> pg_backend_pid()",
+                &[],
+            );
+            match others {
+                Ok(row) if row.get::<_, i64>(0) > 0 => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => return,
+            }
+        }
+    }
+
     /// The server's settings, as `settings()` reports them.
     fn read_settings(&mut self) -> Result<ServerSettings, DriverError> {
         self.check_alive()?;
@@ -396,6 +419,7 @@ impl PgsqlConnection {
     /// The server's counters for this database now.
     fn read_counters(&mut self) -> Result<ServerCounters, DriverError> {
         self.check_alive()?;
+        self.await_flushed_clients();
         let row = self
             .client
             .query_one(
