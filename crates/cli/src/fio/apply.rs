@@ -6,14 +6,18 @@ use super::error::FioError;
 use super::help;
 use super::job::Setting;
 use super::options::{self, Opt};
-use super::values::KbBase;
+use super::values::{KbBase, ValueError};
 
 /// Why an option could not be applied.
 pub(super) enum Refusal {
     /// Not a main option, nor an option of the job's engine.
     Unknown,
-    /// fio would fail to parse it.
-    Bad { opt: &'static Opt, bare: bool },
+    /// fio would fail to parse it; `note` is what the option's own check says first.
+    Bad {
+        opt: &'static Opt,
+        bare: bool,
+        note: Option<String>,
+    },
     /// Known to fio, not to plumb yet.
     NotSupported(&'static Opt),
 }
@@ -49,10 +53,14 @@ pub(super) fn apply(
     let opt = options::find(key)
         .or_else(|| engine.and_then(|e| options::find_engine_option(key, e)))
         .ok_or(Refusal::Unknown)?;
-    if opt.check(value, kb_base(set)).is_err() {
+    if let Err(e) = opt.check(value, kb_base(set)) {
         return Err(Refusal::Bad {
             opt,
             bare: value.is_none(),
+            note: match e {
+                ValueError::Callback(said) => Some(said),
+                _ => None,
+            },
         });
     }
     if !opt.supported {
@@ -64,14 +72,24 @@ pub(super) fn apply(
     })
 }
 
-/// The error for a value fio fails to parse; `text` is what fio echoes.
-pub(super) fn bad_value(opt: &Opt, bare: bool, text: &str, job: Option<&str>) -> FioError {
+/// The error for a value fio fails to parse; `text` is what fio echoes, `note` what the
+/// option's own check said (fio then lists no valid values: the word was one of them).
+pub(super) fn bad_value(
+    opt: &Opt,
+    bare: bool,
+    note: Option<String>,
+    text: &str,
+    job: Option<&str>,
+) -> FioError {
+    let listed = note.is_none();
     FioError::FailedParsing {
         text: text.to_string(),
         // Enum options go through the word list first, so fio skips this line for them.
-        note: (bare && opt.kind != options::Kind::Str)
-            .then(|| format!("Option {} requires an argument", opt.name)),
-        values: (!opt.values.is_empty() && !matches!(opt.kind, options::Kind::StrStore))
+        note: note.or_else(|| {
+            (bare && opt.kind != options::Kind::Str)
+                .then(|| format!("Option {} requires an argument", opt.name))
+        }),
+        values: (listed && !opt.values.is_empty() && !matches!(opt.kind, options::Kind::StrStore))
             .then(|| help::valid_values(opt)),
         job: job.map(str::to_string),
     }

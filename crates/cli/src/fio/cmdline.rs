@@ -287,9 +287,9 @@ pub fn parse(prog: &str, args: &[String], host: &Host) -> Result<Invocation, Fio
                 };
                 let s = match apply::apply(&set, typed, value.as_deref(), engine.as_deref()) {
                     Ok(s) => s,
-                    Err(Refusal::Bad { opt, .. }) => {
+                    Err(Refusal::Bad { opt, note, .. }) => {
                         let text = format!("{typed}={}", value.as_deref().unwrap_or("(null)"));
-                        return Err(apply::bad_value(opt, false, &text, None));
+                        return Err(apply::bad_value(opt, false, note, &text, None));
                     }
                     Err(Refusal::NotSupported(opt)) => {
                         return Err(apply::not_supported(opt, value.as_deref()))

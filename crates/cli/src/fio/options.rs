@@ -146,6 +146,7 @@ impl Opt {
             };
         };
         match self.kind {
+            Kind::Str if self.name == "steadystate" => super::steady::criterion(v, kb).map(drop),
             Kind::Str | Kind::StrUll | Kind::StrMulti if self.name == "bssplit" => {
                 values::parse_bssplit(v, kb).map(drop)
             }
@@ -354,8 +355,9 @@ mod tests {
         // thinktime_blocks and thinktime_blocks_type; then unified_rw_reporting; then
         // fadvise_hint; then the measurement switches (gtod_reduce, disable_lat/clat/slat,
         // disable_bw_measurement, stats) and the number formats (significant_figures,
-        // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime.
-        assert_eq!(n, 97);
+        // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
+        // steadystate, steadystate_duration and steadystate_ramp_time.
+        assert_eq!(n, 100);
     }
 
     #[test]
