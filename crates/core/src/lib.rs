@@ -4,6 +4,8 @@
 //! - [`random`]: per-thread random streams and sysbench's distributions.
 //! - [`harness`]: worker threads, start barrier, stop conditions, warm-up, open-loop pacing,
 //!   interval snapshots.
+//! - [`steady`]: steady-state detection (fio's steadystate): a criterion over a window of
+//!   per-second samples that stops a group of runs once it holds.
 //! - [`workload`]: the contract a benchmark implements to run under the harness.
 //! - [`result`]: the serde model of one job's measured result (carried by `plumb.result/2`).
 //! - [`redact`]: credentials masked in command lines and messages.
@@ -18,6 +20,7 @@ pub mod redact;
 pub mod result;
 pub mod size;
 pub mod stats;
+pub mod steady;
 pub mod workload;
 
 pub use harness::{run, Arrivals, RunConfig, RunOutcome, StopCause, StopFlag, Together};

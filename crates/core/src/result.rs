@@ -94,7 +94,7 @@ pub struct IntervalResult {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunResult {
     pub status: Status,
-    /// "time", "events", "completed", "signal SIGINT", "forced_shutdown".
+    /// "time", "events", "completed", "steady_state", "signal SIGINT", "forced_shutdown".
     pub stop_reason: String,
     pub total_time_s: f64,
     pub warmup_time_s: f64,
@@ -273,6 +273,7 @@ impl RunResult {
             StopCause::Completed => (Status::Completed, "completed".to_string()),
             StopCause::Signal(s) => (Status::Interrupted, format!("signal {}", signal_name(s))),
             StopCause::Forced => (Status::ForcedShutdown, "forced_shutdown".to_string()),
+            StopCause::Steady => (Status::Completed, "steady_state".to_string()),
         };
         let counter_map = |vals: &[u64]| -> BTreeMap<String, u64> {
             input

@@ -303,3 +303,101 @@ fn open_loop_marks_saturation_when_the_rate_cannot_be_met() {
     assert!(r.latency.max_ns > 10 * ol.service.max_ns.max(1) / 2);
     assert!(ol.achieved_per_s < ol.offered_per_s / 2.0);
 }
+
+fn steady_run(
+    limit: f64,
+    window_s: u32,
+    time_limit: Duration,
+) -> (RunConfig, plumb_core::RunOutcome) {
+    use plumb_core::steady::{Criterion, Metric, SteadyGroup, SteadySpec, Tally};
+    let spec = SteadySpec {
+        criterion: Criterion {
+            metric: Metric::Iops,
+            slope: false,
+            percent: false,
+            limit,
+        },
+        window_s,
+        ramp: Duration::ZERO,
+    };
+    // Events are the I/Os, `units` the bytes; the `inner` part is no I/O.
+    let tally = Tally {
+        ios: &["event"],
+        bytes: &["units"],
+    };
+    let g = SteadyGroup::new(spec, tally, 1);
+    let cfg = RunConfig {
+        threads: 1,
+        time_limit: Some(time_limit),
+        steady: Some(g.member(0)),
+        ..Default::default()
+    };
+    let w = sleeper(500);
+    let o = run(w.clone(), &cfg, &no_signal(), &mut |_| {}).unwrap();
+    let r = build(&w, &cfg, &o);
+    assert_eq!(r.status, Status::Completed);
+    (cfg, o)
+}
+
+#[test]
+fn a_steady_criterion_that_holds_stops_the_run() {
+    // Any spread is within a limit this wide: met as soon as the one-second window is full.
+    let (cfg, o) = steady_run(1e12, 1, Duration::from_secs(60));
+    assert_eq!(o.cause, StopCause::Steady);
+    assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
+    let r = cfg.steady.as_ref().unwrap().report();
+    assert!(r.attained);
+    assert!(r.window.full);
+    let (ios, units) = (r.window.iops[0], r.window.bw[0]);
+    assert!(ios > 0, "{r:?}");
+    // Bytes are the `units` counter (3 an event), per second like the I/Os.
+    assert!(units >= 3 * ios && units <= 3 * ios + 3, "{r:?}");
+    let w = sleeper(0);
+    assert_eq!(build(&w, &cfg, &o).stop_reason, "steady_state");
+}
+
+#[test]
+fn a_steady_criterion_that_never_holds_leaves_the_time_limit_to_stop_it() {
+    // No spread is strictly below zero.
+    let (cfg, o) = steady_run(0.0, 1, Duration::from_millis(1500));
+    assert_eq!(o.cause, StopCause::Time);
+    let r = cfg.steady.as_ref().unwrap().report();
+    assert!(!r.attained);
+    assert!(r.window.full, "sampled once at 1 s: {r:?}");
+    assert_eq!(r.window.criterion, 0.0);
+}
+
+#[test]
+fn nothing_is_sampled_for_steady_state_during_the_warm_up() {
+    use plumb_core::steady::{Criterion, Metric, SteadyGroup, SteadySpec, Tally};
+    let spec = SteadySpec {
+        criterion: Criterion {
+            metric: Metric::Iops,
+            slope: false,
+            percent: false,
+            limit: 1e12,
+        },
+        window_s: 1,
+        ramp: Duration::ZERO,
+    };
+    let tally = Tally {
+        ios: &["event"],
+        bytes: &["units"],
+    };
+    let g = SteadyGroup::new(spec, tally, 1);
+    // 3000 events of at least 0.5 ms: more than a second, all of it inside the warm-up.
+    let cfg = RunConfig {
+        threads: 1,
+        time_limit: None,
+        event_limit: 3000,
+        warmup: Duration::from_secs(600),
+        steady: Some(g.member(0)),
+        ..Default::default()
+    };
+    let o = run(sleeper(500), &cfg, &no_signal(), &mut |_| {}).unwrap();
+    assert_eq!(o.cause, StopCause::Completed);
+    let r = g.report();
+    assert!(!r.attained);
+    assert!(!r.window.full, "{r:?}");
+    assert_eq!(r.window.iops, vec![0]);
+}

@@ -138,6 +138,13 @@ const COUNTERS_TRIM: &[&str] = &[
 ];
 const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED, WRITES_FULL);
 
+/// A job's progress as fio counts it for steady-state detection (its io_blocks and
+/// io_bytes): the requests and bytes of reads, writes and trims, syncs left out.
+pub const PROGRESS: plumb_core::steady::Tally = plumb_core::steady::Tally {
+    ios: &["read", "write", "trim"],
+    bytes: &["bytes_read", "bytes_written", BYTES_TRIMMED],
+};
+
 /// Request buffers are allocated up front (and pinned when io_uring registers them): refuse
 /// a combination that would take more than half of the memory available now.
 fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {

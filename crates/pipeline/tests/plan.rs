@@ -55,6 +55,7 @@ fn config(events: u64, threads: usize) -> RunConfig {
         rand_type: None,
         interval_percentiles: vec![95.0],
         together: None,
+        steady: None,
     }
 }
 

@@ -6,17 +6,19 @@ use super::error::FioError;
 use super::help;
 use super::job::Setting;
 use super::options::{self, Opt};
-use super::values::KbBase;
+use super::values::{KbBase, ValueError};
 
 /// Why an option could not be applied.
 pub(super) enum Refusal {
     /// Not a main option, nor an option of the job's engine.
     Unknown,
-    /// fio would fail to parse it (`note`: the line fio prints first, if any).
+    /// fio would fail to parse it: `note` is a line fio prints first (the option's own
+    /// check, or a range), `listed` whether fio then lists the valid values.
     Bad {
         opt: &'static Opt,
         bare: bool,
         note: Option<String>,
+        listed: bool,
     },
     /// Known to fio, not to plumb yet.
     NotSupported(&'static Opt),
@@ -54,11 +56,17 @@ pub(super) fn apply(
         .or_else(|| engine.and_then(|e| options::find_engine_option(key, e)))
         .ok_or(Refusal::Unknown)?;
     let kb = kb_base(set);
-    if opt.check(value, kb).is_err() {
+    if let Err(e) = opt.check(value, kb) {
+        // An option's own check speaks for the word (one of the valid ones): no list then.
+        let (note, listed) = match e {
+            ValueError::Callback(said) => (Some(said), false),
+            _ => (value.and_then(|v| opt.range_note(v, kb)), true),
+        };
         return Err(Refusal::Bad {
             opt,
             bare: value.is_none(),
-            note: value.and_then(|v| opt.range_note(v, kb)),
+            note,
+            listed,
         });
     }
     if !opt.supported {
@@ -71,11 +79,12 @@ pub(super) fn apply(
 }
 
 /// The error for a value fio fails to parse; `text` is what fio echoes, `note` a line fio
-/// prints first.
+/// prints first, `listed` whether the valid values follow.
 pub(super) fn bad_value(
     opt: &Opt,
     bare: bool,
     note: Option<String>,
+    listed: bool,
     text: &str,
     job: Option<&str>,
 ) -> FioError {
@@ -86,7 +95,7 @@ pub(super) fn bad_value(
             (bare && opt.kind != options::Kind::Str)
                 .then(|| format!("Option {} requires an argument", opt.name))
         }),
-        values: (!opt.values.is_empty() && !matches!(opt.kind, options::Kind::StrStore))
+        values: (listed && !opt.values.is_empty() && !matches!(opt.kind, options::Kind::StrStore))
             .then(|| help::valid_values(opt)),
         job: job.map(str::to_string),
     }

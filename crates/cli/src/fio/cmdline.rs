@@ -287,9 +287,11 @@ pub fn parse(prog: &str, args: &[String], host: &Host) -> Result<Invocation, Fio
                 };
                 let s = match apply::apply(&set, typed, value.as_deref(), engine.as_deref()) {
                     Ok(s) => s,
-                    Err(Refusal::Bad { opt, note, .. }) => {
+                    Err(Refusal::Bad {
+                        opt, note, listed, ..
+                    }) => {
                         let text = format!("{typed}={}", value.as_deref().unwrap_or("(null)"));
-                        return Err(apply::bad_value(opt, false, note, &text, None));
+                        return Err(apply::bad_value(opt, false, note, listed, &text, None));
                     }
                     Err(Refusal::NotSupported(opt)) => {
                         return Err(apply::not_supported(opt, value.as_deref()))

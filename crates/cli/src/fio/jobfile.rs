@@ -188,7 +188,12 @@ fn refusal(r: Refusal, line: &str, value: Option<&str>, job: &str) -> FioError {
             suggestion: options::suggest_for_jobfile(line).map(str::to_string),
             job: job.to_string(),
         },
-        Refusal::Bad { opt, bare, note } => apply::bad_value(opt, bare, note, line, Some(job)),
+        Refusal::Bad {
+            opt,
+            bare,
+            note,
+            listed,
+        } => apply::bad_value(opt, bare, note, listed, line, Some(job)),
         Refusal::NotSupported(opt) => apply::not_supported(opt, value),
     }
 }

@@ -29,6 +29,7 @@ mod logs;
 pub mod options;
 mod pacing;
 pub mod run;
+mod steady;
 mod subst;
 pub mod sweep;
 mod translate;

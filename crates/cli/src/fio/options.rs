@@ -146,6 +146,7 @@ impl Opt {
             };
         };
         match self.kind {
+            Kind::Str if self.name == "steadystate" => super::steady::criterion(v, kb).map(drop),
             Kind::Str | Kind::StrUll | Kind::StrMulti if self.name == "bssplit" => {
                 values::parse_bssplit(v, kb).map(drop)
             }
@@ -398,8 +399,9 @@ mod tests {
         // disable_bw_measurement, stats) and the number formats (significant_figures,
         // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
         // exitall_on_error; then mem, io_submit_mode and continue_on_error at their
-        // defaults (translate.rs NOT_YET refuses the other values); then percentage_random.
-        assert_eq!(n, 102);
+        // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
+        // then steadystate, steadystate_duration and steadystate_ramp_time.
+        assert_eq!(n, 105);
     }
 
     #[test]

@@ -122,6 +122,8 @@ struct FioFileJob {
     file_names: Vec<String>,
     /// The layout failed: fio's words for it, for the record.
     layout_failure: RefCell<Option<FioFailure>>,
+    /// Its place in steady-state detection, whose outcome goes into the record.
+    steady: Option<plumb_core::steady::SteadyMember>,
 }
 
 impl Job for FioFileJob {
@@ -162,6 +164,9 @@ impl Job for FioFileJob {
             return Ok(());
         }
         self.job.after_run(job)?;
+        if let Some(m) = &self.steady {
+            super::steady::record(job, &m.report());
+        }
         // Writes that found the disk full: fio's words for each, and for the failure
         // (none under fill_device, where the job ends cleanly).
         let full = self.job.take_full_writes();
@@ -269,9 +274,33 @@ pub struct Checked {
 pub fn check(args: &[String]) -> Result<Checked, String> {
     let (plumb, args) = take_plumb_options(args, Mode::Plumb)?;
     match parse("plumb fio", &args, &Host::real()) {
-        Ok(Invocation::Run(run)) => build(run, &args, Mode::Plumb, &plumb),
+        Ok(Invocation::Run(run)) => build(run, &args, Mode::Plumb, &plumb).map_err(|r| {
+            // A caller that runs it itself has one message: fio's own lines, not its
+            // job headers.
+            if r.stderr.is_empty() {
+                r.stdout.lines().last().unwrap_or_default().to_string()
+            } else {
+                r.stderr
+            }
+        }),
         Ok(_) => Err("this fio command line prints help or a version, it runs nothing".into()),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Why a command line runs nothing: what fio prints on stdout, then on stderr (both empty:
+/// nothing to say, fio's --parse-only).
+struct Refused {
+    stdout: String,
+    stderr: String,
+}
+
+impl From<String> for Refused {
+    fn from(stderr: String) -> Self {
+        Refused {
+            stdout: String::new(),
+            stderr,
+        }
     }
 }
 
@@ -279,22 +308,50 @@ fn execute(run: Parsed, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i3
     let parse_only = run.flags.parse_only;
     match build(run, args, mode, plumb) {
         Ok(checked) => run_checked(checked, args, mode, plumb),
-        Err(lines) if lines.is_empty() && parse_only => 0,
-        Err(lines) => {
-            eprintln!("{lines}");
+        Err(r) if r.stdout.is_empty() && r.stderr.is_empty() && parse_only => 0,
+        Err(r) => {
+            print!("{}", r.stdout);
+            if !r.stderr.is_empty() || r.stdout.is_empty() {
+                eprintln!("{}", r.stderr);
+            }
             1
         }
     }
 }
 
-/// The plan of a parsed command line; `Err` holds fio's message lines (empty: nothing to
-/// say, fio's --parse-only).
+/// fio's refusal of a job whose steady-state settings differ from its reporting group's
+/// (`clones[k]`): on stdout, after the header lines fio printed as it added the jobs up to
+/// that one (normal format only).
+fn inconsistent_steady(clones: &[(u32, JobClone)], k: usize, normal: bool) -> Refused {
+    let mut stdout = String::new();
+    if normal {
+        for (i, (_, c)) in clones.iter().enumerate().take(k + 1) {
+            if c.info.subjob != 0 {
+                continue;
+            }
+            let mut h = c.info.header.clone();
+            // The rejected job's clones were never added: no `...` line for it.
+            if i == k {
+                h.numjobs = 1;
+            }
+            stdout.push_str(&plumb_report::fio::job_header_line(&h));
+        }
+    }
+    stdout.push_str(super::steady::INCONSISTENT);
+    stdout.push('\n');
+    Refused {
+        stdout,
+        stderr: String::new(),
+    }
+}
+
+/// The plan of a parsed command line, or fio's refusal.
 fn build(
     run: Parsed,
     args: &[String],
     mode: Mode,
     plumb: &PlumbOptions,
-) -> Result<Checked, String> {
+) -> Result<Checked, Refused> {
     let flags = &run.flags;
     let f = flags.formats;
     let output = OutputOptions {
@@ -335,7 +392,7 @@ fn build(
         };
         let waits = match job.stonewall() {
             Ok(w) => w,
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.to_string().into()),
         };
         if waits && !clones.is_empty() {
             run_group += 1;
@@ -347,18 +404,23 @@ fn build(
                 }
                 number += cs.len() as u32;
                 clones.extend(cs.into_iter().map(|c| (run_group, c)));
+                // fio checks each job against its reporting group as it adds it.
+                if let Err(k) = super::steady::check_groups(clones.iter().map(|(_, c)| c)) {
+                    return Err(inconsistent_steady(&clones, k, f.normal));
+                }
             }
             Err(e) => {
                 if matches!(e, translate::TranslateError::Parse { .. }) {
-                    return Err(format!("{e}\nfio: job {} dropped", job.name));
+                    return Err(format!("{e}\nfio: job {} dropped", job.name).into());
                 }
-                return Err(e.to_string());
+                return Err(e.to_string().into());
             }
         }
     }
     translate::share_layouts(clones.iter_mut().map(|(_, c)| c));
+    super::steady::join_groups(clones.iter_mut().map(|(_, c)| c));
     if flags.parse_only {
-        return Err(String::new());
+        return Err(String::new().into());
     }
     if flags.readonly {
         if let Some((_, c)) = clones
@@ -368,7 +430,8 @@ fn build(
             return Err(format!(
                 "fio: job <{}> has write or trim bit set, but fio is in read-only mode",
                 c.name
-            ));
+            )
+            .into());
         }
     }
     // Writing to (or trimming) a block device that holds data is refused before anything
@@ -382,7 +445,7 @@ fn build(
                     &f.path,
                     "allow_mounted_write=1",
                 ) {
-                    return Err(format!("fio: {refusal}"));
+                    return Err(format!("fio: {refusal}").into());
                 }
             }
         }
@@ -449,6 +512,7 @@ fn build(
         let depth_note =
             plumb_report::fio::depth_note_applies(c.info.header.iodepth, c.spec.engine.caps);
         let job = FioFileJob {
+            steady: c.config.steady.clone(),
             job: FileioJob::new(c.spec, None, stop.clone()),
             name: c.name.clone(),
             layout: c.info.laid_out.filter(|_| f.normal),

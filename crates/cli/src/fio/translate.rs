@@ -135,6 +135,9 @@ pub struct JobClone {
     pub exitall: bool,
     /// exitall_on_error: when this job fails, the other jobs of its group stop.
     pub exitall_on_error: bool,
+    /// Steady-state detection (ss, ss_dur, ss_ramp); none when off. The run's groups are
+    /// made later ([`super::steady::join_groups`]), into `config.steady`.
+    pub steady: Option<plumb_core::steady::SteadySpec>,
     /// startdelay, drawn for this clone when it is a range.
     pub start_delay: Duration,
     /// What fio says about the job on stderr before it runs (the job still runs).
@@ -774,6 +777,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     };
 
     let sample_window = sample_window(&g)?;
+    let steady = super::steady::spec(j, kb)?;
     let placement = placement(&g)?;
     let split = match g.raw("cpus_allowed_policy") {
         None | Some("shared") => false,
@@ -1171,6 +1175,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             rand_type: None,
             interval_percentiles: Vec::new(),
             together: None,
+            steady: None,
         };
         let laid: u64 = layout_files.iter().map(|f| f.1).sum();
         let info = FioJobInfo {
@@ -1214,6 +1219,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             unified_mixed: matches!(g.raw("unified_rw_reporting"), Some("mixed" | "1")),
             failure: None,
             stderr: Vec::new(),
+            steady: None,
             progress: JobProgress {
                 io_bytes: pass_bytes.saturating_mul(loops),
                 time_based,
@@ -1241,6 +1247,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             }),
             exitall: g.flag("exitall", false)?,
             exitall_on_error: g.flag("exitall_on_error", false)?,
+            steady: steady.clone(),
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
             lays_out: layout_files,
             start_delay,

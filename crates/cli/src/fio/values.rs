@@ -43,6 +43,9 @@ pub enum ValueError {
     NotAValidValue(String),
     #[error("bad arithmetic expression: {0}")]
     Expression(String),
+    /// An option's own check failed and fio says why before `failed parsing` (this text).
+    #[error("{0}")]
+    Callback(String),
 }
 
 /// A size option's value: bytes, or `N%` of the file or device (size, offset, io_size...).

@@ -149,6 +149,7 @@ impl Common {
                 rand_type: v.given("rand-type").then_some(rand_type),
                 interval_percentiles: percentiles.clone(),
                 together: None,
+                steady: None,
             },
             seed_given,
             percentiles,

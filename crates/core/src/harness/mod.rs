@@ -21,7 +21,8 @@ use slots::{snapshot, Shared, ThreadSlot};
 use crate::clock::{self, Stamp};
 use crate::random::RandType;
 use crate::stats::Histogram;
-use crate::workload::{WorkerCtx, Workload, WorkloadError};
+use crate::steady::{Probe, SteadyMember, Tally};
+use crate::workload::{OpKind, WorkerCtx, Workload, WorkloadError};
 
 /// What the harness names its worker threads: `plumb-worker-N`, N from 0 (the observer
 /// tells workers from plumb's other threads by it).
@@ -68,6 +69,9 @@ pub struct RunConfig {
     /// Runs that end together (fio's exitall): set by a run that ends it for the others,
     /// watched by every run that shares it.
     pub together: Option<Together>,
+    /// Steady-state detection (fio's steadystate): the run is sampled once a second with
+    /// the other runs of its group, and stops when the group's criterion holds.
+    pub steady: Option<SteadyMember>,
 }
 
 /// A flag several runs share: once a run marked `ends_others` finishes, the others stop as
@@ -106,6 +110,7 @@ impl Default for RunConfig {
             rand_type: None,
             interval_percentiles: vec![95.0],
             together: None,
+            steady: None,
         }
     }
 }
@@ -121,6 +126,8 @@ pub enum StopCause {
     Signal(i32),
     /// Workers did not stop within the forced-shutdown grace.
     Forced,
+    /// The run's steady-state criterion held (`RunConfig::steady`).
+    Steady,
 }
 
 /// One interval's figures, as printed by `--report-interval`.
@@ -190,7 +197,8 @@ pub fn run(
     clock::init();
     let threads = cfg.threads.max(1);
     let kinds = workload.kinds().to_vec();
-    let ncounters = workload.counters().len();
+    let counter_names = workload.counters().to_vec();
+    let ncounters = counter_names.len();
     let warm = cfg.warmup > Duration::ZERO;
     let shared = Arc::new(Shared {
         stop: Default::default(),
@@ -261,6 +269,11 @@ pub fn run(
     let _ = shared.origin.set(Instant::now());
     barrier.wait();
     let start = shared.origin();
+    let steady = cfg.steady.as_ref();
+    // Detection starts once the warm-up is over (fio's job is not running yet during its
+    // ramp_time, and its counts start from zero after it).
+    let steady_from = start + cfg.warmup;
+    let mut steady_started = false;
     let time_deadline = cfg.time_limit.map(|t| start + cfg.warmup + t);
     let forced_deadline = match (time_deadline, cfg.forced_shutdown) {
         (Some(d), Some(g)) => Some(d + g),
@@ -313,6 +326,21 @@ pub fn run(
                 shared.stop.store(true, Relaxed);
             }
         }
+        if let Some(m) = steady.filter(|_| !steady_started && now >= steady_from) {
+            m.start(
+                steady_from,
+                probe(&slots, &kinds, &counter_names, m.tally()),
+            );
+            steady_started = true;
+        }
+        if let Some(m) = steady.filter(|_| steady_started) {
+            if !stopping && m.poll(now) {
+                stopping = true;
+                stopped_at.get_or_insert(now);
+                cause = StopCause::Steady;
+                shared.stop.store(true, Relaxed);
+            }
+        }
         if let Some(d) = time_deadline {
             if now >= d && !stopping {
                 stopping = true;
@@ -334,7 +362,12 @@ pub fn run(
             break;
         }
         let mut wake = now + Duration::from_millis(50);
-        for d in [time_deadline, next_interval, give_up]
+        let steady_tick = match steady.filter(|_| !stopping) {
+            Some(m) if steady_started => m.next_tick(),
+            Some(_) => Some(steady_from),
+            None => None,
+        };
+        for d in [time_deadline, next_interval, give_up, steady_tick]
             .into_iter()
             .flatten()
         {
@@ -353,6 +386,9 @@ pub fn run(
     }
 
     let end = Instant::now();
+    if let Some(m) = steady {
+        m.stop();
+    }
     if let Some(t) = &cfg.together {
         let failed = || {
             first_error
@@ -406,6 +442,39 @@ pub fn run(
         }),
         Some(other) => Err(other),
     }
+}
+
+/// Reads the run's cumulative I/Os and bytes since the warm-up for steady-state
+/// detection: the kinds and counters `tally` names.
+fn probe(
+    slots: &Arc<Vec<ThreadSlot>>,
+    kinds: &[OpKind],
+    counters: &[&'static str],
+    tally: Tally,
+) -> Probe {
+    let ks: Vec<usize> = (0..kinds.len())
+        .filter(|&k| tally.ios.contains(&kinds[k].name))
+        .collect();
+    let cs: Vec<usize> = (0..counters.len())
+        .filter(|&c| tally.bytes.contains(&counters[c]))
+        .collect();
+    let slots = slots.clone();
+    Box::new(move || {
+        let (mut ios, mut bytes) = (0u64, 0u64);
+        for phase in slots.iter().map(|s| &s.main) {
+            ios += ks
+                .iter()
+                .filter_map(|&k| phase.kinds.get(k))
+                .map(|h| h.count())
+                .sum::<u64>();
+            bytes += cs
+                .iter()
+                .filter_map(|&c| phase.counters.get(c))
+                .map(|a| a.load(Relaxed))
+                .sum::<u64>();
+        }
+        (ios, bytes)
+    })
 }
 
 /// Scheduled events that were due by `at` but not yet started, summed over threads.

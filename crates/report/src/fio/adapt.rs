@@ -363,6 +363,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
             slat: fi.slat_percentiles && split,
         },
         mixed: false,
+        steady: fi.steady.clone(),
     }
 }
 
@@ -446,6 +447,11 @@ fn add_samples(a: &mut SampleStats, b: &SampleStats) {
 /// Add `job`'s figures to `unit` (group_reporting).
 fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecord, pct: &[f64]) {
     unit.members += 1;
+    // fio copies each member's steady-state figures over the last: the last one's stay
+    // (it holds the group's window).
+    if next.steady.is_some() {
+        unit.steady = next.steady.clone();
+    }
     unit.job_runtime_ms += next.job_runtime_ms;
     for (d, n, kind, h) in [
         (&mut unit.read, &next.read, "read", &mut hists.read),

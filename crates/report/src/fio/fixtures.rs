@@ -151,7 +151,65 @@ impl Scenario {
                 slat: false,
             },
             mixed: j.get("mixed").is_some(),
+            steady: j.get("steadystate").map(steady),
         }
+    }
+}
+
+/// The window behind fio's `steadystate` object. The samples are in fio's printed order;
+/// `head` is set so the ring is read from its first slot again (a full ring that was not
+/// met has fio's head one past its oldest sample).
+fn steady(v: &Value) -> plumb_core::steady::SteadyReport {
+    use plumb_core::steady::{Criterion, Metric, SteadyReport, WindowState};
+    let ss = s(&v["ss"]);
+    let (word, limit) = ss.split_once(':').expect("criterion:limit");
+    let percent = limit.ends_with('%');
+    let (metric, slope) = match word {
+        "iops" => (Metric::Iops, false),
+        "iops_slope" => (Metric::Iops, true),
+        "bw" => (Metric::Bw, false),
+        "bw_slope" => (Metric::Bw, true),
+        other => panic!("criterion {other}"),
+    };
+    let ints = |k: &str| -> Vec<u64> {
+        v["data"][k]
+            .as_array()
+            .expect("samples")
+            .iter()
+            .map(u)
+            .collect()
+    };
+    let (iops, bw) = (ints("iops"), ints("bw"));
+    let attained = u(&v["attained"]) == 1;
+    let (slope_v, deviation) = (f(&v["slope"]), f(&v["max_deviation"]));
+    // The JSON's criterion went through a C float; without a percentage it is the slope
+    // or the deviation itself, which the normal line prints in full.
+    let criterion = match (slope, percent) {
+        (true, false) => slope_v,
+        (false, false) => deviation,
+        _ => s(&v["criterion"])
+            .trim_end_matches('%')
+            .parse()
+            .expect("criterion"),
+    };
+    SteadyReport {
+        criterion: Criterion {
+            metric,
+            slope,
+            percent,
+            limit: limit.trim_end_matches('%').parse().expect("limit"),
+        },
+        window_s: u(&v["duration"]) as u32,
+        attained,
+        window: WindowState {
+            head: if attained { 0 } else { 1 % iops.len() as u32 },
+            full: true,
+            slope: slope_v,
+            deviation,
+            criterion,
+            iops,
+            bw,
+        },
     }
 }
 
@@ -438,6 +496,16 @@ fn terse_v2_with_description_line() {
 #[test]
 fn trim_only_and_terse_v4() {
     check(Scenario::plain("terse_v4"), true, Some(TerseVersion::V4));
+}
+
+#[test]
+fn steady_state_attained_by_one_job() {
+    check(Scenario::plain("ss_attained"), true, Some(TerseVersion::V3));
+}
+
+#[test]
+fn steady_state_of_a_group_never_attained() {
+    check(Scenario::plain("ss_group"), true, Some(TerseVersion::V3));
 }
 
 #[test]

@@ -79,6 +79,9 @@ pub struct FioJobInfo {
     /// line of a failed layout.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stderr: Vec<String>,
+    /// How steady-state detection (fio's steadystate) ended for the job's group, when on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<plumb_core::steady::SteadyReport>,
 }
 
 /// A job's failure as fio reports it: `err=<errno> (<verror>)` in the job's block and a

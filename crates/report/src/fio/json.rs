@@ -6,6 +6,7 @@ use super::dist::{depth_pct, lat_pct, BATCH_LABELS, DEPTH_LABELS, LAT_LABELS};
 use super::groups::{bytes_per_s, group_runs, share_of_agg, GroupRun};
 use super::model::{Dir, DirStats, DiskUtil, FioDoc, LatStats, Unit};
 use super::num::f6;
+use super::steady;
 
 /// A value of fio's JSON tree.
 enum Val {
@@ -149,6 +150,30 @@ fn unit(u: &Unit, group: &GroupRun, plus: bool) -> Obj {
     if let Some(desc) = &u.description {
         o.str("desc", desc);
     }
+    if let Some(ss) = &u.steady {
+        o.obj("steadystate", steadystate(ss));
+    }
+    o
+}
+
+/// fio's `steadystate` object (stat.c show_thread_status_json).
+fn steadystate(ss: &plumb_core::steady::SteadyReport) -> Obj {
+    let mut o = Obj::default();
+    o.str("ss", &steady::ss_text(ss));
+    o.int("duration", ss.window_s);
+    o.int("attained", u8::from(ss.attained));
+    o.str("criterion", &steady::criterion_text(ss));
+    o.float("max_deviation", ss.window.deviation);
+    o.float("slope", ss.window.slope);
+    let (bw, iops) = steady::ordered(ss);
+    let (bw_mean, iops_mean) = steady::means(ss);
+    let ints = |v: Vec<u64>| Val::Arr(v.into_iter().map(|x| Val::Int(x.into())).collect());
+    let mut data = Obj::default();
+    data.int("bw_mean", bw_mean);
+    data.int("iops_mean", iops_mean);
+    data.0.push(("iops".into(), ints(iops)));
+    data.0.push(("bw".into(), ints(bw)));
+    o.obj("data", data);
     o
 }
 

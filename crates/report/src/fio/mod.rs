@@ -11,7 +11,7 @@
 //! are derived here from the model's counts, with fio's integer arithmetic and rounding.
 //!
 //! Not rendered (3.33 features the model does not carry): unified_rw_reporting's `mixed`,
-//! per-priority latency, cache hits, steady state, trim block histograms, client/server.
+//! per-priority latency, cache hits, trim block histograms, client/server.
 
 mod adapt;
 mod dist;
@@ -25,6 +25,7 @@ mod mixed;
 mod model;
 mod normal;
 mod num;
+mod steady;
 mod terse;
 
 #[cfg(test)]

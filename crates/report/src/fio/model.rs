@@ -81,6 +81,9 @@ pub struct Unit {
     /// unified_rw_reporting=mixed: every direction is summed in `read`, reported as `mixed`.
     #[serde(default)]
     pub mixed: bool,
+    /// Steady-state detection (fio's steadystate), when the job had it: its group's window.
+    #[serde(default)]
+    pub steady: Option<plumb_core::steady::SteadyReport>,
 }
 
 /// One direction (read, write or trim) of a unit.

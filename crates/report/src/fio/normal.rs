@@ -125,6 +125,14 @@ fn unit_block(out: &mut String, doc: &FioDoc, u: &Unit, group: &GroupRun) {
             lt.target_ns, lt.window_us, lt.percentile, lt.depth
         );
     }
+    if let Some(ss) = &u.steady {
+        out.push_str(&super::steady::normal_line(
+            ss,
+            doc.kb_base,
+            doc.sig_figs,
+            rate_unit(doc),
+        ));
+    }
 }
 
 fn dir_block(out: &mut String, doc: &FioDoc, u: &Unit, d: Dir, group: &GroupRun) {

@@ -29,6 +29,17 @@ const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
 /// with `pow2`) until it fits, then as many decimals as still fit, taken from the last
 /// division's remainder alone, as fio does (so `16.0MiB`, `1000MiB/s`, `2048k`).
 pub fn num2str(num: u64, maxlen: u32, pow2: bool, unit: N2sUnit) -> String {
+    num2str_from(num, 0, maxlen, pow2, unit)
+}
+
+/// [`num2str`] of a number already counted in thousands (fio's `base` argument of 1000 or
+/// 1024): its prefix starts at `k`/`Ki` whichever base it was divided by, as fio's does
+/// (so KiB printed with SI prefixes read as kB).
+pub(crate) fn num2str_kilo(num: u64, maxlen: u32, pow2: bool, unit: N2sUnit) -> String {
+    num2str_from(num, 1, maxlen, pow2, unit)
+}
+
+fn num2str_from(num: u64, first_prefix: usize, maxlen: u32, pow2: bool, unit: N2sUnit) -> String {
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
     let mut num = match unit {
@@ -36,7 +47,7 @@ pub fn num2str(num: u64, maxlen: u32, pow2: bool, unit: N2sUnit) -> String {
         _ => num,
     };
     let maxlen = maxlen as usize;
-    let mut post = 0usize;
+    let mut post = first_prefix;
     let mut modulo: Option<u64> = None;
     let mut carry = false;
     while post < prefixes.len() {
@@ -92,7 +103,19 @@ pub fn percentile_precision(list_text: &str) -> u32 {
 
 /// C's `%f`: six decimals.
 pub(crate) fn f6(x: f64) -> String {
-    format!("{x:.6}")
+    c_fixed(x, 6)
+}
+
+/// C's `%.Nf`, with glibc's words for what is not a number (`-nan` keeps the sign bit,
+/// which the x86 NaN of a 0/0 has).
+pub(crate) fn c_fixed(x: f64, decimals: usize) -> String {
+    match (x.is_nan(), x.is_infinite(), x.is_sign_negative()) {
+        (true, _, true) => "-nan".into(),
+        (true, _, false) => "nan".into(),
+        (_, true, true) => "-inf".into(),
+        (_, true, false) => "inf".into(),
+        _ => format!("{x:.decimals$}"),
+    }
 }
 
 #[cfg(test)]
