@@ -107,7 +107,7 @@ fn leading_float(s: &str) -> Option<f64> {
     s[..end].parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
-fn parse_failed(v: &str) -> TranslateError {
+pub(super) fn parse_failed(v: &str) -> TranslateError {
     TranslateError::Parse {
         name: NAME.into(),
         value: v.into(),
@@ -115,7 +115,7 @@ fn parse_failed(v: &str) -> TranslateError {
 }
 
 /// fio's reason, then its `failed parsing` line.
-fn refused(v: &str, why: &str) -> TranslateError {
+pub(super) fn refused(v: &str, why: &str) -> TranslateError {
     TranslateError::Job(format!("fio: {why}\n{}", parse_failed(v)))
 }
 

@@ -24,6 +24,7 @@
 
 use plumb_core::random::{Skew, ZoneBytes, ZoneShare};
 
+use super::distribution::{parse_failed, refused};
 use super::translate::TranslateError;
 use super::values::{atoi, fio_decimal, KbBase};
 
@@ -203,18 +204,6 @@ fn strip_blank_end(s: &str) -> &str {
 
 fn decimal(v: &str, s: &str, kb: KbBase) -> Result<i64, TranslateError> {
     fio_decimal(s, kb).ok_or_else(|| refused(v, "split conversion failed"))
-}
-
-fn parse_failed(v: &str) -> TranslateError {
-    TranslateError::Parse {
-        name: NAME.into(),
-        value: v.into(),
-    }
-}
-
-/// fio's reason, then its `failed parsing` line.
-fn refused(v: &str, why: &str) -> TranslateError {
-    TranslateError::Job(format!("fio: {why}\n{}", parse_failed(v)))
 }
 
 #[cfg(test)]
