@@ -52,6 +52,18 @@ impl SmallFs {
 
 impl Drop for SmallFs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).output();
+        // A process that used io_uring on the files has exited, but the kernel releases the
+        // ring's file references in a worker of its own a moment later: until then the
+        // unmount fails as busy, and a mount left behind would outlive the test.
+        for _ in 0..200 {
+            let done = Command::new("umount")
+                .arg(self.dir.path())
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if done {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 }
