@@ -58,6 +58,18 @@ pub fn strace(purpose: &str) -> bool {
     installed(&[STRACE], "apt-get install strace", purpose)
 }
 
+/// [`traced`] with paths shown, for a run that must succeed: its strace log.
+pub fn traced_ok(bin: &Path, dir: &Path, calls: &str, args: &[&str]) -> String {
+    let (out, text) = traced(bin, dir, &dir.join("../trace"), calls, true, args);
+    assert!(
+        out.status.success(),
+        "{} {args:?}: {}",
+        bin.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 /// Run `bin args` in `dir` under `strace -f -qq -e trace=CALLS` (with `-y`, descriptors
 /// shown with their paths, when `paths`), the trace written to `log`: the run's output and
 /// the trace's text.
