@@ -264,7 +264,17 @@ impl WorkerState {
     }
 
     /// For validation: move a random request off blocks other requests hold.
+    #[inline(always)]
     fn claim(&mut self, slot: usize, io: &mut Io, rng: &mut plumb_core::random::Rng) {
+        if self.busy.is_some() {
+            self.claim_busy(slot, io, rng);
+        }
+    }
+
+    /// Validation's share of [`WorkerState::claim`]: a block another request holds is drawn
+    /// again.
+    #[cold]
+    fn claim_busy(&mut self, slot: usize, io: &mut Io, rng: &mut plumb_core::random::Rng) {
         let Some(b) = self.busy.as_ref() else { return };
         let me = self.busy_base + slot;
         if self.random {
@@ -433,6 +443,13 @@ impl<E: Engine> IoWorker<E> {
                         }
                     }
                 };
+                if let Some(write) = self.s.pattern.plain_random() {
+                    let io = self.s.pattern.next_plain(write, &mut ctx.rng);
+                    let dir = if write { Dir::Write } else { Dir::Read };
+                    self.issue(ctx, t, dir, io)?;
+                    self.after_issue(ctx)?;
+                    continue;
+                }
                 let mut op = self.s.pattern.next(&mut ctx.rng);
                 // A drop or a drain is no event: the request that follows keeps the ticket.
                 while let Op::DropCache(_) | Op::Drain = op {
