@@ -17,10 +17,9 @@
 
 mod common;
 use common::fio_text::{fd_path, field, mask_normal, mask_numbers};
-use common::peers::{installed, DropIn};
+use common::peers::{fio_and_drop_in, installed, run_named as run_in, DropIn, Printed as Output};
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -40,47 +39,10 @@ fn peer() -> Option<&'static str> {
     .then_some(PEER)
 }
 
-/// What one command printed.
-#[derive(Debug, PartialEq)]
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Run `bin` named `fio` in argv[0], as a shell finds it on PATH (fio names itself in its
-/// messages by argv[0] as typed).
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin);
-    if bin.ends_with("fio") {
-        cmd.arg0("fio");
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 /// Both programs on `args`, each in a fresh directory holding `files` (name, text).
 fn run_both_with(files: &[(&str, &str)], args: &[&str]) -> Option<(Output, Output)> {
-    let peer = peer()?;
-    let drop_in = DropIn::named("fio");
-    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-    for d in [&a, &b] {
-        for (name, text) in files {
-            std::fs::write(d.path().join(name), text).unwrap();
-        }
-    }
-    let theirs = run_in(Path::new(peer), a.path(), args);
-    let ours = run_in(&drop_in.bin(), b.path(), args);
-    Some((theirs, ours))
+    peer()?;
+    Some(fio_and_drop_in(files, args))
 }
 
 fn run_both(args: &[&str]) -> Option<(Output, Output)> {

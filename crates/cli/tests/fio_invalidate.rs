@@ -14,28 +14,17 @@
 //! Without /usr/bin/fio or strace these tests are skipped with a message, except under CI
 //! (`CI=true`), where a missing peer is a failure.
 
+mod common;
+use common::peers::{fio_and_strace, run_named, FIO, STRACE};
+
 use std::collections::BTreeMap;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tempfile::TempDir;
 
-const PEER: &str = "/usr/bin/fio";
-const STRACE: &str = "/usr/bin/strace";
-
 /// fio and strace, or None (with a message) when one is missing outside CI.
 fn peer() -> Option<&'static str> {
-    for tool in [PEER, STRACE] {
-        if !Path::new(tool).exists() {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("{tool} is missing: CI runs the fio drop-in comparison (apt-get install fio strace)");
-            }
-            eprintln!("skipped: {tool} is not installed (apt-get install fio strace)");
-            return None;
-        }
-    }
-    Some(PEER)
+    fio_and_strace("the fio drop-in comparison").then_some(FIO)
 }
 
 /// What happened to one file, in order; runs of requests are counted.
@@ -52,20 +41,8 @@ type Trace = BTreeMap<String, Vec<Ev>>;
 
 /// Run `bin` (named `fio` in argv[0]) in `dir`.
 fn run_in(bin: &Path, dir: &Path, args: &[String]) -> (i32, String) {
-    let mut cmd = Command::new(bin);
-    if bin.ends_with("fio") {
-        cmd.arg0("fio");
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let out = run_named(bin, dir, args);
+    (out.code, out.stderr)
 }
 
 /// One strace line on a file under `prefix`: (time, file, event).

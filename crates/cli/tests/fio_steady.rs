@@ -9,41 +9,13 @@
 
 mod common;
 use common::fio_text::mask_normal;
-use common::peers::{installed, DropIn, FIO};
+use common::peers::{fio_and_drop_in, installed, Printed as Output, FIO};
 use common::plumb;
 
 use std::collections::BTreeSet;
-use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use tempfile::TempDir;
-
-/// What one command printed.
-#[derive(Debug, PartialEq)]
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin);
-    // fio names itself in its messages by argv[0] as typed.
-    cmd.arg0("fio");
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// fio, then plumb named `fio`, on `args`, each in a fresh directory holding `files`.
 fn run_both_with(files: &[(&str, &str)], args: &[&str]) -> Option<(Output, Output)> {
@@ -54,16 +26,7 @@ fn run_both_with(files: &[(&str, &str)], args: &[&str]) -> Option<(Output, Outpu
     ) {
         return None;
     }
-    let drop_in = DropIn::named("fio");
-    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-    for d in [&a, &b] {
-        for (name, text) in files {
-            std::fs::write(d.path().join(name), text).unwrap();
-        }
-    }
-    let theirs = run_in(Path::new(FIO), a.path(), args);
-    let ours = run_in(&drop_in.bin(), b.path(), args);
-    Some((theirs, ours))
+    Some(fio_and_drop_in(files, args))
 }
 
 /// A run with `--output-format=json,normal`: the JSON document, and the normal text

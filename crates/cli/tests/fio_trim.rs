@@ -17,10 +17,9 @@
 
 mod common;
 use common::fio_text::{fd_path, field, mask_normal};
-use common::peers::{installed, under_ci, DropIn};
+use common::peers::{installed, run_named as run_in, under_ci, DropIn, Printed as Output};
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -38,31 +37,6 @@ fn peer() -> Option<&'static str> {
         "the fio drop-in comparison",
     )
     .then_some(PEER)
-}
-
-#[derive(Debug)]
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin);
-    if bin.ends_with("fio") {
-        cmd.arg0("fio");
-    }
-    let out = cmd
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// plumb under its own name, in `dir`.

@@ -10,12 +10,10 @@
 //! (`CI=true`), where a missing peer is a failure.
 
 mod common;
-use common::peers::{installed, DropIn};
+use common::peers::{installed, run_named, DropIn};
 
 use std::collections::HashSet;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
 
@@ -27,19 +25,8 @@ fn peer() -> Option<&'static str> {
 
 /// Run `bin` as `fio` in `dir`; it must succeed.
 fn run_in(bin: &Path, dir: &Path, args: &[&str]) {
-    let out = Command::new(bin)
-        .arg0("fio")
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} {args:?}: {}",
-        bin.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_named(bin, dir, args);
+    assert!(out.code == 0, "{} {args:?}: {}", bin.display(), out.stderr);
 }
 
 /// fio's and plumb's directories after each ran `args` there.

@@ -708,15 +708,9 @@ impl<E: Engine> IoWorker<E> {
         }
         let done = &mut self.done;
         loop {
-            match until {
-                None => self
-                    .engine
-                    .reap(min, max, |slot, res| done.push((slot, res))),
-                Some(d) => self
-                    .engine
-                    .reap_until(min, max, d, |slot, res| done.push((slot, res))),
-            }
-            .map_err(|e| WorkloadError::new(e.to_string()))?;
+            self.engine
+                .reap(min, max, until, |slot, res| done.push((slot, res)))
+                .map_err(|e| WorkloadError::new(e.to_string()))?;
             // A job that polls (iodepth_batch_complete_min=0) spins until one is there.
             if min > 0 || !done.is_empty() || until.is_some_and(|d| Instant::now() >= d) {
                 break;

@@ -43,7 +43,7 @@ fn one<E: Engine>(e: &mut E, slot: usize, dir: Dir, offset: u64) -> Result<usize
         Submitted::Done(r) => r,
         Submitted::Queued => {
             let mut got = None;
-            let n = e.reap(1, 1, |s, res| got = Some((s, res)))?;
+            let n = e.reap(1, 1, None, |s, res| got = Some((s, res)))?;
             assert_eq!(n, 1);
             let (s, res) = got.unwrap();
             assert_eq!(s, slot);

@@ -97,3 +97,47 @@ pub fn traced<S: AsRef<std::ffi::OsStr>>(
     let text = std::fs::read_to_string(log).unwrap_or_default();
     (out, text)
 }
+
+/// What one command printed.
+#[derive(Debug, PartialEq)]
+pub struct Printed {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `bin args` in `dir` with no input. A binary named `fio` gets `fio` as argv[0], as a
+/// shell finding it on PATH gives it: fio names itself in its messages by argv[0] as typed.
+pub fn run_named<S: AsRef<std::ffi::OsStr>>(bin: &Path, dir: &Path, args: &[S]) -> Printed {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(bin);
+    if bin.ends_with("fio") {
+        cmd.arg0("fio");
+    }
+    let out = cmd
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Printed {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// fio, then plumb named `fio`, on `args`, each in a fresh directory holding `files` (name,
+/// text). The caller has checked that fio is installed.
+pub fn fio_and_drop_in(files: &[(&str, &str)], args: &[&str]) -> (Printed, Printed) {
+    let drop_in = DropIn::named("fio");
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    for d in [&a, &b] {
+        for (name, text) in files {
+            std::fs::write(d.path().join(name), text).unwrap();
+        }
+    }
+    let theirs = run_named(Path::new(FIO), a.path(), args);
+    let ours = run_named(&drop_in.bin(), b.path(), args);
+    (theirs, ours)
+}

@@ -151,61 +151,7 @@ impl LibaioEngine {
     }
 }
 
-impl LibaioEngine {
-    /// Submit what is pending, then wait for `min` completions (or until `deadline`; 0: do
-    /// not wait) and take at most `max`.
-    fn collect<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Option<Instant>,
-        mut done: F,
-    ) -> Result<usize, Errno> {
-        if !self.pending.is_empty() {
-            self.submit_pending()?;
-        }
-        if self.in_flight == 0 {
-            return Ok(0);
-        }
-        let min = min.min(self.in_flight);
-        let max = max.clamp(min.max(1), self.events.len());
-        let n = loop {
-            let mut ts = match (min, deadline) {
-                (0, _) => Some(libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                }),
-                (_, d) => d.map(super::timespec_until),
-            };
-            let tsp = ts
-                .as_mut()
-                .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
-            // SAFETY: events has room for `len` entries; tsp is null (no timeout) or valid.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    tsp,
-                )
-            };
-            if r >= 0 {
-                break r as usize;
-            }
-            let e = Errno::last("io_getevents");
-            if e.errno != libc::EINTR {
-                return Err(e);
-            }
-        };
-        self.in_flight -= n;
-        for ev in &self.events[..n] {
-            done(ev.data as usize, ev.res);
-        }
-        Ok(n)
-    }
-}
+impl LibaioEngine {}
 
 impl Drop for LibaioEngine {
     fn drop(&mut self) {
@@ -265,22 +211,57 @@ impl Engine for LibaioEngine {
         self.submit_pending()
     }
 
+    /// Submit what is pending, then wait for `min` completions (or until `deadline`; 0: do
+    /// not wait) and take at most `max`.
     fn reap<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
         max: usize,
-        done: F,
+        deadline: Option<Instant>,
+        mut done: F,
     ) -> Result<usize, Errno> {
-        self.collect(min, max, None, done)
-    }
-
-    fn reap_until<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Instant,
-        done: F,
-    ) -> Result<usize, Errno> {
-        self.collect(min, max, Some(deadline), done)
+        if !self.pending.is_empty() {
+            self.submit_pending()?;
+        }
+        if self.in_flight == 0 {
+            return Ok(0);
+        }
+        let min = min.min(self.in_flight);
+        let max = max.clamp(min.max(1), self.events.len());
+        let n = loop {
+            let mut ts = match (min, deadline) {
+                (0, _) => Some(libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                }),
+                (_, d) => d.map(super::timespec_until),
+            };
+            let tsp = ts
+                .as_mut()
+                .map_or(std::ptr::null_mut(), |t| t as *mut libc::timespec);
+            // SAFETY: events has room for `len` entries; tsp is null (no timeout) or valid.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    max as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    tsp,
+                )
+            };
+            if r >= 0 {
+                break r as usize;
+            }
+            let e = Errno::last("io_getevents");
+            if e.errno != libc::EINTR {
+                return Err(e);
+            }
+        };
+        self.in_flight -= n;
+        for ev in &self.events[..n] {
+            done(ev.data as usize, ev.res);
+        }
+        Ok(n)
     }
 }

@@ -266,27 +266,18 @@ pub trait Engine: Send + 'static {
         Ok(())
     }
     /// Submit what is queued, wait until at least `min` requests have completed (0: do not
-    /// wait), and call `done(slot, result)` for at most `max` completions (result: bytes, or
-    /// -errno); the others stay for the next call. Returns how many were handed over.
-    /// Blocking engines never have anything in flight.
+    /// wait) or until `deadline` when there is one (open-loop runs wait for the next intended
+    /// start this way), and call `done(slot, result)` for at most `max` completions (result:
+    /// bytes, or -errno); the others stay for the next call. Returns how many were handed
+    /// over. Blocking engines never have anything in flight.
     fn reap<F: FnMut(usize, i64)>(
         &mut self,
         _min: usize,
         _max: usize,
+        _deadline: Option<Instant>,
         _done: F,
     ) -> Result<usize, Errno> {
         Ok(0)
-    }
-    /// Like [`Engine::reap`], but stop waiting at `deadline` (open-loop runs wait for the
-    /// next intended start this way). Engines whose requests complete at once keep `reap`.
-    fn reap_until<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        _deadline: Instant,
-        done: F,
-    ) -> Result<usize, Errno> {
-        self.reap(min, max, done)
     }
     /// What a failed completion is called in an error ("io_uring request").
     fn request_call(&self) -> &'static str {

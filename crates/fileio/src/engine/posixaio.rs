@@ -125,27 +125,6 @@ impl PosixAioEngine {
             _ => Err(e),
         }
     }
-
-    /// Wait until `min` requests finished (or `deadline` passed); hand over at most `max`
-    /// of those finished.
-    fn collect<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Option<Instant>,
-        mut done: F,
-    ) -> Result<usize, Errno> {
-        let want = min.min(self.in_flight.len());
-        let max = max.max(want).max(1);
-        let mut n = self.harvest(max, &mut done)?;
-        while n < want {
-            if !self.suspend(deadline)? {
-                return Ok(n + self.harvest(max - n, &mut done)?);
-            }
-            n += self.harvest(max - n, &mut done)?;
-        }
-        Ok(n)
-    }
 }
 
 impl Drop for PosixAioEngine {
@@ -221,22 +200,24 @@ impl Engine for PosixAioEngine {
         true
     }
 
+    /// Wait until `min` requests finished (or `deadline` passed); hand over at most `max`
+    /// of those finished.
     fn reap<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
         max: usize,
-        done: F,
+        deadline: Option<Instant>,
+        mut done: F,
     ) -> Result<usize, Errno> {
-        self.collect(min, max, None, done)
-    }
-
-    fn reap_until<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Instant,
-        done: F,
-    ) -> Result<usize, Errno> {
-        self.collect(min, max, Some(deadline), done)
+        let want = min.min(self.in_flight.len());
+        let max = max.max(want).max(1);
+        let mut n = self.harvest(max, &mut done)?;
+        while n < want {
+            if !self.suspend(deadline)? {
+                return Ok(n + self.harvest(max - n, &mut done)?);
+            }
+            n += self.harvest(max - n, &mut done)?;
+        }
+        Ok(n)
     }
 }

@@ -172,83 +172,6 @@ impl UringEngine {
 }
 
 impl UringEngine {
-    /// Submit what is queued and wait until `min` requests completed (or `deadline`
-    /// passed; `min` 0: do not wait); hand at most `max` completions to `done`, leaving the
-    /// rest in the completion queue for the next call.
-    fn collect<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Option<Instant>,
-        mut done: F,
-    ) -> Result<usize, Errno> {
-        let queued = self.queued;
-        let want = min.min(self.in_flight + queued);
-        let r = self.build()?;
-        let ready = r.ring.completion().len();
-        let mut submitted = 0;
-        // Completions already in the queue serve without a call, unless requests wait to be
-        // submitted; a poll (min 0) with nothing ready still enters, since completions
-        // deferred to this task are only posted by an enter that asks for events.
-        if queued > 0 || want > ready || (min == 0 && ready == 0) {
-            loop {
-                let res = match deadline {
-                    Some(d) if want > 0 && r.ring.params().is_feature_ext_arg() => {
-                        let t = super::timespec_until(d);
-                        let ts = types::Timespec::new()
-                            .sec(t.tv_sec as u64)
-                            .nsec(t.tv_nsec as u32);
-                        let args = types::SubmitArgs::new().timespec(&ts);
-                        r.ring.submitter().submit_with_args(want, &args)
-                    }
-                    // Kernels before 5.11 cannot bound the wait: do not wait at all.
-                    Some(_) => r.ring.submit(),
-                    None if want > 0 => r.ring.submit_and_wait(want),
-                    None => {
-                        let to_submit = r.ring.submission().len() as u32;
-                        // SAFETY: no argument is passed; the count is the queue's own.
-                        unsafe {
-                            r.ring.submitter().enter::<libc::sigset_t>(
-                                to_submit,
-                                0,
-                                IORING_ENTER_GETEVENTS,
-                                None,
-                            )
-                        }
-                    }
-                };
-                match res {
-                    Ok(n) => {
-                        submitted = n.min(queued);
-                        break;
-                    }
-                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                    // The deadline passed first.
-                    Err(e) if e.raw_os_error() == Some(libc::ETIME) => {
-                        submitted = queued - r.ring.submission().len().min(queued);
-                        break;
-                    }
-                    // Completion queue full: collect completions below, submit next time.
-                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => break,
-                    Err(e) => {
-                        return Err(Errno {
-                            call: "io_uring_enter",
-                            errno: e.raw_os_error().unwrap_or(libc::EIO),
-                        })
-                    }
-                }
-            }
-        }
-        let mut n = 0;
-        for cqe in r.ring.completion().take(max.max(1)) {
-            done(cqe.user_data() as usize, cqe.result() as i64);
-            n += 1;
-        }
-        self.queued -= submitted;
-        self.in_flight = self.in_flight + submitted - n;
-        Ok(n)
-    }
-
     /// Submit what is queued without waiting.
     fn submit_queued(&mut self) -> Result<(), Errno> {
         let queued = self.queued;
@@ -278,7 +201,7 @@ impl Drop for UringEngine {
         // Dropping the ring waits for nothing: let requests in flight finish first so the
         // kernel never writes into freed buffers.
         while self.in_flight > 0 {
-            if self.reap(1, usize::MAX, |_, _| {}).is_err() {
+            if self.reap(1, usize::MAX, None, |_, _| {}).is_err() {
                 break;
             }
         }
@@ -376,22 +299,80 @@ impl Engine for UringEngine {
         self.submit_queued()
     }
 
+    /// Submit what is queued and wait until `min` requests completed (or `deadline`
+    /// passed; `min` 0: do not wait); hand at most `max` completions to `done`, leaving the
+    /// rest in the completion queue for the next call.
     fn reap<F: FnMut(usize, i64)>(
         &mut self,
         min: usize,
         max: usize,
-        done: F,
+        deadline: Option<Instant>,
+        mut done: F,
     ) -> Result<usize, Errno> {
-        self.collect(min, max, None, done)
-    }
-
-    fn reap_until<F: FnMut(usize, i64)>(
-        &mut self,
-        min: usize,
-        max: usize,
-        deadline: Instant,
-        done: F,
-    ) -> Result<usize, Errno> {
-        self.collect(min, max, Some(deadline), done)
+        let queued = self.queued;
+        let want = min.min(self.in_flight + queued);
+        let r = self.build()?;
+        let ready = r.ring.completion().len();
+        let mut submitted = 0;
+        // Completions already in the queue serve without a call, unless requests wait to be
+        // submitted; a poll (min 0) with nothing ready still enters, since completions
+        // deferred to this task are only posted by an enter that asks for events.
+        if queued > 0 || want > ready || (min == 0 && ready == 0) {
+            loop {
+                let res = match deadline {
+                    Some(d) if want > 0 && r.ring.params().is_feature_ext_arg() => {
+                        let t = super::timespec_until(d);
+                        let ts = types::Timespec::new()
+                            .sec(t.tv_sec as u64)
+                            .nsec(t.tv_nsec as u32);
+                        let args = types::SubmitArgs::new().timespec(&ts);
+                        r.ring.submitter().submit_with_args(want, &args)
+                    }
+                    // Kernels before 5.11 cannot bound the wait: do not wait at all.
+                    Some(_) => r.ring.submit(),
+                    None if want > 0 => r.ring.submit_and_wait(want),
+                    None => {
+                        let to_submit = r.ring.submission().len() as u32;
+                        // SAFETY: no argument is passed; the count is the queue's own.
+                        unsafe {
+                            r.ring.submitter().enter::<libc::sigset_t>(
+                                to_submit,
+                                0,
+                                IORING_ENTER_GETEVENTS,
+                                None,
+                            )
+                        }
+                    }
+                };
+                match res {
+                    Ok(n) => {
+                        submitted = n.min(queued);
+                        break;
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                    // The deadline passed first.
+                    Err(e) if e.raw_os_error() == Some(libc::ETIME) => {
+                        submitted = queued - r.ring.submission().len().min(queued);
+                        break;
+                    }
+                    // Completion queue full: collect completions below, submit next time.
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => break,
+                    Err(e) => {
+                        return Err(Errno {
+                            call: "io_uring_enter",
+                            errno: e.raw_os_error().unwrap_or(libc::EIO),
+                        })
+                    }
+                }
+            }
+        }
+        let mut n = 0;
+        for cqe in r.ring.completion().take(max.max(1)) {
+            done(cqe.user_data() as usize, cqe.result() as i64);
+            n += 1;
+        }
+        self.queued -= submitted;
+        self.in_flight = self.in_flight + submitted - n;
+        Ok(n)
     }
 }

@@ -187,6 +187,7 @@ impl<const QUEUED: bool> Engine for RecordingEngine<QUEUED> {
         &mut self,
         min: usize,
         max: usize,
+        _deadline: Option<std::time::Instant>,
         mut done: F,
     ) -> Result<usize, Errno> {
         if self.slow {
