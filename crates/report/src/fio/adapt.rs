@@ -218,7 +218,11 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         let total_ios = counted.count() + untimed;
         let h = service.clone().unwrap_or(counted);
         let (bw, iops) = window_samples(&job.intervals, kind, bytes, kb);
-        let stats = |h: &Histogram, with: bool| lat_stats(h, with.then_some(&fi.percentiles[..]));
+        // fio's disable_* switches: a series that is not collected is not reported.
+        let stats = |h: &Histogram, on: bool, with: bool| {
+            on.then(|| lat_stats(h, with.then_some(&fi.percentiles[..])))
+        };
+        let (s_on, c_on, l_on) = (fi.series.slat, fi.series.clat, fi.series.lat);
         // Engines that submit with a call of their own keep both halves of each request.
         let halves = (
             histogram(job, &format!("{kind}_submit")),
@@ -226,36 +230,29 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         );
         let (slat, clat, lat) = match halves {
             (Some(sub), Some(done)) if service.is_none() => {
-                if fi.series.clat {
+                if c_on {
                     add_buckets(&mut buckets, &done);
                 }
                 (
-                    Some(stats(&sub, fi.slat_percentiles)),
-                    Some(stats(&done, fi.clat_percentiles)),
-                    Some(stats(&h, fi.lat_percentiles)),
+                    stats(&sub, s_on, fi.slat_percentiles),
+                    stats(&done, c_on, fi.clat_percentiles),
+                    stats(&h, l_on, fi.lat_percentiles),
                 )
             }
             _ if queued && kind != "trim" => {
-                if fi.series.clat {
+                if c_on {
                     add_buckets(&mut buckets, &h);
                 }
-                (None, None, Some(stats(&h, true)))
+                (None, None, stats(&h, l_on, true))
             }
             _ => {
-                if fi.series.clat {
+                if c_on {
                     add_buckets(&mut buckets, &h);
                 }
                 let on_lat = fi.lat_percentiles && !fi.clat_percentiles;
-                (None, Some(stats(&h, !on_lat)), Some(stats(&h, on_lat)))
+                (None, stats(&h, c_on, !on_lat), stats(&h, l_on, on_lat))
             }
         };
-        // fio's disable_* switches: the series is not collected, so not reported.
-        let keep = |on: bool, s: Option<LatStats>| s.filter(|_| on);
-        let (slat, clat, lat) = (
-            keep(fi.series.slat, slat),
-            keep(fi.series.clat, clat),
-            keep(fi.series.lat, lat),
-        );
         DirStats {
             io_bytes: job.counters.get(bytes).copied().unwrap_or(0),
             runtime_ms,
