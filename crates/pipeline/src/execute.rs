@@ -410,18 +410,21 @@ fn run_group(
             .jobs
             .iter()
             .zip(skipped)
-            .map(|(spec, why)| match (why, runs.next()) {
-                (None, Some((o, p))) => (
-                    o.shape.head.clone(),
-                    p.clone().map(|peek| LiveRun {
-                        peek,
-                        kinds: o.shape.kinds.clone(),
-                        counters: o.shape.counters.clone(),
-                        config: o.spec.config.clone(),
-                    }),
-                ),
-                _ => (head(spec, opts), None),
-            })
+            .map(
+                |(spec, why)| match why.is_none().then(|| runs.next()).flatten() {
+                    Some((o, p)) => (
+                        o.shape.head.clone(),
+                        p.clone().map(|peek| LiveRun {
+                            peek,
+                            kinds: o.shape.kinds.clone(),
+                            counters: o.shape.counters.clone(),
+                            config: o.spec.config.clone(),
+                        }),
+                    ),
+                    // Skipped before its run: its settings alone.
+                    None => (head(spec, opts), None),
+                },
+            )
             .collect();
         b.begin(gi, jobs, observer.glance());
     }
