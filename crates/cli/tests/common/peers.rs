@@ -97,3 +97,29 @@ pub fn traced<S: AsRef<std::ffi::OsStr>>(
     let text = std::fs::read_to_string(log).unwrap_or_default();
     (out, text)
 }
+
+/// What one command printed, and its exit status.
+#[derive(Debug, PartialEq)]
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `bin args` in `dir` with `fio` in argv[0] (fio names itself in its messages by
+/// argv[0] as typed), stdin empty.
+pub fn run_as_fio(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new(bin)
+        .arg0("fio")
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

@@ -107,7 +107,8 @@ impl Layout for Fio {
                 .map(|o| o.duration_s)
                 .sum::<f64>()
                 .round() as u64;
-        let d = doc(record, &ctime(end_s), record.started_at_unix_s * 1000);
+        // When the report was made, as fio stamps it: the end of the run.
+        let d = doc(record, &ctime(end_s), end_s * 1000);
         let mut out = String::new();
         if first.output.formats.normal {
             // What a job that failed while running says as it exits, before every report
