@@ -19,7 +19,7 @@ mod common;
 use common::fio_text::{fd_path, field, mask_normal, mask_numbers, shape_diff};
 use common::peers::{installed, DropIn};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;

@@ -121,8 +121,8 @@ fn reports_come_every_period_cumulative_and_before_the_final_one() {
         }
     }
     for pair in seen.windows(2) {
-        for g in 0..2 {
-            assert!(pair[1][g].0 >= pair[0][g].0, "not cumulative: {text}");
+        for (before, after) in pair[0].iter().zip(&pair[1]) {
+            assert!(after.0 >= before.0, "not cumulative: {text}");
         }
     }
     // Once the first group is done, its reports hold its final figures.
