@@ -1,6 +1,8 @@
 //! fio's layout on the run pipeline: fio prints every job's report once all groups are
 //! done, in the formats asked for (terse, then JSON, then normal, as fio orders them),
-//! then, under the name `plumb`, plumb's observations and findings.
+//! then, under the name `plumb`, plumb's observations and findings. With
+//! `--status-interval` the same report, fio's part only, of the figures so far comes every
+//! period before that.
 
 use std::fmt::Write as _;
 
@@ -110,7 +112,8 @@ impl Layout for Fio {
         // When the report was made, as fio stamps it: the end of the run.
         let d = doc(record, &ctime(end_s), end_s * 1000);
         let mut out = String::new();
-        if first.output.formats.normal {
+        let f = first.output.formats;
+        if f.normal {
             // What a job that failed while running says as it exits, before every report
             // (fio prints it whatever the format; plumb keeps JSON and terse documents clean).
             for fi in &jobs {
@@ -121,10 +124,9 @@ impl Layout for Fio {
             }
         }
         // The JSON document always carries plumb's evidence: fio's readers ignore the key.
-        let f = first.output.formats;
         let plumb = (f.json || f.json_plus).then(|| evidence(record));
         out.push_str(&reports(&d, &first.output, plumb.as_deref()));
-        if first.output.formats.normal && first.output.plumb_sections {
+        if f.normal && first.output.plumb_sections {
             for g in &record.groups {
                 for j in &g.jobs {
                     let mut s = open_loop(j);
