@@ -401,3 +401,57 @@ fn nothing_is_sampled_for_steady_state_during_the_warm_up() {
     assert!(!r.window.full, "{r:?}");
     assert_eq!(r.window.iops, vec![0]);
 }
+
+#[test]
+fn a_peek_sees_the_run_grow_and_ends_with_its_figures() {
+    let w = sleeper(200);
+    let cfg = RunConfig {
+        threads: 2,
+        time_limit: Some(Duration::from_millis(600)),
+        sample_interval: Some(Duration::from_millis(100)),
+        ..Default::default()
+    };
+    let peek = plumb_core::harness::Peek::new();
+    assert!(peek.outcome().is_none(), "nothing before the workers start");
+    let seen = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut seen = Vec::new();
+            let t0 = Instant::now();
+            while t0.elapsed() < Duration::from_secs(20) && seen.len() < 4 {
+                if let Some(o) = peek.outcome() {
+                    let r = build(&w, &cfg, &o);
+                    // A look's histograms travel losslessly, as the final ones do.
+                    for h in r.histograms.values() {
+                        plumb_core::stats::Histogram::try_from(h).expect("a consistent histogram");
+                    }
+                    seen.push((r.events, r.counter("units"), o.elapsed));
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            seen
+        });
+        let o = plumb_core::harness::run_peeked(
+            w.clone(),
+            &cfg,
+            &no_signal(),
+            &mut |_| {},
+            Some(&peek),
+        )
+        .unwrap();
+        (watcher.join().unwrap(), o)
+    });
+    let (seen, o) = seen;
+    assert_eq!(seen.len(), 4, "a look after the end still sees the run");
+    // Cumulative: nothing a later look sees is smaller than what an earlier one saw.
+    for pair in seen.windows(2) {
+        assert!(pair[1].0 >= pair[0].0 && pair[1].1 >= pair[0].1, "{seen:?}");
+        assert!(pair[1].2 >= pair[0].2, "{seen:?}");
+    }
+    // After the end, a look gives the run's own figures and time.
+    let end = peek.outcome().unwrap();
+    let (a, b) = (build(&w, &cfg, &o), build(&w, &cfg, &end));
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(end.elapsed, o.elapsed);
+    assert_eq!(end.intervals.len(), o.intervals.len());
+}

@@ -42,6 +42,17 @@ impl ObserveSpec {
 
 /// A run under observation.
 pub struct Observer {
+    glance: Glance,
+    probe: ResidencyProbe,
+    residency_start: Option<ResidencySnapshot>,
+    reader: Option<Reader>,
+    sampler: Option<SamplerThread>,
+}
+
+/// What an observation knows from its start: enough to read the counters again at any
+/// moment and say what changed since (see [`Glance::now`]).
+#[derive(Clone, Debug)]
+pub struct Glance {
     spec: ObserveSpec,
     origin: Instant,
     host: HostFacts,
@@ -50,12 +61,20 @@ pub struct Observer {
     target_error: Option<String>,
     devices: Vec<(String, DeviceRole)>,
     tracer_start: Option<Tracer>,
-    residency_start: Option<ResidencySnapshot>,
-    probe: ResidencyProbe,
     first: Reading,
-    reader: Option<Reader>,
-    sampler: Option<SamplerThread>,
     notes: Vec<String>,
+}
+
+/// What only the end of an observation has.
+struct Ending {
+    last: Reading,
+    series: Series,
+    cost: SamplerCost,
+    /// The sampler's own CPU time (user, system), left out of the process's.
+    own: (u64, u64),
+    residency_end: Option<ResidencySnapshot>,
+    residency_start: Option<ResidencySnapshot>,
+    tracer_end: Option<Tracer>,
 }
 
 impl Observer {
@@ -114,31 +133,40 @@ impl Observer {
             ));
         }
         Observer {
-            spec,
-            origin,
-            host,
-            load,
-            target,
-            target_error,
-            devices,
-            tracer_start,
+            glance: Glance {
+                spec,
+                origin,
+                host,
+                load,
+                target,
+                target_error,
+                devices,
+                tracer_start,
+                first,
+                notes,
+            },
             residency_start,
             probe,
-            first,
             reader,
             sampler,
-            notes,
         }
     }
 
     /// The target as resolved at start.
     pub fn target(&self) -> Option<&Target> {
-        self.target.as_ref()
+        self.glance.target.as_ref()
+    }
+
+    /// A handle that reads what has changed since the start at any moment, from any thread,
+    /// without disturbing this observation.
+    pub fn glance(&self) -> Glance {
+        self.glance.clone()
     }
 
     /// Stop sampling and assemble the observations. `operations` is what the run counted
     /// (events plus parts such as fsyncs), for per-operation figures.
     pub fn finish(mut self, operations: u64) -> Observations {
+        let g = &self.glance;
         let mut own = (0u64, 0u64);
         let (series, last, cost) = match self.sampler.take().and_then(|s| s.stop()) {
             Some(r) => {
@@ -157,35 +185,74 @@ impl Observer {
                 )
             }
             None => {
-                let mut reader = self.reader.take().unwrap_or_else(|| {
-                    Reader::new(
-                        self.spec.roots.clone(),
-                        self.devices.iter().map(|(n, _)| n.clone()).collect(),
-                    )
-                });
-                let last = reader.read(false);
-                (
-                    Series::new(self.devices.len()),
-                    last,
-                    SamplerCost {
-                        samples: 0,
-                        cpu_ns: 0,
-                        cpu_pct_of_core: 0.0,
-                        context_switches: 0,
-                    },
-                )
+                let mut reader = self.reader.take().unwrap_or_else(|| g.reader());
+                (Series::new(g.devices.len()), reader.read(false), no_cost())
             }
         };
-        let roots = &self.spec.roots;
-        let tracer_end = process::tracer(roots);
         let residency_end = self
             .residency_start
             .is_some()
-            .then(|| self.probe.files(&self.spec.files));
+            .then(|| self.probe.files(&g.spec.files));
+        let ending = Ending {
+            last,
+            series,
+            cost,
+            own,
+            residency_end,
+            residency_start: self.residency_start.take(),
+            tracer_end: process::tracer(&g.spec.roots),
+        };
+        self.glance.assemble(ending, operations)
+    }
+}
+
+fn no_cost() -> SamplerCost {
+    SamplerCost {
+        samples: 0,
+        cpu_ns: 0,
+        cpu_pct_of_core: 0.0,
+        context_switches: 0,
+    }
+}
+
+impl Glance {
+    fn reader(&self) -> Reader {
+        Reader::new(
+            self.spec.roots.clone(),
+            self.devices.iter().map(|(n, _)| n.clone()).collect(),
+        )
+    }
+
+    /// The observation so far, as if it ended now: the devices', the machine's and the
+    /// process's counters since the start. No samples, no page-cache residency and no
+    /// operation count (those belong to the end); the sampler's own CPU time is in the
+    /// process's.
+    pub fn now(&self) -> Observations {
+        let ending = Ending {
+            last: self.reader().read(false),
+            series: Series::new(self.devices.len()),
+            cost: no_cost(),
+            own: (0, 0),
+            residency_end: None,
+            residency_start: None,
+            tracer_end: self.tracer_start.clone(),
+        };
+        self.assemble(ending, 0)
+    }
+
+    fn assemble(&self, end: Ending, operations: u64) -> Observations {
+        let Ending {
+            last,
+            series,
+            cost,
+            own,
+            residency_end,
+            residency_start,
+            tracer_end,
+        } = end;
         let first = &self.first;
         let secs = last.at.duration_since(first.at).as_secs_f64();
         let duration_s = last.at.duration_since(self.origin).as_secs_f64();
-
         let devices = self
             .devices
             .iter()
@@ -272,24 +339,24 @@ impl Observer {
         Observations {
             interval_s: self.spec.interval.map(|d| d.as_secs_f64()),
             duration_s,
-            host: self.host,
-            load_at_start: self.load,
-            target: self.target,
-            target_error: self.target_error,
+            host: self.host.clone(),
+            load_at_start: self.load.clone(),
+            target: self.target.clone(),
+            target_error: self.target_error.clone(),
             devices,
             system,
             memory,
             process,
-            residency: match (self.residency_start, residency_end) {
+            residency: match (residency_start, residency_end) {
                 (Some(start), Some(end)) => Some(ResidencyObservation { start, end }),
                 _ => None,
             },
             tracer: TracerObservation {
-                at_start: self.tracer_start,
+                at_start: self.tracer_start.clone(),
                 at_end: tracer_end,
             },
             sampler: cost,
-            notes: self.notes,
+            notes: self.notes.clone(),
         }
     }
 }
@@ -357,5 +424,45 @@ mod tests {
         assert!(o.process.per_operation.is_none());
         assert!(o.target.is_none() && o.residency.is_none());
         assert!(o.load_at_start.cpu.is_none());
+    }
+
+    #[test]
+    fn a_glance_reads_the_counters_so_far_and_leaves_the_observation_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let mut spec = ObserveSpec::new(
+            Some(t.path().to_path_buf()),
+            vec![],
+            Some(Duration::from_millis(50)),
+        );
+        spec.baseline = Duration::ZERO;
+        let obs = Observer::start(spec);
+        let glance = obs.glance();
+        let spin = |d: Duration| {
+            let t0 = Instant::now();
+            let mut x = 0u64;
+            while t0.elapsed() < d {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
+            x
+        };
+        spin(Duration::from_millis(100));
+        let a = std::thread::spawn(move || glance.now()).join().unwrap();
+        spin(Duration::from_millis(100));
+        let o = obs.finish(10);
+        assert!(
+            a.duration_s > 0.0 && a.duration_s < o.duration_s,
+            "{} {}",
+            a.duration_s,
+            o.duration_s
+        );
+        assert!(a.process.totals.user_cpu_ns > 0);
+        assert!(
+            a.process.totals.user_cpu_ns
+                <= o.process.totals.user_cpu_ns + a.sampler.cpu_ns + o.sampler.cpu_ns
+        );
+        assert_eq!(a.devices.len(), o.devices.len());
+        assert_eq!(a.sampler.samples, 0);
+        assert!(a.residency.is_none());
+        assert_eq!(o.process.operations, 10);
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use plumb_core::harness::{self, HarnessError, IntervalSample, RunOutcome};
+use plumb_core::harness::{self, HarnessError, IntervalSample, Peek, RunOutcome};
 use plumb_core::progress::Progress;
 use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings};
 use plumb_core::{OpKind, RunConfig, StopCause, StopFlag, Workload};
@@ -19,6 +19,7 @@ use crate::layout::Layout;
 use crate::live::{LiveJob, LiveState, LiveStatus, LiveView};
 use crate::plan::{Group, JobError, JobSpec, Plan, Step, StepContext};
 use crate::record::{GroupRecord, JobRecord, Record, StepLog};
+use crate::status::{self, Board, LiveRun};
 
 /// Where the pipeline writes: the report (stdout), diagnostics (stderr) and the progress
 /// of long steps.
@@ -78,7 +79,35 @@ pub fn execute(
     let mut record = Record::new(plan.front_end, plan.command_line.clone(), started);
     record.layout = plan.layout.clone();
     let mut ending = Ending::default();
-    let result = run_groups(plan, layout, stop, out, &mut record, &mut ending);
+    let result = match plan.options.status_interval.filter(|_| plan.options.text) {
+        None => run_groups(plan, layout, stop, out, &mut record, &mut ending, None),
+        Some(period) => {
+            let board = Board::new(plan, &record);
+            let Output {
+                report,
+                diagnostics,
+                progress,
+                live,
+            } = out;
+            status::alongside(&board, layout, period, &mut **report, |report| {
+                let mut out = Output {
+                    report,
+                    diagnostics: &mut **diagnostics,
+                    progress: &mut **progress,
+                    live: *live,
+                };
+                run_groups(
+                    plan,
+                    layout,
+                    stop,
+                    &mut out,
+                    &mut record,
+                    &mut ending,
+                    Some(&board),
+                )
+            })
+        }
+    };
     let ran = !record.groups.is_empty();
     if ran && plan.options.text {
         let _ = write!(out.report, "{}", layout.finish(&record));
@@ -124,10 +153,11 @@ fn run_groups(
     out: &mut Output<'_>,
     record: &mut Record,
     ending: &mut Ending,
+    board: Option<&Board>,
 ) -> Result<(), PipelineError> {
     // When the first run step began: jobs' start delays count from here.
     let mut genesis = None;
-    for group in &plan.groups {
+    for (gi, group) in plan.groups.iter().enumerate() {
         // Jobs that failed before their run and go no further: their messages.
         let mut skipped: Vec<Option<String>> = vec![None; group.jobs.len()];
         for step in &group.steps {
@@ -166,8 +196,13 @@ fn run_groups(
                 Step::Run => {
                     let genesis = *genesis.get_or_insert_with(Instant::now);
                     let first = record.groups.is_empty();
-                    let (g, cut_short) =
-                        run_group(plan, group, &skipped, layout, stop, out, genesis, first)?;
+                    let shown = board.map(|b| (b, gi));
+                    let (g, cut_short) = run_group(
+                        plan, group, &skipped, layout, stop, out, genesis, first, shown,
+                    )?;
+                    if let Some(b) = board {
+                        b.end(gi, &g);
+                    }
                     ending.invalid |= g
                         .jobs
                         .iter()
@@ -267,7 +302,7 @@ struct Shape {
 }
 
 /// A job's record before its run: its settings, no result yet.
-fn head(spec: &JobSpec, opts: &crate::plan::PlanOptions) -> JobRecord {
+pub(crate) fn head(spec: &JobSpec, opts: &crate::plan::PlanOptions) -> JobRecord {
     JobRecord {
         name: spec.name.clone(),
         workload: spec.job.settings(),
@@ -308,6 +343,7 @@ fn run_group(
     out: &mut Output<'_>,
     genesis: Instant,
     first_group: bool,
+    board: Option<(&Board, usize)>,
 ) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
     let mut opened = Vec::with_capacity(group.jobs.len());
@@ -366,6 +402,32 @@ fn run_group(
         spec.baseline = LATER_BASELINE;
     }
     let observer = Observer::start(spec);
+    // The status reports look at each job's harness while it runs.
+    let peeks: Vec<Option<Peek>> = opened.iter().map(|_| board.map(|_| Peek::new())).collect();
+    if let Some((b, gi)) = board {
+        let mut runs = opened.iter().zip(&peeks);
+        let jobs = group
+            .jobs
+            .iter()
+            .zip(skipped)
+            .map(
+                |(spec, why)| match why.is_none().then(|| runs.next()).flatten() {
+                    Some((o, p)) => (
+                        o.shape.head.clone(),
+                        p.clone().map(|peek| LiveRun {
+                            peek,
+                            kinds: o.shape.kinds.clone(),
+                            counters: o.shape.counters.clone(),
+                            config: o.spec.config.clone(),
+                        }),
+                    ),
+                    // Skipped before its run: its settings alone.
+                    None => (head(spec, opts), None),
+                },
+            )
+            .collect();
+        b.begin(gi, jobs, observer.glance());
+    }
 
     let live = out.live;
     let live_jobs: Vec<Mutex<LiveJob<'_>>> = opened
@@ -425,9 +487,13 @@ fn run_group(
             let o = &opened[0];
             wait_for_start(genesis, o.spec.start_delay, stop);
             set_state(0, LiveState::Running);
-            let r = harness::run(o.workload.clone(), &o.spec.config, stop, &mut |s| {
-                on_interval(0, &o.shape, &o.spec.config, s)
-            });
+            let r = harness::run_peeked(
+                o.workload.clone(),
+                &o.spec.config,
+                stop,
+                &mut |s| on_interval(0, &o.shape, &o.spec.config, s),
+                peeks[0].as_ref(),
+            );
             set_state(0, LiveState::Done);
             vec![r]
         } else {
@@ -438,12 +504,17 @@ fn run_group(
                     let (on_interval, set_state) = (&on_interval, &set_state);
                     let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
                     let delay = o.spec.start_delay;
+                    let peek = peeks[k].as_ref();
                     scope.spawn(move || {
                         wait_for_start(genesis, delay, stop);
                         set_state(k, LiveState::Running);
-                        let r = harness::run(workload, config, stop, &mut |s| {
-                            on_interval(k, shape, config, s)
-                        });
+                        let r = harness::run_peeked(
+                            workload,
+                            config,
+                            stop,
+                            &mut |s| on_interval(k, shape, config, s),
+                            peek,
+                        );
                         set_state(k, LiveState::Done);
                         r
                     })

@@ -27,6 +27,12 @@ pub trait Layout: Sync {
     fn finish(&self, _record: &Record) -> String {
         String::new()
     }
+    /// A full report while the jobs run (`PlanOptions::status_interval`), of `record`: what
+    /// has been measured so far, at `unix_ms`. Live output only, never replayed (a saved
+    /// record holds the final figures). Empty (the default): the layout prints none.
+    fn status(&self, _record: &Record, _unix_ms: u64) -> String {
+        String::new()
+    }
 
     /// How the front end writes the settings that findings' advice names (plain words when
     /// it has no spelling).

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod live;
 pub mod plan;
 pub mod record;
+mod status;
 
 pub use execute::{execute, Finished, Output, PipelineError};
 pub use layout::{replay_with, Layout};

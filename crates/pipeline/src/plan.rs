@@ -217,6 +217,9 @@ pub struct PlanOptions {
     pub strict: bool,
     /// Observer sampling interval; none: start and end facts only.
     pub observe_interval: Option<Duration>,
+    /// A full report of everything measured so far this often while the plan runs
+    /// ([`crate::Layout::status`]; fio's `--status-interval`).
+    pub status_interval: Option<Duration>,
     /// Print plumb's notes on stderr (a drop-in name keeps the peer's stderr instead).
     pub notes: bool,
     /// A job that fails while it runs is reported with its error and the other jobs go on

@@ -144,6 +144,7 @@ fn run(
             json_file,
             strict: false,
             observe_interval: Some(std::time::Duration::from_millis(250)),
+            status_interval: None,
             notes: false,
             keep_going: true,
         },

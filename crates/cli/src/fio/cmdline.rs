@@ -11,7 +11,7 @@ use super::host::Host;
 use super::job::{self, Origin, ParsedJob, Setting};
 use super::jobfile::{self, FileContext};
 use super::options;
-use super::values::{parse_time_ns, TimeUnit};
+use super::values::{parse_time_ns, TimeUnit, ValueError};
 
 /// Output formats asked for (`--output-format` is a comma list; `--minimal` = terse).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,8 @@ pub struct Flags {
     pub eta_interval_ms: u64,
     /// `--eta-newline`: start a new status line this often, ms.
     pub eta_newline_ms: Option<u64>,
+    /// `--status-interval`: a full report of the figures so far this often, ms.
+    pub status_interval_ms: Option<u64>,
     pub sections: Vec<String>,
 }
 
@@ -65,6 +67,7 @@ impl Default for Flags {
             eta: Eta::Auto,
             eta_interval_ms: 1000,
             eta_newline_ms: None,
+            status_interval_ms: None,
             sections: Vec::new(),
         }
     }
@@ -478,6 +481,7 @@ fn flag_action(
                 ms => flags.eta_interval_ms = ms,
             }
         }
+        "status-interval" => flags.status_interval_ms = Some(status_interval(value.unwrap_or(""))?),
         "readonly" => flags.readonly = true,
         "warnings-fatal" => flags.warnings_fatal = true,
         "section" => {
@@ -490,6 +494,44 @@ fn flag_action(
         other => return Err(FioError::FlagNotSupported(other.to_string())),
     }
     Ok(None)
+}
+
+/// `--status-interval`'s milliseconds, as fio reads them: a time with seconds as the bare
+/// unit, at least 1 ms (a negative one is too small as well).
+fn status_interval(v: &str) -> Result<u64, FioError> {
+    let t = v.trim_start();
+    let parsed = if t.len() < v.len() {
+        // strtoll skips leading blanks, fio's unit lookup does not: it finds no unit there
+        // and takes seconds, so ` 500ms` is 500 s.
+        leading_seconds(t)
+            .map(|s| u64::try_from(s).unwrap_or(0).saturating_mul(1_000_000_000))
+            .ok_or(())
+    } else {
+        match parse_time_ns(v, TimeUnit::Seconds) {
+            Ok(ns) => Ok(ns),
+            Err(ValueError::Negative(_)) => Ok(0),
+            Err(_) => Err(()),
+        }
+    };
+    match parsed {
+        Ok(ns) if ns >= 1_000_000 => Ok(ns / 1_000_000),
+        Ok(_) => Err(FioError::StatusIntervalShort),
+        Err(()) => Err(FioError::StatusIntervalParse(v.to_string())),
+    }
+}
+
+/// The decimal number a value starts with (a sign allowed), as strtoll reads it.
+fn leading_seconds(t: &str) -> Option<i64> {
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let end = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
+    let n: i64 = body[..end].parse().ok()?;
+    Some(if neg { -n } else { n })
 }
 
 fn output_formats(list: &str) -> Result<Formats, FioError> {
@@ -663,6 +705,37 @@ mod tests {
             Invocation::CmdHelp { .. }
         ));
         assert!(matches!(run(&["--help"]).unwrap(), Invocation::Print(_)));
+    }
+
+    #[test]
+    fn status_interval_reads_times_as_fio_does() {
+        let ms = |v: &str| {
+            let args = [format!("--status-interval={v}"), "--name=a".to_string()];
+            match parse("fio", &args, &host()) {
+                Ok(Invocation::Run(p)) => Ok(p.flags.status_interval_ms.unwrap()),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        assert_eq!(ms("1"), Ok(1000));
+        assert_eq!(ms("1.5"), Ok(1000));
+        assert_eq!(ms("2s"), Ok(2000));
+        assert_eq!(ms("1m"), Ok(60_000));
+        assert_eq!(ms("1ms"), Ok(1));
+        assert_eq!(ms("1000ms"), Ok(1000));
+        assert_eq!(ms("+1"), Ok(1000));
+        assert_eq!(ms(" 1"), Ok(1000));
+        assert_eq!(ms(" 500ms"), Ok(500_000));
+        let small = Err("fio: status interval too small".to_string());
+        for v in [
+            "0", "0.5", "999us", "-1", " -1", "10x", "1k", "1sec", "1e3", "0x10",
+        ] {
+            assert_eq!(ms(v), small, "{v}");
+        }
+        for v in ["abc", "", " ", " x"] {
+            assert_eq!(ms(v), Err(format!("fio: failed parsing time {v}")), "{v:?}");
+        }
+        assert!(jobs(&["--name=a"]).flags.status_interval_ms.is_none());
     }
 
     #[test]

@@ -84,6 +84,10 @@ pub enum FioError {
     EtaIntervalParse(String),
     #[error("fio: eta interval time too short (250msec min)")]
     EtaIntervalShort,
+    #[error("fio: failed parsing time {0}")]
+    StatusIntervalParse(String),
+    #[error("fio: status interval too small")]
+    StatusIntervalShort,
     #[error("plumb: fio option '{name}' (value {value}) is not supported yet")]
     NotSupported { name: String, value: String },
     #[error("plumb: fio flag '--{0}' is not supported yet")]

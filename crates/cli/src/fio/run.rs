@@ -553,6 +553,9 @@ fn build(
             json_file: plumb.json_file.clone(),
             strict: false,
             observe_interval: Some(std::time::Duration::from_millis(250)),
+            status_interval: flags
+                .status_interval_ms
+                .map(std::time::Duration::from_millis),
             notes: mode == Mode::Plumb,
             keep_going: true,
         },

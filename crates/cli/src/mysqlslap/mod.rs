@@ -313,6 +313,7 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
             json_file: plumb.flags.json_file.clone(),
             strict: false,
             observe_interval: Some(Duration::from_millis(250)),
+            status_interval: None,
             notes: mode == Mode::Plumb,
             keep_going: false,
         },

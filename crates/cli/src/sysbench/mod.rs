@@ -282,6 +282,7 @@ fn assemble(
             json_file: common.json_file.clone(),
             strict: common.strict,
             observe_interval: common.observe_interval,
+            status_interval: None,
             notes: common.plumb_notes(),
             keep_going,
         },

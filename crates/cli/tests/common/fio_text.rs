@@ -1,5 +1,9 @@
 //! Reading fio's output and strace logs for the tests that compare plumb with fio 3.33.
 
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
 /// The text after `key=` up to the next `,` or `}` in `s`.
 pub fn field<'a>(s: &'a str, key: &str) -> Option<&'a str> {
     let at = s.find(key)? + key.len();
@@ -100,4 +104,50 @@ pub fn mask_numbers(line: &str) -> String {
         i = j;
     }
     out
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Every difference in keys or value types between `a` (fio) and `b` (plumb), by path
+/// (plumb's top-level `plumb` key aside).
+pub fn shape_diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+    if kind(a) != kind(b) {
+        out.push(format!("{path}: fio {} vs plumb {}", kind(a), kind(b)));
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let kx: BTreeSet<&String> = x.keys().collect();
+            let ky: BTreeSet<&String> = y
+                .keys()
+                .filter(|k| !(path.is_empty() && *k == "plumb"))
+                .collect();
+            for k in kx.symmetric_difference(&ky) {
+                let who = if x.contains_key(*k) { "fio" } else { "plumb" };
+                out.push(format!("{path}/{k}: only in {who}"));
+            }
+            for k in kx.intersection(&ky) {
+                shape_diff(&format!("{path}/{k}"), &x[*k], &y[*k], out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                out.push(format!("{path}: {} vs {} elements", x.len(), y.len()));
+            }
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                shape_diff(&format!("{path}[{i}]"), p, q, out);
+            }
+        }
+        _ => {}
+    }
 }

@@ -6,6 +6,7 @@
 //! interval, forced shutdown) or until a worker finishes, so workers never read the clock to
 //! check the time limit and never meet each other on the hot path.
 
+mod peek;
 pub(crate) mod slots;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+pub use peek::Peek;
 pub use slots::ThreadSnapshot;
 use slots::{snapshot, Shared, ThreadSlot};
 
@@ -194,6 +196,17 @@ pub fn run(
     signal: &StopFlag,
     on_interval: &mut dyn FnMut(&IntervalSample),
 ) -> Result<RunOutcome, HarnessError> {
+    run_peeked(workload, cfg, signal, on_interval, None)
+}
+
+/// [`run`], with `peek` showing other threads what the run has measured while it goes on.
+pub fn run_peeked(
+    workload: Arc<dyn Workload>,
+    cfg: &RunConfig,
+    signal: &StopFlag,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+    peek: Option<&Peek>,
+) -> Result<RunOutcome, HarnessError> {
     clock::init();
     let threads = cfg.threads.max(1);
     let kinds = workload.kinds().to_vec();
@@ -269,6 +282,9 @@ pub fn run(
     let _ = shared.origin.set(Instant::now());
     barrier.wait();
     let start = shared.origin();
+    if let Some(p) = peek {
+        p.attach(slots.clone(), start, cfg.warmup);
+    }
     let steady = cfg.steady.as_ref();
     // Detection starts once the warm-up is over (fio's job is not running yet during its
     // ramp_time, and its counts start from zero after it).
@@ -314,6 +330,9 @@ pub fn run(
                     start,
                 );
                 on_interval(&s);
+                if let Some(p) = peek {
+                    p.interval(&s);
+                }
                 intervals.push(s);
                 prev_at = at;
                 next_interval = Some(at + period.unwrap_or_default());
@@ -386,6 +405,9 @@ pub fn run(
     }
 
     let end = Instant::now();
+    if let Some(p) = peek {
+        p.end(end);
+    }
     if let Some(m) = steady {
         m.stop();
     }

@@ -342,6 +342,20 @@ impl Histogram {
         self.moments.count
     }
 
+    /// A copy read while values were still being recorded ([`LiveHistogram::snapshot`] of a
+    /// running thread) may hold a value in its moments whose bucket it read before it was
+    /// written, or the other way round: this makes its count the buckets' total, which a
+    /// lossless copy ([`super::SparseHistogram`]) checks. The mean and spread stay the
+    /// moments', off by the few values in flight.
+    pub fn settle(&mut self) {
+        let n: u64 = self.buckets.iter().sum();
+        if n == 0 {
+            self.moments = Moments::default();
+        } else {
+            self.moments.count = n;
+        }
+    }
+
     /// Exact merge: add counts bucket by bucket.
     pub fn merge(&mut self, o: &Histogram) {
         self.add_span(o.lo, o.buckets.iter().copied());
@@ -661,5 +675,25 @@ mod tests {
         let h = live.snapshot();
         assert_eq!(h.stddev(), Some(0.0));
         assert_eq!(h.mean(), Some(1e10));
+    }
+
+    #[test]
+    fn settle_makes_the_count_the_buckets_total() {
+        let mut h = Histogram::new();
+        for v in [10, 20, 30] {
+            h.record(v);
+        }
+        // As a copy read mid-record sees it: one value in the moments, not yet in a bucket.
+        h.moments.count += 1;
+        assert!(Histogram::try_from(&crate::stats::SparseHistogram::from(&h)).is_err());
+        h.settle();
+        assert_eq!(h.count(), 3);
+        assert!(Histogram::try_from(&crate::stats::SparseHistogram::from(&h)).is_ok());
+        let mut empty = Histogram::new();
+        empty.moments.count = 2;
+        empty.moments.sum = 7;
+        empty.settle();
+        assert_eq!(empty.count(), 0);
+        assert_eq!(empty.moments().sum, 0);
     }
 }

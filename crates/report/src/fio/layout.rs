@@ -1,6 +1,8 @@
 //! fio's layout on the run pipeline: fio prints every job's report once all groups are
 //! done, in the formats asked for (terse, then JSON, then normal, as fio orders them),
-//! then, under the name `plumb`, plumb's observations and findings.
+//! then, under the name `plumb`, plumb's observations and findings. With
+//! `--status-interval` the same report, fio's part only, of the figures so far comes every
+//! period before that.
 
 use std::fmt::Write as _;
 
@@ -10,7 +12,7 @@ use plumb_pipeline::Layout;
 
 use super::adapt::{doc, info};
 use super::header::{job_header_line, starting_line};
-use super::job::FioJobInfo;
+use super::job::{FioJobInfo, OutputOptions};
 
 pub struct Fio;
 
@@ -99,7 +101,6 @@ impl Layout for Fio {
         let Some(first) = jobs.first() else {
             return String::new();
         };
-        let out_opts = &first.output;
         let end_s = record.started_at_unix_s
             + record
                 .groups
@@ -108,9 +109,10 @@ impl Layout for Fio {
                 .map(|o| o.duration_s)
                 .sum::<f64>()
                 .round() as u64;
-        let d = doc(record, &ctime(end_s), record.started_at_unix_s * 1000);
+        // When the report was made, as fio stamps it: the end of the run.
+        let d = doc(record, &ctime(end_s), end_s * 1000);
         let mut out = String::new();
-        let f = out_opts.formats;
+        let f = first.output.formats;
         if f.normal {
             // What a job that failed while running says as it exits, before every report
             // (fio prints it whatever the format; plumb keeps JSON and terse documents clean).
@@ -121,34 +123,34 @@ impl Layout for Fio {
                 }
             }
         }
-        if f.terse {
-            let v = super::TerseVersion::from_number(out_opts.terse_version)
-                .unwrap_or(super::TerseVersion::V3);
-            out.push_str(&super::terse::terse(&d, v));
-        }
-        if f.json || f.json_plus {
-            // The JSON document always carries plumb's evidence: fio's readers ignore the key.
-            let plumb = Some(evidence(record));
-            out.push_str(&super::json::json(&d, f.json_plus, plumb.as_deref()));
-        }
-        if f.normal {
-            out.push_str(&super::normal::normal(&d));
-            if out_opts.plumb_sections {
-                for g in &record.groups {
-                    for j in &g.jobs {
-                        let mut s = open_loop(j);
-                        if let Some(o) = &g.observations {
-                            s.push_str(&crate::observations::section(j, o));
-                        }
-                        s.push_str(&crate::findings::section(&j.findings));
-                        if !s.trim().is_empty() {
-                            let _ = write!(out, "\n[{}]\n{s}", j.name);
-                        }
+        // The JSON document always carries plumb's evidence: fio's readers ignore the key.
+        let plumb = (f.json || f.json_plus).then(|| evidence(record));
+        out.push_str(&reports(&d, &first.output, plumb.as_deref()));
+        if f.normal && first.output.plumb_sections {
+            for g in &record.groups {
+                for j in &g.jobs {
+                    let mut s = open_loop(j);
+                    if let Some(o) = &g.observations {
+                        s.push_str(&crate::observations::section(j, o));
+                    }
+                    s.push_str(&crate::findings::section(&j.findings));
+                    if !s.trim().is_empty() {
+                        let _ = write!(out, "\n[{}]\n{s}", j.name);
                     }
                 }
             }
         }
         out
+    }
+
+    /// fio's `--status-interval` report: what the end prints, fio's part only, of the
+    /// figures so far (plumb's evidence and sections belong to the finished run).
+    fn status(&self, record: &Record, unix_ms: u64) -> String {
+        let Some(first) = infos(record).into_iter().next() else {
+            return String::new();
+        };
+        let d = doc(record, &ctime(unix_ms / 1000), unix_ms);
+        reports(&d, &first.output, None)
     }
 
     fn replay(&self, record: &Record) -> String {
@@ -177,6 +179,24 @@ impl Layout for Fio {
         out.push_str(&self.finish(record));
         out
     }
+}
+
+/// Every report format asked for, in fio's order: terse, JSON, normal.
+fn reports(d: &super::FioDoc, o: &OutputOptions, plumb: Option<&str>) -> String {
+    let mut out = String::new();
+    let f = o.formats;
+    if f.terse {
+        let v =
+            super::TerseVersion::from_number(o.terse_version).unwrap_or(super::TerseVersion::V3);
+        out.push_str(&super::terse::terse(d, v));
+    }
+    if f.json || f.json_plus {
+        out.push_str(&super::json::json(d, f.json_plus, plumb));
+    }
+    if f.normal {
+        out.push_str(&super::normal::normal(d));
+    }
+    out
 }
 
 /// fio's note for an iodepth above 1 on an engine that completes requests in their call.
