@@ -528,6 +528,7 @@ fn build(
             seed_given: c.seed_given,
             layout,
             start_delay: c.start_delay,
+            after: Vec::new(),
             job: Box::new(job),
         });
     }
