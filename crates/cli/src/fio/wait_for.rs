@@ -91,7 +91,7 @@ mod tests {
         let path = dir.path().join("j.fio");
         std::fs::write(&path, file).unwrap();
         let args = vec![path.display().to_string(), "--parse-only".to_string()];
-        match parse("fio", &args, &Host::default()) {
+        match parse("fio", &args, &Host::fixed(&[], 4096, 1000, 2)) {
             Ok(Invocation::Run(r)) => r.jobs,
             other => panic!("{other:?}"),
         }
@@ -157,8 +157,8 @@ mod tests {
                 vec![],
                 vec![],
                 vec![],
-                vec![1],
-                vec![1],
+                vec![1, 4],
+                vec![1, 4],
                 vec![],
             ]
         );
