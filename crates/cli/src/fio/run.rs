@@ -519,7 +519,7 @@ fn build(
         .zip(&waiting)
         .map(|((gid, _), (me, w))| (*gid, me.as_str(), w.as_deref()))
         .collect();
-    let mut after = super::wait_for::waits(&keys).into_iter();
+    let mut after = super::wait_for::waits(&keys)?.into_iter();
     for (gid, mut c) in clones {
         if let Some(flag) = together.get(&gid) {
             c.config.together = Some(plumb_core::Together {

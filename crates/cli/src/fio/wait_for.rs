@@ -62,23 +62,47 @@ pub fn check<'a>(
 }
 
 /// The waits of each clone, as indices into its run group: `clones` holds each clone's run
-/// group, its name as fio matches it and its wait_for, in run order.
-pub fn waits(clones: &[(u32, &str, Option<&str>)]) -> Vec<Vec<usize>> {
-    clones
+/// group, its name as fio matches it and its wait_for, in run order. Jobs that wait for
+/// each other (a later job of the waitee's name waiting for the waiting job) are refused:
+/// fio 3.33 never starts them.
+pub fn waits(clones: &[(u32, &str, Option<&str>)]) -> Result<Vec<Vec<usize>>, String> {
+    let global: Vec<Vec<usize>> = clones
         .iter()
         .map(|&(group, me, waitee)| {
             let Some(w) = waitee else {
                 return Vec::new();
             };
-            let first = clones.iter().position(|c| c.0 == group).unwrap_or(0);
             clones
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.0 == group && c.1 == w && c.1 != me)
-                .map(|(k, _)| k - first)
+                .map(|(k, _)| k)
                 .collect()
         })
-        .collect()
+        .collect();
+    for (k, after) in global.iter().enumerate() {
+        let mut seen = vec![false; clones.len()];
+        let mut todo = after.clone();
+        while let Some(a) = todo.pop() {
+            if a == k {
+                return Err(format!(
+                    "plumb: fio option 'wait_for' (value '{}') is not supported yet: jobs that wait for each other (fio 3.33 never starts them)",
+                    clones[k].2.unwrap_or_default()
+                ));
+            }
+            if !std::mem::replace(&mut seen[a], true) {
+                todo.extend(&global[a]);
+            }
+        }
+    }
+    Ok(global
+        .into_iter()
+        .zip(clones)
+        .map(|(after, c)| {
+            let first = clones.iter().position(|o| o.0 == c.0).unwrap_or(0);
+            after.into_iter().map(|k| k - first).collect()
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -150,7 +174,7 @@ mod tests {
             (1, "a", Some("a")),
         ];
         assert_eq!(
-            waits(&c),
+            waits(&c).unwrap(),
             vec![
                 vec![],
                 vec![0, 2],
@@ -161,6 +185,12 @@ mod tests {
                 vec![1, 4],
                 vec![],
             ]
+        );
+        // A later job of the waitee's name that waits for the waiting job: neither starts.
+        let c = [(0, "a", None), (0, "b", Some("a")), (0, "a", Some("b"))];
+        assert_eq!(
+            waits(&c),
+            Err("plumb: fio option 'wait_for' (value 'a') is not supported yet: jobs that wait for each other (fio 3.33 never starts them)".into())
         );
     }
 }
