@@ -304,7 +304,7 @@ impl WorkerState {
     }
 
     /// Count a completed request towards the minimum rates and check them; the job fails
-    /// when a direction is short.
+    /// when a direction is short (once: the check is gone after it).
     #[cold]
     fn check_min_rate(
         &mut self,
@@ -333,6 +333,8 @@ impl WorkerState {
         if misses.is_empty() {
             return Ok(());
         }
+        // The job ends here: the completions still to come are not checked again.
+        self.min_rate = None;
         let text: Vec<String> = misses.iter().map(ToString::to_string).collect();
         self.figures
             .min_rate_misses
