@@ -260,6 +260,12 @@ impl Pattern {
         self.random_io(rng)
     }
 
+    /// Where a job's own walk is: rounds ended so far, and whether it is reading back what
+    /// the round wrote (verify). A shared stream is always in its first round.
+    pub fn phase(&self) -> (u64, bool) {
+        self.walk.as_ref().map_or((0, false), |w| w.phase())
+    }
+
     /// The next operation of this thread.
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {

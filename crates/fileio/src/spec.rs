@@ -327,6 +327,9 @@ pub struct JobIo {
     /// Keep a log of every request, or of per-window averages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<crate::iolog::LogSpec>,
+    /// Rates the job must keep while it runs, or it fails ([`crate::min_rate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<crate::min_rate::MinRate>,
 }
 
 /// Batching of a queueing engine's submissions and completions (fio's `iodepth_batch_submit`,

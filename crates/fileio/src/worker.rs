@@ -33,6 +33,7 @@ use crate::engine::{Buffers, Dir, Engine, EngineOptions, Errno, Request, Shared,
 use crate::error::{is_full, FullWrite};
 use crate::fileset::FileTable;
 use crate::fill::{check, Filler};
+use crate::min_rate::MinRateCheck;
 use crate::pattern::{Io, Op, Pattern};
 use crate::spec::FsyncMode;
 use crate::think::Thinker;
@@ -183,6 +184,10 @@ pub(crate) struct WorkerState {
     pub(crate) fill_device: bool,
     /// ... and it came (with or without fill_device: no more requests are issued).
     pub(crate) filled: bool,
+    /// The minimum rates the job must keep, and the walk's round at the latest completion
+    /// (a new round settles again).
+    pub(crate) min_rate: Option<MinRateCheck>,
+    pub(crate) min_rate_round: Option<u64>,
 }
 
 impl WorkerState {
@@ -296,6 +301,47 @@ impl WorkerState {
         if let Some(c) = &self.cache {
             c.drop_file(file);
         }
+    }
+
+    /// Count a completed request towards the minimum rates and check them; the job fails
+    /// when a direction is short (once: the check is gone after it).
+    #[cold]
+    fn check_min_rate(
+        &mut self,
+        measured_from: Stamp,
+        dir: Dir,
+        bytes: u64,
+        end: Stamp,
+    ) -> Result<(), WorkloadError> {
+        let (round, reading_back) = self.pattern.phase();
+        let new_round = self
+            .min_rate_round
+            .replace(round)
+            .is_some_and(|r| r != round);
+        let Some(m) = self.min_rate.as_mut() else {
+            return Ok(());
+        };
+        if end < measured_from || reading_back {
+            return Ok(());
+        }
+        if !m.started() {
+            m.restart(measured_from);
+        } else if new_round {
+            m.restart(end);
+        }
+        let misses = m.completed(dir as usize, bytes, end);
+        if misses.is_empty() {
+            return Ok(());
+        }
+        // The job ends here: the completions still to come are not checked again.
+        self.min_rate = None;
+        let text: Vec<String> = misses.iter().map(ToString::to_string).collect();
+        self.figures
+            .min_rate_misses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(misses);
+        Err(WorkloadError::new(text.join("; ")))
     }
 
     fn end_fsync<E: Engine>(
@@ -829,6 +875,10 @@ impl<E: Engine> IoWorker<E> {
             log.add(f.dir as u8, n as u64, f.start, f.submitted, end);
         }
         ctx.add(counter, n as u64);
+        if self.s.min_rate.is_some() {
+            self.s
+                .check_min_rate(ctx.measured_from(), f.dir, n as u64, end)?;
+        }
         // A read that fails its check was still done: counted above, as fio counts it.
         if let (Dir::Read, Some(v)) = (f.dir, self.s.verify) {
             let buf = &self.engine.buffer(slot)[..f.io.len as usize];

@@ -182,6 +182,9 @@ pub struct Figures {
     /// Writes that found the disk full, in the order they came back (fio's fill_device
     /// included).
     pub full_writes: std::sync::Mutex<Vec<crate::error::FullWrite>>,
+    /// The directions found below their minimum rate, when a job failed so
+    /// ([`crate::min_rate`]).
+    pub min_rate_misses: std::sync::Mutex<Vec<crate::min_rate::Miss>>,
 }
 
 pub struct FileioWorkload {
@@ -400,6 +403,13 @@ impl Workload for FileioWorkload {
             writes_full: self.counters().iter().position(|c| *c == WRITES_FULL),
             fill_device: self.spec.job.as_ref().is_some_and(|j| j.fill_device),
             filled: false,
+            min_rate: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.min_rate)
+                .and_then(crate::min_rate::MinRateCheck::new),
+            min_rate_round: None,
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

@@ -426,6 +426,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             batch: None,
             stride: None,
             log: None,
+            min_rate: None,
             verify: None,
         }),
         sync: SyncPolicy::NONE,

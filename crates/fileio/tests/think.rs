@@ -57,6 +57,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             batch: None,
             stride: None,
             log: None,
+            min_rate: None,
             verify: None,
         }),
         ..Default::default()

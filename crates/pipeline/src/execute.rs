@@ -4,7 +4,8 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -64,6 +65,7 @@ pub fn execute(
     stop: &StopFlag,
     out: &mut Output<'_>,
 ) -> Result<Finished, PipelineError> {
+    check_waits(plan)?;
     // A JSON path that cannot be written fails before anything runs, not after.
     let mut json_file = match &plan.options.json_file {
         Some(p) => Some(File::create(p).map_err(|source| PipelineError::JsonFile {
@@ -238,6 +240,72 @@ fn wait_for_start(genesis: Instant, delay: Duration, stop: &StopFlag) {
     }
 }
 
+/// Wait until every job in `after` (indices into `ended`) has ended, or a signal arrives.
+fn wait_for_jobs(ended: &[AtomicBool], after: &[usize], stop: &StopFlag) {
+    while stop.load(Relaxed) == 0 && !after.iter().all(|&k| ended[k].load(Acquire)) {
+        // Slices, so a job starts soon after the last one it waits for ends.
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Marks a job ended when its thread is done with it.
+struct EndOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for EndOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Release);
+    }
+}
+
+/// Refuse waits that name no job of the group, or that lead back to the job itself (jobs
+/// that wait for each other would be held back for ever).
+fn check_waits(plan: &Plan) -> Result<(), JobError> {
+    for group in &plan.groups {
+        let n = group.jobs.len();
+        for (k, j) in group.jobs.iter().enumerate() {
+            if let Some(bad) = j.after.iter().find(|&&a| a >= n) {
+                return Err(JobError::Usage(format!(
+                    "job '{}' waits for job {bad} of a group of {n}",
+                    j.name
+                )));
+            }
+            // Depth-first over the waits.
+            let mut seen = vec![false; n];
+            let mut todo = j.after.clone();
+            while let Some(a) = todo.pop() {
+                if a == k {
+                    return Err(JobError::Usage(format!(
+                        "job '{}' waits, through the jobs it waits for, for itself",
+                        j.name
+                    )));
+                }
+                if !std::mem::replace(&mut seen[a], true) {
+                    todo.extend(&group.jobs[a].after);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The waits of a group's jobs as indices among those that run (`runs[k]`: whether job k
+/// runs); a job that never runs is no wait.
+fn waits(group: &Group, runs: &[bool]) -> Vec<Vec<usize>> {
+    let mut place = Vec::with_capacity(runs.len());
+    let mut next = 0;
+    for &r in runs {
+        place.push(r.then_some(next));
+        next += usize::from(r);
+    }
+    group
+        .jobs
+        .iter()
+        .zip(runs)
+        .filter(|(_, r)| **r)
+        .map(|(j, _)| j.after.iter().filter_map(|&a| place[a]).collect())
+        .collect()
+}
+
 /// Redraw the status line every `live.period()` until the group's jobs are done, each
 /// drawing over the last (padded to its length), then end the line.
 fn draw_live(
@@ -245,7 +313,7 @@ fn draw_live(
     genesis: Instant,
     jobs: &[Mutex<LiveJob<'_>>],
     sink: &Mutex<&mut Output<'_>>,
-    running: &std::sync::atomic::AtomicBool,
+    running: &AtomicBool,
 ) {
     let period = live.period();
     let mut next = Instant::now() + period;
@@ -346,6 +414,8 @@ fn run_group(
     board: Option<(&Board, usize)>,
 ) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
+    let runs: Vec<bool> = skipped.iter().map(Option::is_none).collect();
+    let waits = waits(group, &runs);
     let mut opened = Vec::with_capacity(group.jobs.len());
     for (spec, _) in group.jobs.iter().zip(skipped).filter(|(_, s)| s.is_none()) {
         let mut notes = Vec::new();
@@ -477,7 +547,8 @@ fn run_group(
         let _ = writeln!(w, "{line}");
         let _ = w.flush();
     };
-    let running = std::sync::atomic::AtomicBool::new(true);
+    let running = AtomicBool::new(true);
+    let ended: Vec<AtomicBool> = opened.iter().map(|_| AtomicBool::new(false)).collect();
     let outcomes: Vec<Result<RunOutcome, HarnessError>> = std::thread::scope(|scope| {
         if let Some(live) = live {
             let (sink, live_jobs, running) = (&sink, &live_jobs, &running);
@@ -505,7 +576,11 @@ fn run_group(
                     let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
                     let delay = o.spec.start_delay;
                     let peek = peeks[k].as_ref();
+                    let (ended, after) = (&ended, &waits[k]);
                     scope.spawn(move || {
+                        // Ended however the thread ends, so no job waits for a panicked one.
+                        let _ended = EndOnDrop(&ended[k]);
+                        wait_for_jobs(ended, after, stop);
                         wait_for_start(genesis, delay, stop);
                         set_state(k, LiveState::Running);
                         let r = harness::run_peeked(

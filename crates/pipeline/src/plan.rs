@@ -195,6 +195,11 @@ pub struct JobSpec {
     /// runtime. fio's `startdelay` counts from the start of the whole run the same way: a
     /// job of a later group whose delay has passed starts with its group.
     pub start_delay: Duration,
+    /// Jobs of the same group (their indices in [`Group::jobs`]) whose runs must all have
+    /// ended before this job's run starts (fio's `wait_for`); it stays in its group and its
+    /// results start with its own run. A job that never ran (skipped before its run) counts
+    /// as ended. The front end keeps the waits free of cycles.
+    pub after: Vec<usize>,
     pub job: Box<dyn Job>,
 }
 

@@ -11,8 +11,8 @@ use plumb_micro::cpu::CpuSpec;
 use plumb_micro::threads::ThreadsSpec;
 use plumb_pipeline::jobs::micro::{CpuJob, ThreadsJob};
 use plumb_pipeline::{
-    execute, Group, JobRecord, JobSpec, Layout, Output, PipelineError, Plan, PlanOptions, Record,
-    Settings, Step,
+    execute, Group, Job, JobRecord, JobSpec, Layout, Output, PipelineError, Plan, PlanOptions,
+    Record, Settings, Step,
 };
 
 /// A layout that names what it is given, so the order of calls shows in the output.
@@ -66,6 +66,7 @@ fn cpu(name: &str, events: u64) -> JobSpec {
         seed_given: true,
         layout: None,
         start_delay: Duration::ZERO,
+        after: Vec::new(),
         job: Box::new(CpuJob(CpuSpec { max_prime: 500 })),
     }
 }
@@ -112,6 +113,7 @@ fn jobs_of_a_group_run_together_and_groups_one_after_another() {
                         seed_given: false,
                         layout: None,
                         start_delay: Duration::ZERO,
+                        after: Vec::new(),
                         job: Box::new(ThreadsJob(ThreadsSpec {
                             yields: 10,
                             locks: 2,
@@ -226,4 +228,138 @@ fn a_step_a_job_lacks_is_refused_before_its_group_runs() {
     );
     assert_eq!(text, "");
     assert!(layout.seen.lock().unwrap().is_empty());
+}
+
+/// A cpu job whose worker notes when it starts and ends its run in a shared log.
+struct Noted {
+    name: &'static str,
+    log: std::sync::Arc<Mutex<Vec<String>>>,
+}
+
+struct NotedWorkload {
+    inner: std::sync::Arc<dyn plumb_core::Workload>,
+    name: &'static str,
+    log: std::sync::Arc<Mutex<Vec<String>>>,
+}
+
+struct NotedWorker {
+    inner: Box<dyn plumb_core::Worker>,
+    name: &'static str,
+    log: std::sync::Arc<Mutex<Vec<String>>>,
+}
+
+impl plumb_core::Worker for NotedWorker {
+    fn run(
+        &mut self,
+        ctx: &mut plumb_core::WorkerCtx<'_>,
+    ) -> Result<(), plumb_core::WorkloadError> {
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("start {}", self.name));
+        let r = self.inner.run(ctx);
+        self.log.lock().unwrap().push(format!("end {}", self.name));
+        r
+    }
+}
+
+impl plumb_core::Workload for NotedWorkload {
+    fn kinds(&self) -> &[plumb_core::OpKind] {
+        self.inner.kinds()
+    }
+    fn worker(
+        &self,
+        thread: usize,
+    ) -> Result<Box<dyn plumb_core::Worker>, plumb_core::WorkloadError> {
+        Ok(Box::new(NotedWorker {
+            inner: self.inner.worker(thread)?,
+            name: self.name,
+            log: self.log.clone(),
+        }))
+    }
+}
+
+impl Job for Noted {
+    fn kind(&self) -> &'static str {
+        "cpu"
+    }
+    fn workload(
+        &self,
+        notes: &mut Vec<String>,
+    ) -> Result<std::sync::Arc<dyn plumb_core::Workload>, plumb_pipeline::JobError> {
+        Ok(std::sync::Arc::new(NotedWorkload {
+            inner: CpuJob(CpuSpec { max_prime: 500 }).workload(notes)?,
+            name: self.name,
+            log: self.log.clone(),
+        }))
+    }
+    fn settings(&self) -> Settings {
+        CpuJob(CpuSpec { max_prime: 500 }).settings()
+    }
+}
+
+#[test]
+fn a_job_that_waits_for_others_starts_when_they_have_ended_in_its_own_group() {
+    let log = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let noted = |name: &'static str, events: u64, after: Vec<usize>| JobSpec {
+        after,
+        job: Box::new(Noted {
+            name,
+            log: log.clone(),
+        }),
+        ..cpu(name, events)
+    };
+    // c waits for a and b; b for a; d for nobody.
+    let plan = Plan {
+        front_end: "test",
+        layout: None,
+        command_line: vec!["plumb".into()],
+        groups: vec![Group {
+            steps: vec![Step::Run],
+            jobs: vec![
+                noted("a", 2000, vec![]),
+                noted("b", 100, vec![0]),
+                noted("c", 100, vec![0, 1]),
+                noted("d", 100, vec![]),
+            ],
+        }],
+        options: options(),
+    };
+    let layout = Names {
+        seen: Mutex::new(Vec::new()),
+    };
+    let (finished, text) = run(&plan, &layout);
+    let record = finished.expect("the plan runs").record;
+    // One group, one report, every job with all its events.
+    assert_eq!(
+        text,
+        "preamble a\npreamble b\npreamble c\npreamble d\nreport a,b,c,d\n"
+    );
+    assert_eq!(record.groups.len(), 1);
+    for j in record.jobs() {
+        assert!(j.events > 0, "{}", j.name);
+    }
+    let log = log.lock().unwrap().clone();
+    let at = |what: &str| log.iter().position(|l| l == what).expect(what);
+    assert!(at("end a") < at("start b"), "{log:?}");
+    assert!(at("end b") < at("start c"), "{log:?}");
+    assert_eq!(log.len(), 8, "{log:?}");
+
+    // Jobs that wait for each other are refused before anything runs.
+    let cycle = Plan {
+        front_end: "test",
+        layout: None,
+        command_line: vec![],
+        groups: vec![Group {
+            steps: vec![Step::Run],
+            jobs: vec![noted("a", 10, vec![1]), noted("b", 10, vec![0])],
+        }],
+        options: options(),
+    };
+    let (r, text) = run(&cycle, &layout);
+    assert_eq!(
+        r.expect_err("a cycle").to_string(),
+        "job 'a' waits, through the jobs it waits for, for itself"
+    );
+    assert_eq!(text, "");
 }

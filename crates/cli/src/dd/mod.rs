@@ -134,6 +134,7 @@ fn run(
                 seed_given: false,
                 layout: None,
                 start_delay: std::time::Duration::ZERO,
+                after: Vec::new(),
                 job: Box::new(DdJob::new(ops.spec)),
             }],
         }],

@@ -13,10 +13,32 @@
 //!   fill_device only the stderr lines: the job ends cleanly.
 //!
 //! Either way the other jobs run and are reported, and the exit status counts the failed jobs.
+//! A job below its minimum rate fails the same way, in its own words ([`super::min_rate`]).
 
 use plumb_fileio::error::{errno_text, FullWrite};
 use plumb_pipeline::JobRecord;
 use plumb_report::fio::job::{FioFailure, FioJobInfo};
+
+/// fio's words for a job's run: its failure, when it `failed`, and its stderr lines. Writes
+/// that found the disk full (`full`) get a line each, and are the failure unless the job
+/// ended cleanly (fill_device); directions below their minimum rate (`short`) get a line
+/// each and are the failure (see [`super::min_rate`]).
+pub fn of_run(
+    failed: bool,
+    full: &[FullWrite],
+    short: &[plumb_fileio::min_rate::Miss],
+    job: &str,
+    names: &[String],
+) -> (Option<FioFailure>, Vec<String>) {
+    let mut said = io_u_lines(full, names);
+    said.extend(super::min_rate::lines(job, short));
+    let failure = match failed {
+        false => None,
+        true if !short.is_empty() => Some(super::min_rate::failure()),
+        true => while_running(full),
+    };
+    (failure, said)
+}
 
 /// A write of the layout failed with `errno`.
 pub fn in_layout(errno: i32) -> FioFailure {

@@ -26,6 +26,7 @@ mod host;
 mod job;
 mod jobfile;
 mod logs;
+mod min_rate;
 pub mod options;
 mod pacing;
 pub mod run;
@@ -34,6 +35,7 @@ mod subst;
 pub mod sweep;
 mod translate;
 pub mod values;
+mod wait_for;
 mod zoned;
 
 pub use cmdline::{parse, Eta, Invocation, Parsed};

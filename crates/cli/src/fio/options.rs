@@ -400,8 +400,9 @@ mod tests {
         // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
         // exitall_on_error; then mem, io_submit_mode and continue_on_error at their
         // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
-        // then steadystate, steadystate_duration and steadystate_ramp_time.
-        assert_eq!(n, 105);
+        // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
+        // rate_min, rate_iops_min and rate_cycle.
+        assert_eq!(n, 109);
     }
 
     #[test]

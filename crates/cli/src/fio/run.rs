@@ -167,19 +167,14 @@ impl Job for FioFileJob {
         if let Some(m) = &self.steady {
             super::steady::record(job, &m.report());
         }
-        // Writes that found the disk full: fio's words for each, and for the failure
-        // (none under fill_device, where the job ends cleanly).
-        let full = self.job.take_full_writes();
-        let failed = job
-            .error
-            .is_some()
-            .then(|| failure::while_running(&full))
-            .flatten();
-        failure::record(
-            job,
-            failed.as_ref(),
-            failure::io_u_lines(&full, &self.file_names),
+        let (failed, said) = failure::of_run(
+            job.error.is_some(),
+            &self.job.take_full_writes(),
+            &self.job.take_min_rate_misses(),
+            &self.name,
+            &self.file_names,
         );
+        failure::record(job, failed.as_ref(), said);
         if let Some(files) = &self.logs {
             super::logs::write(files, self.job.take_logs()).map_err(|e| {
                 JobError::Failed(
@@ -319,29 +314,44 @@ fn execute(run: Parsed, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i3
     }
 }
 
-/// fio's refusal of a job whose steady-state settings differ from its reporting group's
-/// (`clones[k]`): on stdout, after the header lines fio printed as it added the jobs up to
-/// that one (normal format only).
-fn inconsistent_steady(clones: &[(u32, JobClone)], k: usize, normal: bool) -> Refused {
+/// The header lines fio printed as it added `clones` (normal format only); the last one's
+/// clones cut to one when `cut_last` (fio refused it before adding them: no `...` line).
+fn headers(clones: &[(u32, JobClone)], normal: bool, cut_last: bool) -> String {
     let mut stdout = String::new();
     if normal {
-        for (i, (_, c)) in clones.iter().enumerate().take(k + 1) {
+        for (i, (_, c)) in clones.iter().enumerate() {
             if c.info.subjob != 0 {
                 continue;
             }
             let mut h = c.info.header.clone();
-            // The rejected job's clones were never added: no `...` line for it.
-            if i == k {
+            if cut_last && i + 1 == clones.len() {
                 h.numjobs = 1;
             }
             stdout.push_str(&plumb_report::fio::job_header_line(&h));
         }
     }
+    stdout
+}
+
+/// fio's refusal of a job whose steady-state settings differ from its reporting group's
+/// (`clones[k]`): on stdout, after the header lines fio printed as it added the jobs up to
+/// that one.
+fn inconsistent_steady(clones: &[(u32, JobClone)], k: usize, normal: bool) -> Refused {
+    let mut stdout = headers(&clones[..=k], normal, true);
     stdout.push_str(super::steady::INCONSISTENT);
     stdout.push('\n');
     Refused {
         stdout,
         stderr: String::new(),
+    }
+}
+
+/// fio's refusal of a job as it adds it (its fixup, its wait_for): `stderr`, after the
+/// header lines of the jobs added before it.
+fn refused_when_added(clones: &[(u32, JobClone)], normal: bool, stderr: String) -> Refused {
+    Refused {
+        stdout: headers(clones, normal, false),
+        stderr,
     }
 }
 
@@ -376,7 +386,9 @@ fn build(
         .into_iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
-    for job in &run.jobs {
+    // Each clone's name as wait_for matches it, and its wait_for.
+    let mut waiting: Vec<(String, Option<String>)> = Vec::new();
+    for (k, job) in run.jobs.iter().enumerate() {
         let job_options: Vec<(String, String)> = job
             .job_options()
             .into_iter()
@@ -402,12 +414,21 @@ fn build(
                 for w in cs.iter().flat_map(|c| c.warnings.iter()) {
                     eprintln!("{w}");
                 }
+                if let Err(e) = super::wait_for::check(job, &run.jobs[..k]) {
+                    return Err(refused_when_added(&clones, f.normal, e));
+                }
+                let me = super::wait_for::fio_name(job).to_string();
+                let waitee = super::wait_for::waitee(job).map(str::to_string);
+                waiting.extend(cs.iter().map(|_| (me.clone(), waitee.clone())));
                 number += cs.len() as u32;
                 clones.extend(cs.into_iter().map(|c| (run_group, c)));
                 // fio checks each job against its reporting group as it adds it.
                 if let Err(k) = super::steady::check_groups(clones.iter().map(|(_, c)| c)) {
                     return Err(inconsistent_steady(&clones, k, f.normal));
                 }
+            }
+            Err(translate::TranslateError::Fixup(e)) => {
+                return Err(refused_when_added(&clones, f.normal, e));
             }
             Err(e) => {
                 if matches!(e, translate::TranslateError::Parse { .. }) {
@@ -493,6 +514,12 @@ fn build(
             together.entry(*gid).or_default();
         }
     }
+    let keys: Vec<(u32, &str, Option<&str>)> = clones
+        .iter()
+        .zip(&waiting)
+        .map(|((gid, _), (me, w))| (*gid, me.as_str(), w.as_deref()))
+        .collect();
+    let mut after = super::wait_for::waits(&keys)?.into_iter();
     for (gid, mut c) in clones {
         if let Some(flag) = together.get(&gid) {
             c.config.together = Some(plumb_core::Together {
@@ -528,6 +555,7 @@ fn build(
             seed_given: c.seed_given,
             layout,
             start_delay: c.start_delay,
+            after: after.next().unwrap_or_default(),
             job: Box::new(job),
         });
     }

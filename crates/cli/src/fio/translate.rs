@@ -57,6 +57,10 @@ pub enum TranslateError {
     /// fio's own complaint about the job (`you need to specify size=`), one line.
     #[error("{0}")]
     Job(String),
+    /// fio's complaint as it adds the job (its fixup_options), after the header lines of the
+    /// jobs added before it; one line or several.
+    #[error("{0}")]
+    Fixup(String),
 }
 
 fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
@@ -708,19 +712,11 @@ pub fn translate<J: JobOptions + ?Sized>(
     // The status line shows the limit as given: (bytes/s, requests/s) over the job's
     // directions.
     let mut rate_limit = (0u64, 0u64);
-    let rate = match (g.raw("rate"), g.raw("rate_iops")) {
-        (Some(_), Some(_)) => {
-            return Err(TranslateError::Job(
-                "fio: rate and rate_iops are mutually exclusive".into(),
-            ))
-        }
-        (None, None) => None,
-        (r, i) => {
-            let (name, v) = match (r, i) {
-                (Some(v), _) => ("rate", v),
-                (_, Some(v)) => ("rate_iops", v),
-                _ => unreachable!("one is set"),
-            };
+    super::min_rate::fixup(j, kb)?;
+    let rate = match super::min_rate::limit(j, kb)? {
+        None => None,
+        Some(name) => {
+            let v = g.raw(name).unwrap_or_default();
             let per_dir = parse_rwt_bytes(v, kb).map_err(|_| parse_err(name, v))?;
             // Requests a second in one direction: fio's rate is bytes (by that direction's
             // smallest block), rate_iops requests. A direction left out (after a trailing
@@ -776,6 +772,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
     };
 
+    let min_rate = super::min_rate::spec(j, kb)?;
     let sample_window = sample_window(&g)?;
     let steady = super::steady::spec(j, kb)?;
     let placement = placement(&g)?;
@@ -1121,6 +1118,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             stride,
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec { window_ms }),
             verify,
+            min_rate,
         };
         // An engine that opens no files (null) lays none out.
         let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !job.create_at_open {

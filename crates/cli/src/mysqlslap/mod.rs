@@ -444,6 +444,7 @@ fn plan_groups(
                         seed_given: false,
                         layout: serde_json::to_value(&facts).ok(),
                         start_delay: Duration::ZERO,
+                        after: Vec::new(),
                         job: Box::new(FrontJob {
                             job: SlapJob::new(shared.clone(), point),
                             last_of_block,

@@ -272,6 +272,7 @@ fn assemble(
                 seed_given: common.seed_given,
                 layout: plan.layout(),
                 start_delay: std::time::Duration::ZERO,
+                after: Vec::new(),
                 job: plan,
             }],
         }],

@@ -320,6 +320,7 @@ mod tests {
                 batch: None,
                 stride: None,
                 log: None,
+                min_rate: None,
                 verify: None,
             }),
             ..Default::default()

@@ -252,6 +252,11 @@ impl JobWalk {
         }
     }
 
+    /// Rounds ended so far, and whether the round's writes are being read back.
+    pub fn phase(&self) -> (u64, bool) {
+        (self.rounds, self.reading_back.is_some())
+    }
+
     /// Mark every file to have its cached pages dropped before its next request.
     fn drop_all(&mut self) {
         for f in &mut self.files {

@@ -36,6 +36,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         batch: None,
         stride: None,
         log: None,
+        min_rate: None,
         verify: None,
     }
 }

@@ -77,6 +77,24 @@ impl FileioJob {
             .unwrap_or_default()
     }
 
+    /// The directions the run found below their minimum rate (see
+    /// [`plumb_fileio::workload::Figures::min_rate_misses`]), taken out of the job.
+    pub fn take_min_rate_misses(&self) -> Vec<plumb_fileio::min_rate::Miss> {
+        self.workload
+            .borrow()
+            .as_ref()
+            .map(|w| {
+                std::mem::take(
+                    &mut *w
+                        .figures
+                        .min_rate_misses
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()),
+                )
+            })
+            .unwrap_or_default()
+    }
+
     /// The directory holding the files (none for an engine that opens none).
     fn target_dir(&self) -> Option<PathBuf> {
         if let Some(j) = &self.spec.job {
