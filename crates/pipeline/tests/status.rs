@@ -49,6 +49,7 @@ fn cpu(name: &str) -> JobSpec {
         seed_given: true,
         layout: None,
         start_delay: Duration::ZERO,
+        after: Vec::new(),
         job: Box::new(CpuJob(CpuSpec { max_prime: 500 })),
     }
 }
