@@ -88,7 +88,11 @@ fn peers() -> bool {
 /// plumb's groups for the job, equal to fio 3.33's measured ones, and to fio's own when
 /// fio is here.
 fn same_groups(call: &str, extra: &[&str], measured: &[u64]) {
-    if !installed(&[STRACE], "apt-get install strace", "the thinktime comparison") {
+    if !installed(
+        &[STRACE],
+        "apt-get install strace",
+        "the thinktime comparison",
+    ) {
         return;
     }
     let drop_in = DropIn::named("fio");
