@@ -4,7 +4,10 @@
 //! After every N requests (completed, or issued), the worker first waits for everything it
 //! has in flight, then stalls: it spins for the busy part, then sleeps the rest. The stall
 //! is between requests, so no request's latency includes it. Only reads and writes count;
-//! syncs neither count nor trigger a stall.
+//! syncs neither count nor trigger a stall. The next N run from the count at which the
+//! stall was found due, as in fio: requests that complete while the worker waits for its
+//! queue before a stall count towards the next one, so with a queue the first stall comes
+//! after more requests than the later ones.
 //!
 //! A worker without think time carries no [`Thinker`], and pays one untaken branch per
 //! request for the possibility.
@@ -65,10 +68,16 @@ impl Thinker {
         self.issued += n;
     }
 
-    /// Whether a stall is due, with `in_flight` requests not yet completed.
+    /// Whether a stall is due, with `in_flight` requests not yet completed; when it is, the
+    /// count now is where the next N start from.
     #[inline]
-    pub fn due(&self, in_flight: u64) -> bool {
-        self.count(in_flight) >= self.last + self.think.every
+    pub fn due(&mut self, in_flight: u64) -> bool {
+        let now = self.count(in_flight);
+        let due = now >= self.last + self.think.every;
+        if due {
+            self.last = now;
+        }
+        due
     }
 
     fn count(&self, in_flight: u64) -> u64 {
@@ -78,10 +87,9 @@ impl Thinker {
         }
     }
 
-    /// Stall now (the caller has waited for its requests in flight); returns early once
-    /// `stopping` says so.
-    pub fn stall(&mut self, stopping: impl Fn() -> bool) {
-        self.last = self.count(0);
+    /// Stall now (the caller has found it [`Thinker::due`] and waited for its requests in
+    /// flight); returns early once `stopping` says so.
+    pub fn stall(&self, stopping: impl Fn() -> bool) {
         let t = self.think;
         let spin = Duration::from_nanos(t.spin_ns.min(t.stall_ns));
         let start = Instant::now();
@@ -146,6 +154,19 @@ mod tests {
     }
 
     #[test]
+    fn completions_collected_before_a_stall_count_towards_the_next() {
+        // A queue of 4, collected one at a time: the 4th completion finds 3 in flight.
+        let mut t = Thinker::new(think(4, ThinkCount::Completed)).unwrap();
+        t.issued(7);
+        assert!(t.due(3));
+        t.stall(|| false);
+        // The 3 collected before the stall count: 4 more issued, 1 collected, is due.
+        t.issued(4);
+        assert!(!t.due(4));
+        assert!(t.due(3));
+    }
+
+    #[test]
     fn issued_requests_count_at_once() {
         let mut t = Thinker::new(think(3, ThinkCount::Issued)).unwrap();
         t.issued(2);
@@ -159,13 +180,13 @@ mod tests {
 
     #[test]
     fn a_stall_lasts_its_time_and_a_stop_cuts_it_short() {
-        let mut t = Thinker::new(think(1, ThinkCount::Completed)).unwrap();
+        let t = Thinker::new(think(1, ThinkCount::Completed)).unwrap();
         let s = Instant::now();
         t.stall(|| false);
         let took = s.elapsed();
         assert!(took >= Duration::from_millis(2), "{took:?}");
         assert!(took < Duration::from_millis(200), "{took:?}");
-        let mut long = Thinker::new(Think {
+        let long = Thinker::new(Think {
             stall_ns: 10_000_000_000,
             ..think(1, ThinkCount::Completed)
         })

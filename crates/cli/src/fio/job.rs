@@ -58,6 +58,19 @@ impl ParsedJob {
             .collect()
     }
 
+    /// The job's name as fio reports it and as `wait_for` finds it: a job file section's own
+    /// `name=` (one in `[global]` is overridden by each section's name), else the section's
+    /// or `--name`'s name. Its files keep the section's name.
+    pub fn fio_name(&self) -> &str {
+        self.options[self.options.len() - self.own..]
+            .iter()
+            .rev()
+            .find(|s| s.name == "name")
+            .and_then(|s| s.value.as_deref())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&self.name)
+    }
+
     /// The last setting of an option: Some(None) when given bare, None when not set at all.
     pub fn raw(&self, name: &str) -> Option<Option<&str>> {
         self.options

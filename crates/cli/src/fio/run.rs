@@ -38,6 +38,9 @@ pub enum Mode {
 
 impl JobOptions for ParsedJob {
     fn name(&self) -> &str {
+        self.fio_name()
+    }
+    fn file_stem(&self) -> &str {
         &self.name
     }
     fn get(&self, name: &str) -> Option<&str> {
@@ -417,7 +420,7 @@ fn build(
                 if let Err(e) = super::wait_for::check(job, &run.jobs[..k]) {
                     return Err(refused_when_added(&clones, f.normal, e));
                 }
-                let me = super::wait_for::fio_name(job).to_string();
+                let me = job.fio_name().to_string();
                 let waitee = super::wait_for::waitee(job).map(str::to_string);
                 waiting.extend(cs.iter().map(|_| (me.clone(), waitee.clone())));
                 number += cs.len() as u32;

@@ -32,8 +32,13 @@ use super::values::{
 
 /// What the translation needs from a parsed job: the value each option ends up with.
 pub trait JobOptions {
-    /// The job's name.
+    /// The job's name: in its reports, messages and log file names.
     fn name(&self) -> &str;
+    /// The name its files are named after (fio's section name, which a job file's `name=`
+    /// does not change).
+    fn file_stem(&self) -> &str {
+        self.name()
+    }
     /// The value of canonical option `name` after globals and the job's own lines (`Some("")`
     /// when given bare), `None` when nobody set it.
     fn get(&self, name: &str) -> Option<&str>;
@@ -518,6 +523,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         g.only(n, ok, why)?;
     }
     let name = j.name().to_string();
+    let stem = j.file_stem().to_string();
 
     // rw and the mix.
     let rw_text = g.raw("rw").unwrap_or("read");
@@ -1003,7 +1009,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     for (k, &sub) in subjobs.iter().enumerate() {
         let names: Vec<String> = if user_files.is_empty() {
             (0..nrfiles)
-                .map(|f| format_name(&fmt, &name, sub, f))
+                .map(|f| format_name(&fmt, &stem, sub, f))
                 .collect()
         } else {
             user_files.clone()

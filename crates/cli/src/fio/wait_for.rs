@@ -17,14 +17,6 @@
 
 use super::ParsedJob;
 
-/// The name fio matches `wait_for` against: `name=` when the job sets it, else its own.
-pub fn fio_name(job: &ParsedJob) -> &str {
-    match job.raw("name") {
-        Some(Some(n)) if !n.is_empty() => n,
-        _ => &job.name,
-    }
-}
-
 /// The job's `wait_for`, if it has one.
 pub fn waitee(job: &ParsedJob) -> Option<&str> {
     job.raw("wait_for").flatten().filter(|w| !w.is_empty())
@@ -50,7 +42,7 @@ pub fn check<'a>(
     let found = earlier
         .into_iter()
         .chain(std::iter::once(job))
-        .filter(|j| fio_name(j) == w)
+        .filter(|j| j.fio_name() == w)
         .count();
     match found {
         0 => Err(format!("{me}: waitee job {w} unknown.")),
