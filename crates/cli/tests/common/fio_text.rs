@@ -97,7 +97,9 @@ pub fn mask_numbers(line: &str) -> String {
         } else if c[j..].starts_with(&['b', 'i', 't']) {
             j += 3;
         }
-        if i < j && c[i] == ' ' {
+        // A padded column keeps one space; a padded value after `=` (fio's `avg=%5.02f`)
+        // keeps none, so 9.93 and 10.12 mask alike.
+        if i < j && c[i] == ' ' && (i == 0 || c[i - 1] != '=') {
             out.push(' ');
         }
         out.push('N');
