@@ -38,9 +38,13 @@ def main():
     for case in CASES:
         ops = [c.format(dir=args.dir) for c in case]
         res = {"gnu": [], "plumb": []}
-        for _ in range(args.rounds):
-            res["gnu"].append(run(["dd"] + ops))
-            res["plumb"].append(run([args.plumb, "dd", "--no-history"] + ops))
+        for r in range(args.rounds):
+            # Alternate who goes first: the second writer of a round truncates the file the
+            # first one just wrote, and the disk's state differs for it.
+            order = ["gnu", "plumb"] if r % 2 == 0 else ["plumb", "gnu"]
+            for who in order:
+                cmd = ["dd"] if who == "gnu" else [args.plumb, "dd", "--no-history"]
+                res[who].append(run(cmd + ops))
         g, p = statistics.median(res["gnu"]), statistics.median(res["plumb"])
         print(" ".join(ops))
         for k in ("gnu", "plumb"):
