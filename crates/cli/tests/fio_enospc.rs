@@ -16,32 +16,12 @@
 //! job, naming the file.
 
 mod common;
-use common::peers::{installed, DropIn, FIO};
+use common::peers::{installed, run_named as run, DropIn, Printed as Ran, FIO};
 use common::small_fs::SmallFs;
 
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(bin: &Path, dir: &Path, args: &[String]) -> Ran {
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// A pid, which differs from run to run, as `pid=P` (fio's `pid=0`, no process yet, stays).
 fn mask_pid(line: &str) -> String {

@@ -10,32 +10,11 @@
 //! jobs. A job that keeps its minimum, or ends within 2 s, passes.
 
 mod common;
-use common::peers::{installed, DropIn, FIO};
+use common::peers::{installed, run_named as run, DropIn, Printed as Ran, FIO};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use tempfile::TempDir;
-
-#[derive(Debug, PartialEq)]
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn plumb_bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("plumb")

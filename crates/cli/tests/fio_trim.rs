@@ -16,10 +16,10 @@
 //! a message, except under CI (`CI=true`); plumb's own checks run regardless.
 
 mod common;
-use common::fio_text::{fd_path, field, mask_normal};
+use common::fio_text::{fd_path, field, mask_normal, shape_diff};
 use common::peers::{installed, run_named as run_in, under_ci, DropIn, Printed as Output};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -548,48 +548,6 @@ fn normal_report_has_fio_s_trim_section() {
             theirs.stdout, ours.stdout
         );
         assert_eq!(issued(&theirs.stdout), issued(&ours.stdout));
-    }
-}
-
-/// Every difference in keys or value types between `a` (fio) and `b` (plumb), by path.
-fn shape_diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
-    let kind = |v: &Value| match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
-    if kind(a) != kind(b) {
-        out.push(format!("{path}: fio {} vs plumb {}", kind(a), kind(b)));
-        return;
-    }
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let kx: BTreeSet<&String> = x.keys().collect();
-            let ky: BTreeSet<&String> = y
-                .keys()
-                .filter(|k| !(path.is_empty() && *k == "plumb"))
-                .collect();
-            for k in kx.symmetric_difference(&ky) {
-                let who = if x.contains_key(*k) { "fio" } else { "plumb" };
-                out.push(format!("{path}/{k}: only in {who}"));
-            }
-            for k in kx.intersection(&ky) {
-                shape_diff(&format!("{path}/{k}"), &x[*k], &y[*k], out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            if x.len() != y.len() {
-                out.push(format!("{path}: {} vs {} elements", x.len(), y.len()));
-            }
-            for (i, (p, q)) in x.iter().zip(y).enumerate() {
-                shape_diff(&format!("{path}[{i}]"), p, q, out);
-            }
-        }
-        _ => {}
     }
 }
 

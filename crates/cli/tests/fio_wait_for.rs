@@ -8,31 +8,12 @@
 //! before it on stdout, one message on stderr, exit status 1.
 
 mod common;
-use common::peers::{installed, traced, DropIn, FIO, STRACE};
+use common::peers::{installed, run_named as run, traced, DropIn, FIO, STRACE};
 
 use std::path::Path;
 use std::process::Command;
 
 use tempfile::TempDir;
-
-struct Ran {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Ran {
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 fn plumb_bin() -> std::path::PathBuf {
     assert_cmd::cargo::cargo_bin("plumb")

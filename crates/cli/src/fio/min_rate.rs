@@ -127,22 +127,7 @@ pub fn lines(name: &str, misses: &[Miss]) -> Vec<String> {
 mod tests {
     use super::*;
 
-    struct Opts(Vec<(&'static str, &'static str)>);
-    impl JobOptions for Opts {
-        fn name(&self) -> &str {
-            "j"
-        }
-        fn get(&self, name: &str) -> Option<&str> {
-            self.0
-                .iter()
-                .rev()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| *v)
-        }
-        fn last_set<'a>(&self, _names: &[&'a str]) -> Option<&'a str> {
-            None
-        }
-    }
+    use crate::fio::translate::TestOpts as Opts;
 
     const K: KbBase = KbBase::K1024;
 

@@ -87,18 +87,7 @@ pub fn start_delay(value: Option<&str>, seed: u64) -> Result<Duration, Translate
 mod tests {
     use super::*;
 
-    struct Opts(Vec<(&'static str, &'static str)>);
-    impl JobOptions for Opts {
-        fn name(&self) -> &str {
-            "t"
-        }
-        fn get(&self, name: &str) -> Option<&str> {
-            self.0.iter().rev().find(|o| o.0 == name).map(|o| o.1)
-        }
-        fn last_set<'a>(&self, _names: &[&'a str]) -> Option<&'a str> {
-            None
-        }
-    }
+    use crate::fio::translate::TestOpts as Opts;
 
     #[test]
     fn think_time_is_in_microseconds_unless_a_unit_says_otherwise() {

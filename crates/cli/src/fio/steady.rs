@@ -263,24 +263,7 @@ mod tests {
         assert_eq!(ok("iops,5:3"), c(Metric::Iops, false, false, 3.0));
     }
 
-    /// A job's options, by canonical name.
-    struct Opts(Vec<(&'static str, &'static str)>);
-
-    impl JobOptions for Opts {
-        fn name(&self) -> &str {
-            "j"
-        }
-        fn get(&self, name: &str) -> Option<&str> {
-            self.0
-                .iter()
-                .rev()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| *v)
-        }
-        fn last_set<'a>(&self, _names: &[&'a str]) -> Option<&'a str> {
-            None
-        }
-    }
+    use crate::fio::translate::TestOpts as Opts;
 
     fn spec_of(opts: &[(&'static str, &'static str)]) -> Option<SteadySpec> {
         spec(&Opts(opts.to_vec()), K).unwrap()

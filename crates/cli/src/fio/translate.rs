@@ -1261,6 +1261,28 @@ pub fn translate<J: JobOptions + ?Sized>(
     Ok(clones)
 }
 
+/// A job's options as (canonical name, value) pairs, the last one winning: the unit
+/// tests' jobs.
+#[cfg(test)]
+pub(crate) struct TestOpts(pub Vec<(&'static str, &'static str)>);
+
+#[cfg(test)]
+impl JobOptions for TestOpts {
+    fn name(&self) -> &str {
+        "j"
+    }
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+    fn last_set<'a>(&self, _names: &[&'a str]) -> Option<&'a str> {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

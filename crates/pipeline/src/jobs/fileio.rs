@@ -62,35 +62,25 @@ impl FileioJob {
     /// The writes of the run that found the disk full (see
     /// [`plumb_fileio::workload::Figures::full_writes`]), taken out of the job.
     pub fn take_full_writes(&self) -> Vec<plumb_fileio::error::FullWrite> {
-        self.workload
-            .borrow()
-            .as_ref()
-            .map(|w| {
-                std::mem::take(
-                    &mut *w
-                        .figures
-                        .full_writes
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner()),
-                )
-            })
-            .unwrap_or_default()
+        self.take(|f| &f.full_writes)
     }
 
     /// The directions the run found below their minimum rate (see
     /// [`plumb_fileio::workload::Figures::min_rate_misses`]), taken out of the job.
     pub fn take_min_rate_misses(&self) -> Vec<plumb_fileio::min_rate::Miss> {
+        self.take(|f| &f.min_rate_misses)
+    }
+
+    /// One of the run's lists in its figures, taken out of the job (empty before a run).
+    fn take<T>(
+        &self,
+        list: impl Fn(&plumb_fileio::workload::Figures) -> &std::sync::Mutex<Vec<T>>,
+    ) -> Vec<T> {
         self.workload
             .borrow()
             .as_ref()
             .map(|w| {
-                std::mem::take(
-                    &mut *w
-                        .figures
-                        .min_rate_misses
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner()),
-                )
+                std::mem::take(&mut *list(&w.figures).lock().unwrap_or_else(|p| p.into_inner()))
             })
             .unwrap_or_default()
     }
