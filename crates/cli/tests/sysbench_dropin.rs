@@ -6,10 +6,9 @@
 //! (`CI=true`), where a missing peer is a failure.
 
 mod common;
-use common::peers::{installed, DropIn};
+use common::peers::{installed, run_named as run_in, DropIn, Printed as Output};
 
 use std::path::Path;
-use std::process::Command;
 
 use tempfile::TempDir;
 
@@ -26,27 +25,6 @@ fn peer() -> Option<&'static str> {
 }
 
 /// What one command printed.
-#[derive(Debug, PartialEq)]
-struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(bin: &Path, dir: &Path, args: &[&str]) -> Output {
-    let out = Command::new(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 /// Figures differ from run to run; the layout must not. Each run of digits (with its
 /// decimals) becomes `N`, together with the spaces before it: a right-aligned or padded
 /// figure is as wide as its digits. The version line says which program ran, so only its
