@@ -191,6 +191,71 @@ fn the_same_io_and_lines_as_gnu_dd() {
     );
 }
 
+/// The copying thread reads and writes through a descriptor table of its own (a shared one
+/// costs a file reference per call, which single-threaded GNU dd never pays), and both
+/// tables' copies of the two ends are closed before plumb exits.
+#[test]
+fn the_copy_has_its_own_descriptor_table_and_closes_both() {
+    if !have("strace") {
+        eprintln!("skipped: strace missing");
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let input = dir.path().join("in");
+    std::fs::write(&input, vec![7u8; 8192]).unwrap();
+    let output = dir.path().join("out");
+    let trace = dir.path().join("trace");
+    let out = Command::new("strace")
+        .args(["-f", "-y", "-e", "trace=unshare,read,write,close", "-o"])
+        .arg(&trace)
+        .arg(plumb_bin())
+        .args(["dd", "--no-history", "bs=1k"])
+        .arg(format!("if={}", input.display()))
+        .arg(format!("of={}", output.display()))
+        .env("PLUMB_HOME", dir.path())
+        .output()
+        .expect("strace runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&output).unwrap(), vec![7u8; 8192]);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(pid, rest)| (pid, rest.trim_start()))
+        .collect();
+    let copier = lines
+        .iter()
+        .find(|(_, c)| c.starts_with("unshare(CLONE_FILES)") && c.ends_with("= 0"))
+        .map(|(pid, _)| *pid)
+        .expect("the copying thread unshares its descriptor table");
+    let in_name = format!("<{}>", input.display());
+    let out_name = format!("<{}>", output.display());
+    let on = |call: &str, name: &str| -> Vec<&str> {
+        lines
+            .iter()
+            .filter(|(_, c)| c.starts_with(&format!("{call}(")) && c.contains(name))
+            .map(|(pid, _)| *pid)
+            .collect()
+    };
+    let reads = on("read", &in_name);
+    assert_eq!(reads.len(), 9, "8 records and the end: {reads:?}");
+    assert!(reads.iter().all(|p| *p == copier), "{reads:?}");
+    let writes = on("write", &out_name);
+    assert_eq!(writes.len(), 8);
+    assert!(writes.iter().all(|p| *p == copier), "{writes:?}");
+    for name in [&in_name, &out_name] {
+        let mut closes = on("close", name);
+        closes.sort();
+        closes.dedup();
+        assert_eq!(
+            closes.len(),
+            2,
+            "{name} closed in both tables (the copier's and the process's): {closes:?}"
+        );
+        assert!(closes.contains(&copier));
+    }
+}
+
 #[test]
 fn bad_operands_fail_with_dd_lines() {
     if !have("dd") {

@@ -63,6 +63,37 @@ fn null_engine_counts_match_sysbench_semantics_exactly() {
     );
 }
 
+/// The null engine times a request end to end: one request's end is the next one's start, so
+/// in a closed loop the latencies add up to the measured time (two clock reads around a
+/// no-op covered less than half of it). On a schedule the wait for the next start is no
+/// request's time.
+#[test]
+fn null_requests_are_timed_end_to_end() {
+    let d = tmp();
+    let base = [
+        "--file-io-mode=null",
+        "--file-num=1",
+        "--file-test-mode=rndrd",
+        "--time=1",
+    ];
+    let share = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        args.push("run");
+        let v = json(d.path(), &args);
+        let sum = v["latency"]["sum_ns"].as_f64().expect("latency sum");
+        let total = v["total_time_s"].as_f64().expect("total time") * 1e9;
+        sum / total
+    };
+    let closed = share(&[]);
+    assert!(
+        (0.9..=1.01).contains(&closed),
+        "closed loop: latencies cover {closed:.3} of the time"
+    );
+    let paced = share(&["--rate=1000"]);
+    assert!(paced < 0.1, "paced: latencies cover {paced:.3} of the time");
+}
+
 #[test]
 fn sysbench_0_4_recipe_runs_unchanged() {
     let d = prepared();

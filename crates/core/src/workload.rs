@@ -208,6 +208,12 @@ impl<'a> WorkerCtx<'a> {
         Distribution::new(self.shared.rand_type.unwrap_or(RandType::Uniform), a, b)
     }
 
+    /// Whether events follow a schedule (open loop): then the time between two events is
+    /// not the first one's.
+    pub fn paced(&self) -> bool {
+        self.pacer.is_some()
+    }
+
     /// Like [`WorkerCtx::next_event`], but never waits: in open-loop mode, when the next
     /// event's intended start is still ahead, it says when that is instead of sleeping, so a
     /// worker with requests in flight can collect completions meanwhile (and time them

@@ -6,11 +6,12 @@
 //! lines from the result alone.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 use plumb_core::clock::Stamp;
 use plumb_core::{OpKind, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
@@ -201,7 +202,24 @@ const FSYNC: usize = 2;
 pub struct DdWorkload {
     spec: DdSpec,
     ends: Mutex<Option<(OwnedFd, OwnedFd)>>,
+    /// Both ends' numbers in the process's descriptor table, closed here once the worker has
+    /// taken copies into a table of its own (see [`DdWorker::own_table`]).
+    raw: (RawFd, RawFd),
+    own_table: Arc<AtomicBool>,
     pub settings: DdSettings,
+}
+
+impl Drop for DdWorkload {
+    fn drop(&mut self) {
+        if self.own_table.load(Relaxed) {
+            // SAFETY: these numbers were opened by `open` and handed to the worker, which
+            // closed its copies in its own table; nothing in this table owns them.
+            unsafe {
+                libc::close(self.raw.0);
+                libc::close(self.raw.1);
+            }
+        }
+    }
 }
 
 fn open_flags(f: &DdFlags) -> libc::c_int {
@@ -325,7 +343,9 @@ impl DdWorkload {
         };
         Ok(DdWorkload {
             spec,
+            raw: (input.as_raw_fd(), output.as_raw_fd()),
             ends: Mutex::new(Some((input, output))),
+            own_table: Arc::new(AtomicBool::new(false)),
             settings,
         })
     }
@@ -392,6 +412,8 @@ impl Workload for DdWorkload {
             oc: 0,
             out_direct: self.spec.oflag.direct,
             fsync_after_direct: false,
+            own_table: Some(self.own_table.clone()),
+            last: None,
         }))
     }
 }
@@ -408,6 +430,29 @@ struct DdWorker {
     out_direct: bool,
     /// O_DIRECT was dropped: dd then fsyncs at the end to keep some of its meaning.
     fsync_after_direct: bool,
+    /// Set once the copying thread has a descriptor table of its own, until then the
+    /// workload's.
+    own_table: Option<Arc<AtomicBool>>,
+    /// When the last read or write ended, if the next one starts there: a record is timed
+    /// with one clock read per call, the loop's own bookkeeping counted in the call that
+    /// follows it.
+    last: Option<Stamp>,
+}
+
+impl DdWorker {
+    /// Give the copying thread a descriptor table of its own. In a process with several
+    /// threads the kernel takes and drops a reference on the file at every read and write
+    /// when the table is shared; GNU dd, single-threaded, never does. The workload closes
+    /// the shared table's copies when it is dropped.
+    fn own_table(&mut self) {
+        let Some(flag) = self.own_table.take() else {
+            return;
+        };
+        // SAFETY: unshare(CLONE_FILES) only copies this thread's descriptor table.
+        if unsafe { libc::unshare(libc::CLONE_FILES) } == 0 {
+            flag.store(true, Relaxed);
+        }
+    }
 }
 
 /// Move an fd's position forward by `offset` bytes (dd's skip= and seek=).
@@ -466,14 +511,16 @@ impl DdWorker {
         let mut prev = -1isize;
         let mut got = 0;
         loop {
-            let start = Stamp::now();
+            let start = self.last.take().unwrap_or_else(Stamp::now);
             let n = self
                 .read_once(got, len - got, &mut prev)
                 .map_err(|source| DdError::Read {
                     name: self.in_name(),
                     source,
                 })?;
-            ctx.record(READ, Ticket::inner(), start, Stamp::now());
+            let end = Stamp::now();
+            ctx.record(READ, Ticket::inner(), start, end);
+            self.last = Some(end);
             got += n;
             if n == 0 || got == len || !self.spec.iflag.fullblock {
                 return Ok(got);
@@ -507,7 +554,7 @@ impl DdWorker {
                 (Some(o), true) => o.as_ptr(),
                 _ => self.ibuf.as_ptr(),
             };
-            let start = Stamp::now();
+            let start = self.last.take().unwrap_or_else(Stamp::now);
             // SAFETY: ptr + done .. len is within the buffer.
             let n =
                 unsafe { libc::write(self.output.as_raw_fd(), ptr.add(done).cast(), len - done) };
@@ -522,7 +569,9 @@ impl DdWorker {
                     source: e,
                 });
             }
-            ctx.record(WRITE, Ticket::inner(), start, Stamp::now());
+            let end = Stamp::now();
+            ctx.record(WRITE, Ticket::inner(), start, end);
+            self.last = Some(end);
             if n == 0 {
                 ctx.add(BYTES_WRITTEN, done as u64);
                 return Err(DdError::Write {
@@ -602,6 +651,7 @@ impl DdWorker {
             if n < ibs {
                 ctx.add(IN_PARTIAL, 1);
                 if self.spec.conv.sync {
+                    self.last = None;
                     self.ibuf[n..ibs].fill(0);
                     n = ibs;
                 }
@@ -619,6 +669,8 @@ impl DdWorker {
                 let take = (n - at).min(obs - self.oc);
                 let o = self.obuf.as_mut().expect("two buffers");
                 o[self.oc..self.oc + take].copy_from_slice(&self.ibuf[at..at + take]);
+                // The copy is neither call's.
+                self.last = None;
                 self.oc += take;
                 at += take;
                 if self.oc == obs {
@@ -628,6 +680,7 @@ impl DdWorker {
                 }
             }
         }
+        self.last = None;
         if self.oc > 0 {
             let oc = self.oc;
             self.oc = 0;
@@ -678,6 +731,7 @@ impl DdWorker {
 
 impl Worker for DdWorker {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        self.own_table();
         self.copy(ctx).map_err(WorkloadError::new)
     }
 }

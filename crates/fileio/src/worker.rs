@@ -398,6 +398,13 @@ struct IoWorker<E: Engine> {
     read_into: Vec<bool>,
     in_flight: usize,
     started: bool,
+    /// Requests are timed end to end (see [`Engine::COMPLETES_INLINE`]): set for the run
+    /// when the engine completes inline and nothing waits between requests (no schedule, no
+    /// think time).
+    chain: bool,
+    /// The end of the last request, when it is the start of the next: cleared by anything
+    /// else the loop times (a fsync, a cache drop).
+    chained: Option<Stamp>,
 }
 
 impl<E: Engine> IoWorker<E> {
@@ -414,6 +421,8 @@ impl<E: Engine> IoWorker<E> {
             writes_in_flight: vec![0; d.state.num_files as usize],
             in_flight: 0,
             started: false,
+            chain: false,
+            chained: None,
             submits_on_queue: d.submits_on_queue,
             submits_with_wait: d.submits_with_wait,
             engine,
@@ -450,6 +459,11 @@ impl<E: Engine> IoWorker<E> {
         // With a low-water mark (fio's iodepth_low), a full queue is refilled only once it has
         // drained to the mark.
         let mut refilling = true;
+        self.chain = E::COMPLETES_INLINE
+            && !ctx.paced()
+            && self.s.think.is_none()
+            && !self.s.sync_each_write;
+        self.chained = None;
         loop {
             // Open loop: when the next event is not due yet, wait for completions until it is.
             let mut due = None;
@@ -499,6 +513,7 @@ impl<E: Engine> IoWorker<E> {
                 let mut op = self.s.pattern.next(&mut ctx.rng);
                 // A drop or a drain is no event: the request that follows keeps the ticket.
                 while let Op::DropCache(_) | Op::Drain = op {
+                    self.chained = None;
                     self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
                 }
@@ -512,6 +527,7 @@ impl<E: Engine> IoWorker<E> {
                         let end = Stamp::now();
                         r.map_err(|e| self.s.sync_failed(file, e))?;
                         ctx.record(FSYNC, t, start, end);
+                        self.chained = None;
                     }
                     Op::Read(io) => {
                         self.issue(ctx, t, Dir::Read, io)?;
@@ -640,7 +656,10 @@ impl<E: Engine> IoWorker<E> {
         if dir != Dir::Trim {
             self.read_into[slot] = dir == Dir::Read;
         }
-        let start = Stamp::now();
+        let start = match self.chained.take() {
+            Some(s) if E::COMPLETES_INLINE => s,
+            _ => Stamp::now(),
+        };
         let submitted = self.engine.submit(slot, Request { dir, io });
         let mut f = InFlight {
             ticket,
@@ -652,6 +671,9 @@ impl<E: Engine> IoWorker<E> {
         match submitted {
             Ok(Submitted::Done(r)) => {
                 let end = Stamp::now();
+                if E::COMPLETES_INLINE && self.chain {
+                    self.chained = Some(end);
+                }
                 if dir == Dir::Trim && self.s.counts_depth {
                     // fio counts a trim on a queueing engine as one submitted and one
                     // completed request, at the depth it joins.

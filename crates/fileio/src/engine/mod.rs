@@ -245,6 +245,11 @@ pub enum Submitted {
 /// One thread's engine. Blocking engines implement `submit` (returning
 /// [`Submitted::Done`]) and `sync`; queueing engines also `reap`.
 pub trait Engine: Send + 'static {
+    /// Whether every request completes inside `submit` without waiting for anything (the
+    /// null engine). Then, in a closed loop, one request's end is the next one's start: one
+    /// clock read per request, and a request's time is the whole turn of the loop, so the
+    /// mean latency is exactly the inverse of the thread's IOPS.
+    const COMPLETES_INLINE: bool = false;
     /// Number of request slots (requests that can be in flight).
     fn slots(&self) -> usize;
     /// The buffer of `slot`, at least as long as the largest request.
