@@ -215,7 +215,11 @@ fn the_copy_has_its_own_descriptor_table_and_closes_both() {
         .env("PLUMB_HOME", dir.path())
         .output()
         .expect("strace runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(std::fs::read(&output).unwrap(), vec![7u8; 8192]);
     let text = std::fs::read_to_string(&trace).unwrap();
     let lines: Vec<(&str, &str)> = text

@@ -222,6 +222,47 @@ fn io_uring_submits_in_batches_and_reports_them_as_fio_does() {
     }
 }
 
+/// plumb registers an io_uring job's file and buffers unless the job says 0 (fio's are off
+/// by default): the device sees the same requests, the kernel takes no file reference and
+/// pins no page per request.
+#[test]
+fn io_uring_registers_files_and_buffers_unless_told_not_to() {
+    if !common::peers::under_ci() && !io_uring_works() {
+        eprintln!("skipping: io_uring is not available here");
+        return;
+    }
+    if !tools() {
+        return;
+    }
+    let dir = laid_out();
+    let registered = |extra: &[&str]| -> Vec<&'static str> {
+        let fio = DropIn::named("fio");
+        let (out, text) = common::peers::traced(
+            &fio.bin(),
+            dir.path(),
+            &dir.path().join("trace-register"),
+            "io_uring_register",
+            false,
+            &job("io_uring", extra),
+        );
+        assert!(out.status.success(), "{out:?}");
+        ["IORING_REGISTER_FILES", "IORING_REGISTER_BUFFERS"]
+            .into_iter()
+            .filter(|op| text.lines().any(|l| l.contains(op) && l.ends_with("= 0")))
+            .collect()
+    };
+    assert_eq!(
+        registered(&[]),
+        ["IORING_REGISTER_FILES", "IORING_REGISTER_BUFFERS"]
+    );
+    assert_eq!(
+        registered(&["--registerfiles=0"]),
+        ["IORING_REGISTER_BUFFERS"]
+    );
+    assert_eq!(registered(&["--fixedbufs=0"]), ["IORING_REGISTER_FILES"]);
+    assert!(registered(&["--fixedbufs=0", "--registerfiles=0"]).is_empty());
+}
+
 fn io_uring_works() -> bool {
     let dir = TempDir::new().unwrap();
     common::plumb()

@@ -321,6 +321,10 @@ const NOT_YET: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
+/// Engine switches that only register the job's files or buffers with the kernel: on by
+/// default in plumb (see `translate`).
+const REGISTRATION: &[&str] = &["registerfiles", "fixedbufs"];
+
 /// fio's engine options plumb's parser knows; each must belong to the job's engine.
 const ENGINE_OPTIONS: &[&str] = &[
     "hipri",
@@ -667,11 +671,13 @@ pub fn translate<J: JobOptions + ?Sized>(
             ));
         }
     }
-    // Every engine switch starts off, as fio's do (plumb's own defaults may differ).
+    // Engine switches start off, as fio's do, except registration: registered files and
+    // buffers change no request the device sees, only what the kernel does per request
+    // (no file reference, no page pinning), so plumb registers unless the job says 0.
     for o in engine.options {
         let on = match g.raw(o.name) {
             Some(v) => v.is_empty() || parse_bool(v).map_err(|_| parse_err(o.name, v))?,
-            None => false,
+            None => REGISTRATION.contains(&o.name) && o.default,
         };
         engine_options.set(o.name, on);
     }
