@@ -29,6 +29,7 @@ pub mod error;
 pub mod fileset;
 pub mod fill;
 pub mod iolog;
+pub mod max_latency;
 pub mod min_rate;
 pub mod pattern;
 pub mod placement;

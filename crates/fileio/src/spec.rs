@@ -330,6 +330,9 @@ pub struct JobIo {
     /// Rates the job must keep while it runs, or it fails ([`crate::min_rate`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<crate::min_rate::MinRate>,
+    /// The longest a read or write may take, or the job fails ([`crate::max_latency`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency: Option<crate::max_latency::MaxLatency>,
 }
 
 /// Batching of a queueing engine's submissions and completions (fio's `iodepth_batch_submit`,

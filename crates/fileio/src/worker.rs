@@ -188,6 +188,7 @@ pub(crate) struct WorkerState {
     /// (a new round settles again).
     pub(crate) min_rate: Option<MinRateCheck>,
     pub(crate) min_rate_round: Option<u64>,
+    pub(crate) max_latency: Option<crate::max_latency::MaxLatency>,
 }
 
 impl WorkerState {
@@ -301,6 +302,42 @@ impl WorkerState {
         if let Some(c) = &self.cache {
             c.drop_file(file);
         }
+    }
+
+    /// Hold a completed request to the job's maximum latency: the first one over it fails
+    /// the job (once: the check is gone after it).
+    #[cold]
+    fn check_max_latency(
+        &mut self,
+        measured_from: Stamp,
+        f: &InFlight,
+        end: Stamp,
+    ) -> Result<(), WorkloadError> {
+        let dir = f.dir as usize;
+        let Some(max) = self.max_latency.and_then(|m| m.of(dir)) else {
+            return Ok(());
+        };
+        let latency = end.ns_since(f.start);
+        if end < measured_from || latency <= max {
+            return Ok(());
+        }
+        self.max_latency = None;
+        let e = crate::max_latency::Exceeded {
+            latency_ns: latency,
+            max_ns: max,
+            file: f.io.file,
+            path: self.name(f.io.file),
+            dir,
+            offset: f.io.offset,
+            len: f.io.len as u64,
+        };
+        let text = e.to_string();
+        self.figures
+            .max_latency_exceeded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(e);
+        Err(WorkloadError::new(text))
     }
 
     /// Count a completed request towards the minimum rates and check them; the job fails
@@ -897,6 +934,9 @@ impl<E: Engine> IoWorker<E> {
             log.add(f.dir as u8, n as u64, f.start, f.submitted, end);
         }
         ctx.add(counter, n as u64);
+        if self.s.max_latency.is_some() {
+            self.s.check_max_latency(ctx.measured_from(), f, end)?;
+        }
         if self.s.min_rate.is_some() {
             self.s
                 .check_min_rate(ctx.measured_from(), f.dir, n as u64, end)?;

@@ -185,6 +185,9 @@ pub struct Figures {
     /// The directions found below their minimum rate, when a job failed so
     /// ([`crate::min_rate`]).
     pub min_rate_misses: std::sync::Mutex<Vec<crate::min_rate::Miss>>,
+    /// The request that took longer than the job allows, when one did
+    /// ([`crate::max_latency`]); one at most.
+    pub max_latency_exceeded: std::sync::Mutex<Vec<crate::max_latency::Exceeded>>,
 }
 
 pub struct FileioWorkload {
@@ -410,6 +413,12 @@ impl Workload for FileioWorkload {
                 .and_then(|j| j.min_rate)
                 .and_then(crate::min_rate::MinRateCheck::new),
             min_rate_round: None,
+            max_latency: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.max_latency)
+                .filter(|m| m.any()),
         };
         (self.engine.worker)(Setup {
             files: self.table().cloned(),

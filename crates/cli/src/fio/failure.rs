@@ -27,14 +27,17 @@ pub fn of_run(
     failed: bool,
     full: &[FullWrite],
     short: &[plumb_fileio::min_rate::Miss],
+    slow: &[plumb_fileio::max_latency::Exceeded],
     job: &str,
     names: &[String],
 ) -> (Option<FioFailure>, Vec<String>) {
     let mut said = io_u_lines(full, names);
     said.extend(super::min_rate::lines(job, short));
+    said.extend(slow.iter().map(|e| super::max_latency::line(e, names)));
     let failure = match failed {
         false => None,
         true if !short.is_empty() => Some(super::min_rate::failure()),
+        true if !slow.is_empty() => Some(super::max_latency::failure()),
         true => while_running(full),
     };
     (failure, said)

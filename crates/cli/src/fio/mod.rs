@@ -26,6 +26,7 @@ mod host;
 mod job;
 mod jobfile;
 mod logs;
+mod max_latency;
 mod min_rate;
 pub mod options;
 mod pacing;

@@ -71,6 +71,7 @@ const RWT: &[&str] = &[
     "rate_iops",
     "rate_iops_min",
     "percentage_random",
+    "max_latency",
 ];
 
 /// Size options that accept `N%` of the file or device.
@@ -401,8 +402,8 @@ mod tests {
         // exitall_on_error; then mem, io_submit_mode and continue_on_error at their
         // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
-        // rate_min, rate_iops_min and rate_cycle.
-        assert_eq!(n, 109);
+        // rate_min, rate_iops_min and rate_cycle; then max_latency.
+        assert_eq!(n, 110);
     }
 
     #[test]

@@ -174,6 +174,7 @@ impl Job for FioFileJob {
             job.error.is_some(),
             &self.job.take_full_writes(),
             &self.job.take_min_rate_misses(),
+            &self.job.take_max_latency_exceeded(),
             &self.name,
             &self.file_names,
         );

@@ -785,6 +785,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     };
 
     let min_rate = super::min_rate::spec(j, kb)?;
+    let max_latency = super::max_latency::spec(j)?;
     let sample_window = sample_window(&g)?;
     let steady = super::steady::spec(j, kb)?;
     let placement = placement(&g)?;
@@ -1131,6 +1132,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec { window_ms }),
             verify,
             min_rate,
+            max_latency,
         };
         // An engine that opens no files (null) lays none out.
         let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !job.create_at_open {

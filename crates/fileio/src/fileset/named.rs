@@ -321,6 +321,7 @@ mod tests {
                 stride: None,
                 log: None,
                 min_rate: None,
+                max_latency: None,
                 verify: None,
             }),
             ..Default::default()

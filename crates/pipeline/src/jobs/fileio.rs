@@ -71,6 +71,12 @@ impl FileioJob {
         self.take(|f| &f.min_rate_misses)
     }
 
+    /// The request that took longer than the job allows (see
+    /// [`plumb_fileio::workload::Figures::max_latency_exceeded`]), taken out of the job.
+    pub fn take_max_latency_exceeded(&self) -> Vec<plumb_fileio::max_latency::Exceeded> {
+        self.take(|f| &f.max_latency_exceeded)
+    }
+
     /// One of the run's lists in its figures, taken out of the job (empty before a run).
     fn take<T>(
         &self,
