@@ -42,6 +42,8 @@ pub use error::{OltpError, Setting};
 pub use spec::{OltpSpec, Test};
 pub use workload::Oltp;
 #[cfg(test)]
+mod pgsql_tests;
+#[cfg(test)]
 mod sqlite_tests;
 #[cfg(test)]
 mod workload_tests;

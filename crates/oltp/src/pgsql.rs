@@ -170,7 +170,9 @@ fn classify(e: &Error, ignore: &IgnoreErrors) -> DriverError {
             };
             DriverError::new(class, Some(db.code.clone()), db.to_string())
         }
-        Error::Io(_) | Error::Closed => DriverError::new(
+        // A failed connect counts as a lost connection, so a reconnect that cannot connect
+        // yet is tried again where the list allows it.
+        Error::Io(_) | Error::Closed | Error::Connect(_) => DriverError::new(
             lost_class,
             Some("08006".into()),
             format!("connection lost (SQLSTATE 08006): {e}"),
