@@ -57,7 +57,7 @@ impl Default for PgsqlConfig {
 impl PgsqlConfig {
     /// Where and as whom a connection to this server connects. application_name=plumb
     /// tells plumb's own backends apart in pg_stat_activity.
-    pub fn connect_params(&self) -> ConnectParams<'_> {
+    fn connect_params(&self) -> ConnectParams<'_> {
         ConnectParams {
             host: &self.host,
             port: self.port,

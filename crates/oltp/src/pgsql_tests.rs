@@ -264,3 +264,94 @@ fn nobody_listening_is_a_connect_error_naming_the_socket() {
         e.message
     );
 }
+
+#[test]
+fn copy_from_the_client_is_refused_instead_of_waited_for() {
+    let d = tempfile::tempdir().unwrap();
+    let copy_in = || msg(b'G', &[0, 0, 1, 0, 0]);
+    let refused = || {
+        let mut r = error(
+            "ERROR",
+            "57014",
+            "COPY from stdin failed: plumb does not send COPY data",
+        );
+        r.extend(ready());
+        r
+    };
+    let srv = server(d.path(), false, move |mut s| {
+        // Simple query: CopyFail alone, as the server leaves copy mode at once.
+        assert_eq!(read_msg(&mut s).0, b'Q');
+        s.write_all(&copy_in()).unwrap();
+        assert_eq!(read_msg(&mut s).0, b'f');
+        s.write_all(&refused()).unwrap();
+        // Extended: the Sync sent with Execute is ignored in copy mode, so another follows.
+        read_until_sync(&mut s);
+        let mut r = msg(b'1', b"");
+        r.extend(msg(b't', &[0, 0]));
+        r.extend(msg(b'n', b""));
+        r.extend(ready());
+        s.write_all(&r).unwrap();
+        read_until_sync(&mut s);
+        let mut r = msg(b'2', b"");
+        r.extend(copy_in());
+        s.write_all(&r).unwrap();
+        let sent: Vec<u8> = read_until_sync(&mut s).iter().map(|m| m.0).collect();
+        assert_eq!(sent, b"fS");
+        s.write_all(&refused()).unwrap();
+        assert_eq!(read_msg(&mut s).0, b'X');
+    });
+    let mut c = driver(d.path(), "secret-Zq8").connect().unwrap();
+    let e = c.execute_plain("COPY t FROM STDIN", &[]).unwrap_err();
+    assert_eq!(e.code.as_deref(), Some("57014"));
+    let st = c.prepare("COPY t FROM STDIN").unwrap();
+    let e = c.execute(st, &[]).unwrap_err();
+    assert_eq!(e.code.as_deref(), Some("57014"));
+    drop(c);
+    srv.join().unwrap();
+}
+
+#[test]
+fn scram_without_tls_does_not_bind_and_a_bad_server_signature_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let listener = UnixListener::bind(d.path().join(".s.PGSQL.5432")).unwrap();
+    let srv = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut len = [0u8; 4];
+        s.read_exact(&mut len).unwrap();
+        let mut rest = vec![0u8; u32::from_be_bytes(len) as usize - 4];
+        s.read_exact(&mut rest).unwrap();
+        let mut sasl = 10i32.to_be_bytes().to_vec();
+        sasl.extend_from_slice(b"SCRAM-SHA-256-PLUS\0SCRAM-SHA-256\0\0");
+        s.write_all(&msg(b'R', &sasl)).unwrap();
+        // No TLS, nothing to bind: plain SCRAM-SHA-256, and "n" (cannot bind).
+        let (t, body) = read_msg(&mut s);
+        let first = String::from_utf8_lossy(&body).into_owned();
+        assert_eq!(t, b'p');
+        let (mechanism, data) = first.split_once('\0').unwrap();
+        assert_eq!(mechanism, "SCRAM-SHA-256");
+        let nonce = data[4..].split_once("n,,n=,r=").unwrap().1.to_string();
+        let server_first = format!("r={nonce}srv,s=c2FsdA==,i=4096");
+        let mut cont = 11i32.to_be_bytes().to_vec();
+        cont.extend_from_slice(server_first.as_bytes());
+        s.write_all(&msg(b'R', &cont)).unwrap();
+        let (t, body) = read_msg(&mut s);
+        let last = String::from_utf8_lossy(&body).into_owned();
+        assert_eq!(t, b'p');
+        assert!(
+            last.starts_with(&format!("c=biws,r={nonce}srv,p=")),
+            "{last}"
+        );
+        let mut fin = 12i32.to_be_bytes().to_vec();
+        fin.extend_from_slice(b"v=AAAA");
+        s.write_all(&msg(b'R', &fin)).unwrap();
+    });
+    let e = driver(d.path(), "secret-Zq8").connect().err().unwrap();
+    assert_eq!(
+        e.message,
+        format!(
+            "PostgreSQL at socket {}/.s.PGSQL.5432: authentication error: SCRAM verification error",
+            d.path().display()
+        )
+    );
+    srv.join().unwrap();
+}

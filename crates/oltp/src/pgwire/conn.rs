@@ -119,7 +119,7 @@ impl Conn {
         c.send()?;
         super::auth::authenticate(&mut c, p.user, p.password)?;
         // Then the server's settings and key, up to its first ReadyForQuery.
-        c.finish(|_, _| Ok(()))?;
+        c.finish(false, |_, _| Ok(()))?;
         Ok(c)
     }
 
@@ -138,7 +138,7 @@ impl Conn {
         self.send()?;
         let mut params = Vec::new();
         let mut returns_rows = false;
-        self.finish(|t, body| {
+        self.finish(true, |t, body| {
             match t {
                 tag::PARAMETER_DESCRIPTION => params = message::parameter_types(body)?,
                 tag::ROW_DESCRIPTION => returns_rows = true,
@@ -198,7 +198,7 @@ impl Conn {
         frontend::sync(&mut self.out);
         self.send()?;
         let (mut rows, mut changed) = (0, 0);
-        self.finish(|t, body| {
+        self.finish(true, |t, body| {
             match t {
                 tag::DATA_ROW => rows += 1,
                 tag::COMMAND_COMPLETE => changed = message::rows_affected(body),
@@ -219,7 +219,7 @@ impl Conn {
         frontend::query(sql, &mut self.out).map_err(Error::Io)?;
         self.send()?;
         let mut o = SimpleOutcome::default();
-        self.finish(|t, body| {
+        self.finish(false, |t, body| {
             match t {
                 tag::DATA_ROW => {
                     o.rows += 1;
@@ -256,9 +256,11 @@ impl Conn {
 
     /// Reads to ReadyForQuery, handing every other message to `each`; an ErrorResponse is
     /// kept and returned once the server is ready again (or has closed the connection after
-    /// it, when that error is the one that says why).
+    /// it, when that error is the one that says why). `extended`: the request was on the
+    /// extended protocol (ended by a Sync).
     pub(super) fn finish(
         &mut self,
+        extended: bool,
         mut each: impl FnMut(u8, &[u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let mut failed = None;
@@ -269,6 +271,18 @@ impl Conn {
             };
             match t {
                 tag::READY_FOR_QUERY => break,
+                // COPY FROM STDIN: plumb has nothing to send, and the server would wait. In
+                // copy mode the server ignores the Sync already sent, so an extended-protocol
+                // request needs another.
+                tag::COPY_IN_RESPONSE => {
+                    self.out.clear();
+                    frontend::copy_fail("plumb does not send COPY data", &mut self.out)
+                        .map_err(Error::Io)?;
+                    if extended {
+                        frontend::sync(&mut self.out);
+                    }
+                    self.send()?;
+                }
                 tag::ERROR_RESPONSE => {
                     let e = message::db_error(body);
                     if e.ends_session() {

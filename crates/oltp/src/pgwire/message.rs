@@ -6,6 +6,7 @@ use super::error::{DbError, Error};
 pub mod tag {
     pub const AUTHENTICATION: u8 = b'R';
     pub const COMMAND_COMPLETE: u8 = b'C';
+    pub const COPY_IN_RESPONSE: u8 = b'G';
     pub const DATA_ROW: u8 = b'D';
     pub const ERROR_RESPONSE: u8 = b'E';
     pub const PARAMETER_DESCRIPTION: u8 = b't';
