@@ -355,3 +355,100 @@ fn scram_without_tls_does_not_bind_and_a_bad_server_signature_is_refused() {
     );
     srv.join().unwrap();
 }
+
+/// Counts the allocations of the thread that makes them, so a test can tell its own from
+/// the scripted server's.
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    fn count() {
+        // After the thread's locals are gone (at its exit) nothing is counted.
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+
+    // SAFETY: every call goes to the system allocator with the caller's own arguments.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            count();
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            count();
+            unsafe { System.alloc_zeroed(layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            count();
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+
+    /// This thread's allocations so far.
+    pub fn allocations() -> u64 {
+        ALLOCATIONS.with(Cell::get)
+    }
+}
+
+#[test]
+fn a_transaction_of_prepared_statements_allocates_nothing_once_warm() {
+    let d = tempfile::tempdir().unwrap();
+    let srv = server(d.path(), false, |mut s| {
+        read_until_sync(&mut s);
+        let mut r = msg(b'1', b"");
+        r.extend(msg(b't', &[0, 1, 0, 0, 0, 23]));
+        r.extend(msg(
+            b'T',
+            b"\0\x01c\0\0\0\0\0\0\x01\0\0\0\x19\xff\xff\xff\xff\xff\xff\0\0",
+        ));
+        r.extend(ready());
+        s.write_all(&r).unwrap();
+        let mut row = msg(b'2', b"");
+        row.extend(msg(b'D', b"\0\x01\0\0\0\x03abc"));
+        row.extend(msg(b'C', b"SELECT 1\0"));
+        row.extend(ready());
+        let mut tx = msg(b'C', b"BEGIN\0");
+        tx.extend(msg(b'Z', b"T"));
+        loop {
+            let (t, _) = read_msg(&mut s);
+            let reply = match t {
+                b'B' => {
+                    read_msg(&mut s);
+                    read_msg(&mut s);
+                    &row
+                }
+                b'Q' => &tx,
+                _ => return,
+            };
+            s.write_all(reply).unwrap();
+        }
+    });
+    let mut c = driver(d.path(), "secret-Zq8").connect().unwrap();
+    let st = c.prepare("SELECT c FROM t WHERE id = ?").unwrap();
+    let transaction = |c: &mut Box<dyn crate::driver::Connection>| {
+        c.begin(crate::driver::TxIntent::Read).unwrap();
+        for id in 0..10 {
+            assert_eq!(c.execute(st, &[Value::Int(id)]).unwrap(), Outcome::Rows(1));
+        }
+        c.commit().unwrap();
+    };
+    transaction(&mut c);
+    let before = counting::allocations();
+    for _ in 0..50 {
+        transaction(&mut c);
+    }
+    assert_eq!(counting::allocations() - before, 0);
+    drop(c);
+    srv.join().unwrap();
+}
