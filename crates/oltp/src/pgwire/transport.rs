@@ -2,6 +2,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
@@ -60,8 +61,37 @@ impl Read for Transport {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Transport::Tcp(s) => s.read(buf),
-            Transport::Unix(s) => s.read(buf),
+            Transport::Unix(s) => {
+                readable(s)?;
+                s.read(buf)
+            }
             Transport::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+/// Waits until `s` has data (or is closed). A reader asleep in a blocking recv on a Unix
+/// socket is also woken when the server merely consumes the request (the kernel's
+/// write-space wakeup carries no event filter), finds nothing and sleeps again: one
+/// context switch more per statement. poll's wait entry filters that wakeup out, which is
+/// how libpq and libmariadb wait; see docs/performance.md, session 5. TCP has no such
+/// wakeup, so it reads directly.
+fn readable(s: &UnixStream) -> io::Result<()> {
+    let mut fd = libc::pollfd {
+        fd: s.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: one valid pollfd, owned by this frame, for the duration of the call.
+        let n = unsafe { libc::poll(&mut fd, 1, -1) };
+        if n >= 0 {
+            // Data, a hang-up or an error: the read that follows reports which.
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
         }
     }
 }
