@@ -3,7 +3,8 @@
 //!
 //! - [`driver`]: the interface a database driver implements, and its error classes.
 //! - [`sqlite`]: SQLite through rusqlite (bundled SQLite), WAL by default; [`mysql`] and
-//!   [`pgsql`]: the servers, through pure-Rust clients.
+//!   [`pgsql`]: the servers, through pure-Rust clients (PostgreSQL's is plumb's own, in
+//!   `pgwire`).
 //! - [`spec`]: the tests and their options with sysbench's defaults; [`settings`] as results
 //!   keep them.
 //! - [`schema`], [`prepare`], [`cleanup`]: the sbtest tables, their loading and removal.
@@ -17,6 +18,7 @@ mod fanout;
 pub mod mysql;
 pub mod pgsql;
 pub mod pgsql_tls;
+mod pgwire;
 pub mod prepare;
 pub mod prewarm;
 pub mod schema;
@@ -39,6 +41,8 @@ pub use driver::{
 pub use error::{OltpError, Setting};
 pub use spec::{OltpSpec, Test};
 pub use workload::Oltp;
+#[cfg(test)]
+mod pgsql_tests;
 #[cfg(test)]
 mod sqlite_tests;
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! PostgreSQL, on the `postgres` crate (the synchronous face of tokio-postgres: a pure-Rust
-//! client speaking the extended protocol, so no libpq to match at run time).
+//! PostgreSQL, on plumb's own blocking client ([`crate::pgwire`]: the extended protocol for
+//! prepared statements, the simple one for plain queries; no libpq to match at run time).
 //!
 //! Statements are written with `?` like MySQL's and numbered `$1..$n` here. Parameters are
 //! bound in the type PostgreSQL inferred for them (sysbench's integers land in INTEGER
@@ -10,21 +10,15 @@
 //! ignorable; a lost connection reconnects when a connection-loss code (or `all`) is in the
 //! list, where sysbench 1.0 crashes or stops.
 
-use std::error::Error as StdError;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-
-use bytes::BytesMut;
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::types::{IsNull, ToSql, Type};
-use postgres::{Client, Statement};
 
 use crate::driver::{
     Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
     StmtId, TxIntent, Value,
 };
 use crate::pgsql_tls::SslMode;
+use crate::pgwire::{Conn, ConnectParams, Error, Prepared};
 use crate::settings::{DatabaseSettings, ServerSettings};
 
 /// SQLSTATEs of a lost connection: connection failure, connection does not exist, the
@@ -61,23 +55,18 @@ impl Default for PgsqlConfig {
 }
 
 impl PgsqlConfig {
-    /// The postgres crate's settings for a connection to this server.
-    pub fn client_config(&self) -> postgres::Config {
-        let mut conf = Client::configure();
-        if self.host.starts_with('/') {
-            conf.host_path(PathBuf::from(&self.host));
-        } else {
-            conf.host(&self.host);
+    /// Where and as whom a connection to this server connects. application_name=plumb
+    /// tells plumb's own backends apart in pg_stat_activity.
+    fn connect_params(&self) -> ConnectParams<'_> {
+        ConnectParams {
+            host: &self.host,
+            port: self.port,
+            user: &self.user,
+            password: &self.password,
+            database: &self.database,
+            application_name: "plumb",
+            connect_timeout: self.connect_timeout,
         }
-        conf.port(self.port)
-            .user(&self.user)
-            .dbname(&self.database)
-            .connect_timeout(self.connect_timeout)
-            .application_name("plumb");
-        if !self.password.is_empty() {
-            conf.password(&self.password);
-        }
-        conf
     }
 
     fn endpoint(&self) -> String {
@@ -127,22 +116,17 @@ impl PgsqlDriver {
     fn open(&self) -> Result<PgsqlConnection, DriverError> {
         let c = &self.cfg;
         let socket = c.host.starts_with('/');
-        let client =
-            crate::pgsql_tls::connect(c.client_config(), c.sslmode, socket).map_err(|e| {
+        let conn =
+            crate::pgsql_tls::connect(&c.connect_params(), c.sslmode, socket).map_err(|e| {
                 let mut d = classify(&e, &c.ignore);
                 if d.class == ErrorClass::Ignorable {
                     d.class = ErrorClass::Fatal;
                 }
-                let why = if e.as_db_error().is_some() {
-                    d.message.clone()
-                } else {
-                    plain(&e)
-                };
-                d.message = format!("PostgreSQL at {}: {why}", c.endpoint());
+                d.message = format!("PostgreSQL at {}: {e}", c.endpoint());
                 d
             })?;
         Ok(PgsqlConnection {
-            client,
+            conn,
             stmts: Vec::new(),
             ignore: c.ignore.clone(),
             lost: false,
@@ -169,43 +153,31 @@ impl Driver for PgsqlDriver {
     }
 }
 
-fn classify(e: &postgres::Error, ignore: &IgnoreErrors) -> DriverError {
+fn classify(e: &Error, ignore: &IgnoreErrors) -> DriverError {
     let lost_class = if ignore.reconnects(LOST_CONNECTION) {
         ErrorClass::Reconnect
     } else {
         ErrorClass::Fatal
     };
-    if let Some(db) = e.as_db_error() {
-        let code = db.code().code().to_string();
-        let message = format!("{}: {} (SQLSTATE {code})", db.severity(), db.message());
-        let class = if LOST_CONNECTION.contains(&code.as_str()) {
-            lost_class
-        } else if ignore.covers(&code) {
-            ErrorClass::Ignorable
-        } else {
-            ErrorClass::Fatal
-        };
-        return DriverError::new(class, Some(code), message);
-    }
-    if e.is_closed() || e.source().is_some_and(|s| s.is::<std::io::Error>()) {
-        return DriverError::new(
+    match e {
+        Error::Db(db) => {
+            let class = if LOST_CONNECTION.contains(&db.code.as_str()) {
+                lost_class
+            } else if ignore.covers(&db.code) {
+                ErrorClass::Ignorable
+            } else {
+                ErrorClass::Fatal
+            };
+            DriverError::new(class, Some(db.code.clone()), db.to_string())
+        }
+        // A failed connect counts as a lost connection, so a reconnect that cannot connect
+        // yet is tried again where the list allows it.
+        Error::Io(_) | Error::Closed | Error::Connect(_) => DriverError::new(
             lost_class,
             Some("08006".into()),
-            format!("connection lost (SQLSTATE 08006): {}", plain(e)),
-        );
-    }
-    DriverError::new(
-        ErrorClass::Fatal,
-        e.code().map(|c| c.code().into()),
-        e.to_string(),
-    )
-}
-
-/// The error with its cause: the crate's Display stops at "error connecting to server".
-fn plain(e: &postgres::Error) -> String {
-    match e.source() {
-        Some(s) => format!("{e}: {s}"),
-        None => e.to_string(),
+            format!("connection lost (SQLSTATE 08006): {e}"),
+        ),
+        _ => DriverError::new(ErrorClass::Fatal, None, e.to_string()),
     }
 }
 
@@ -221,48 +193,21 @@ pub fn number_placeholders(sql: &str) -> String {
     out
 }
 
-/// A parameter, converted to the type the server inferred for it.
-#[derive(Debug)]
-struct Param<'a>(Value<'a>);
-
-impl ToSql for Param<'_> {
-    fn to_sql(
-        &self,
-        ty: &Type,
-        out: &mut BytesMut,
-    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
-        match self.0 {
-            Value::Int(v) => match *ty {
-                Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
-                Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
-                Type::INT8 => v.to_sql(ty, out),
-                Type::FLOAT8 => (v as f64).to_sql(ty, out),
-                // text, char(n), varchar, numeric and the rest: the decimal text.
-                _ => v.to_string().as_str().to_sql(ty, out),
-            },
-            Value::Text(s) => s.to_sql(ty, out),
-        }
-    }
-    fn accepts(_: &Type) -> bool {
-        true
-    }
-    postgres::types::to_sql_checked!();
-}
-
 pub struct PgsqlConnection {
-    client: Client,
-    stmts: Vec<Statement>,
+    conn: Conn,
+    stmts: Vec<Prepared>,
     ignore: IgnoreErrors,
     lost: bool,
     about: Arc<About>,
 }
 
 impl PgsqlConnection {
-    fn fail(&mut self, e: postgres::Error) -> DriverError {
+    fn fail(&mut self, e: Error) -> DriverError {
         let d = classify(&e, &self.ignore);
-        if d.code
-            .as_deref()
-            .is_some_and(|c| LOST_CONNECTION.contains(&c))
+        if e.is_lost()
+            || d.code
+                .as_deref()
+                .is_some_and(|c| LOST_CONNECTION.contains(&c))
         {
             self.lost = true;
         }
@@ -270,7 +215,7 @@ impl PgsqlConnection {
     }
 
     fn check_alive(&self) -> Result<(), DriverError> {
-        if self.lost || self.client.is_closed() {
+        if self.lost || self.conn.is_broken() {
             let class = if self.ignore.reconnects(LOST_CONNECTION) {
                 ErrorClass::Reconnect
             } else {
@@ -285,62 +230,86 @@ impl PgsqlConnection {
         Ok(())
     }
 
-    fn run(&mut self, st: &Statement, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
-        if st.params().len() != values.len() {
+    /// Runs the `index`-th prepared statement, or the unnamed one just parsed when none.
+    fn run(
+        &mut self,
+        index: Option<usize>,
+        unnamed: Option<&Prepared>,
+        values: &[Value<'_>],
+    ) -> Result<Outcome, DriverError> {
+        let st = match (index, unnamed) {
+            (Some(i), _) => self.stmts.get(i),
+            (None, u) => u,
+        };
+        let Some(st) = st else {
+            return Err(DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                "statement not prepared on this connection",
+            ));
+        };
+        if st.param_count() != values.len() {
             return Err(DriverError::new(
                 ErrorClass::Fatal,
                 None,
                 format!(
                     "statement takes {} parameters, {} given",
-                    st.params().len(),
+                    st.param_count(),
                     values.len()
                 ),
             ));
         }
-        let reads = !st.columns().is_empty();
-        let r = (|| {
-            let mut rows = self
-                .client
-                .query_raw(st, values.iter().map(|v| Param(*v)))?;
-            let mut n = 0u64;
-            while rows.next()?.is_some() {
-                n += 1;
-            }
-            Ok::<_, postgres::Error>(if reads {
-                Outcome::Rows(n)
-            } else {
-                Outcome::Changed(rows.rows_affected().unwrap_or(0))
-            })
-        })();
-        r.map_err(|e| self.fail(e))
+        let reads = st.returns_rows();
+        match self.conn.execute(st, values) {
+            Ok((rows, _)) if reads => Ok(Outcome::Rows(rows)),
+            Ok((_, changed)) => Ok(Outcome::Changed(changed)),
+            Err(e) => Err(self.fail(e)),
+        }
     }
 
     /// Simple-query protocol, as sysbench's plain queries go.
     fn simple(&mut self, sql: &str) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let msgs = self.client.simple_query(sql).map_err(|e| self.fail(e))?;
-        let mut rows = 0u64;
-        let mut described = false;
-        let mut changed = 0u64;
-        for m in msgs {
-            match m {
-                postgres::SimpleQueryMessage::Row(_) => rows += 1,
-                postgres::SimpleQueryMessage::RowDescription(_) => described = true,
-                postgres::SimpleQueryMessage::CommandComplete(n) => changed = n,
-                _ => {}
-            }
-        }
-        Ok(if described || rows > 0 {
-            Outcome::Rows(rows)
+        let o = self.conn.simple(sql, |_| {}).map_err(|e| self.fail(e))?;
+        Ok(if o.described || o.rows > 0 {
+            Outcome::Rows(o.rows)
         } else {
-            Outcome::Changed(changed)
+            Outcome::Changed(o.changed)
         })
     }
 
+    /// The first column of the first row, as text (None for no row or NULL).
     fn scalar(&mut self, sql: &str) -> Result<Option<String>, DriverError> {
-        let r = self.client.query_opt(sql, &[]);
-        let row = r.map_err(|e| self.fail(e))?;
-        Ok(row.and_then(|r| r.get::<_, Option<String>>(0)))
+        let mut first = None;
+        self.conn
+            .simple(sql, |r| {
+                if first.is_none() {
+                    first = Some(r.get(0).map(|b| String::from_utf8_lossy(b).into_owned()));
+                }
+            })
+            .map_err(|e| self.fail(e))?;
+        Ok(first.flatten())
+    }
+
+    /// The first row's first `columns` columns, as integers (0 for NULL).
+    fn integers(&mut self, sql: &str, columns: usize) -> Result<Vec<i64>, DriverError> {
+        let mut row = None;
+        self.conn
+            .simple(sql, |r| {
+                if row.is_none() {
+                    row = Some(
+                        (0..columns)
+                            .map(|i| {
+                                r.get(i)
+                                    .and_then(|b| std::str::from_utf8(b).ok()?.parse().ok())
+                                    .unwrap_or(0)
+                            })
+                            .collect::<Vec<i64>>(),
+                    );
+                }
+            })
+            .map_err(|e| self.fail(e))?;
+        row.ok_or_else(|| DriverError::new(ErrorClass::Fatal, None, "query returned no rows"))
     }
 }
 
@@ -354,15 +323,13 @@ impl PgsqlConnection {
     fn await_flushed_clients(&mut self) {
         let deadline = std::time::Instant::now() + Duration::from_secs(2);
         while std::time::Instant::now() < deadline {
-            let others = self.client.query_one(
+            let others = self.integers(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
                  AND application_name = 'plumb' AND pid <> pg_backend_pid()",
-                &[],
+                1,
             );
-            match others {
-                Ok(row) if row.get::<_, i64>(0) > 0 => {
-                    std::thread::sleep(Duration::from_millis(10))
-                }
+            match others.as_deref() {
+                Ok(&[n]) if n > 0 => std::thread::sleep(Duration::from_millis(10)),
                 _ => return,
             }
         }
@@ -420,15 +387,12 @@ impl PgsqlConnection {
     fn read_counters(&mut self) -> Result<ServerCounters, DriverError> {
         self.check_alive()?;
         self.await_flushed_clients();
-        let row = self
-            .client
-            .query_one(
-                "SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read \
-                 FROM pg_stat_database WHERE datname = current_database()",
-                &[],
-            )
-            .map_err(|e| classify(&e, &self.ignore))?;
-        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        let row = self.integers(
+            "SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, blks_hit, blks_read \
+             FROM pg_stat_database WHERE datname = current_database()",
+            6,
+        )?;
+        let n = |i: usize| row[i].max(0) as u64;
         Ok(ServerCounters {
             rows_read: n(0),
             rows_inserted: n(1),
@@ -444,7 +408,7 @@ impl Connection for PgsqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
         self.check_alive()?;
         let st = self
-            .client
+            .conn
             .prepare(&number_placeholders(sql))
             .map_err(|e| self.fail(e))?;
         self.stmts.push(st);
@@ -453,14 +417,7 @@ impl Connection for PgsqlConnection {
 
     fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let st = self.stmts.get(stmt.0).cloned().ok_or_else(|| {
-            DriverError::new(
-                ErrorClass::Fatal,
-                None,
-                "statement not prepared on this connection",
-            )
-        })?;
-        self.run(&st, values)
+        self.run(Some(stmt.0), None, values)
     }
 
     fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
@@ -468,24 +425,24 @@ impl Connection for PgsqlConnection {
             return self.simple(sql);
         }
         self.check_alive()?;
+        // The unnamed statement: the next one replaces it, nothing is left on the server.
         let st = self
-            .client
-            .prepare(&number_placeholders(sql))
+            .conn
+            .prepare_as(String::new(), &number_placeholders(sql))
             .map_err(|e| self.fail(e))?;
-        self.run(&st, values)
+        self.run(None, Some(&st), values)
     }
 
     fn column(&mut self, sql: &str, each: &mut dyn FnMut(&str)) -> Result<u64, DriverError> {
         self.check_alive()?;
-        let msgs = self.client.simple_query(sql).map_err(|e| self.fail(e))?;
-        let mut n = 0u64;
-        for m in msgs {
-            if let postgres::SimpleQueryMessage::Row(r) = m {
-                each(r.get(0).unwrap_or("NULL"));
-                n += 1;
-            }
-        }
-        Ok(n)
+        let o = self
+            .conn
+            .simple(sql, |r| match r.get(0) {
+                Some(v) => each(&String::from_utf8_lossy(v)),
+                None => each("NULL"),
+            })
+            .map_err(|e| self.fail(e))?;
+        Ok(o.rows)
     }
 
     fn begin(&mut self, _intent: TxIntent) -> Result<(), DriverError> {
@@ -497,7 +454,7 @@ impl Connection for PgsqlConnection {
     }
 
     fn rollback(&mut self) -> Result<(), DriverError> {
-        if self.lost || self.client.is_closed() {
+        if self.lost || self.conn.is_broken() {
             return Ok(());
         }
         self.simple("ROLLBACK").map(|_| ())

@@ -11,13 +11,12 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use postgres::config::SslMode as CrateSslMode;
-use postgres::{Client, NoTls};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::DigitallySignedStruct;
-use tokio_postgres_rustls::MakeRustlsConnect;
+use rustls::{ClientConfig, DigitallySignedStruct};
+
+use crate::pgwire::{Conn, ConnectParams, Error, Tls};
 
 /// libpq's `sslmode` values plumb implements.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,38 +72,38 @@ impl fmt::Display for SslMode {
     }
 }
 
-/// Connects with `conf` under `mode`. A socket connection is never encrypted, whatever the
+/// Connects with `params` under `mode`. A socket connection is never encrypted, whatever the
 /// mode, as with libpq.
-pub fn connect(
-    mut conf: postgres::Config,
+pub(crate) fn connect(
+    params: &ConnectParams<'_>,
     mode: SslMode,
     socket: bool,
-) -> Result<Client, postgres::Error> {
+) -> Result<Conn, Error> {
     match mode {
-        _ if socket => conf.ssl_mode(CrateSslMode::Disable).connect(NoTls),
-        SslMode::Disable => conf.ssl_mode(CrateSslMode::Disable).connect(NoTls),
-        SslMode::Allow => match conf.clone().ssl_mode(CrateSslMode::Disable).connect(NoTls) {
+        _ if socket => Conn::connect(params, &Tls::Off),
+        SslMode::Disable => Conn::connect(params, &Tls::Off),
+        SslMode::Allow => match Conn::connect(params, &Tls::Off) {
             // Only the server's refusal (pg_hba has no plain entry) is worth an encrypted
             // retry; an unreachable server is as unreachable with TLS.
-            Err(e) if e.as_db_error().is_some() => {
-                conf.ssl_mode(CrateSslMode::Require).connect(tls())
-            }
+            Err(Error::Db(_)) => Conn::connect(params, &Tls::Require(tls())),
             other => other,
         },
-        SslMode::Prefer => conf.ssl_mode(CrateSslMode::Prefer).connect(tls()),
-        SslMode::Require => conf.ssl_mode(CrateSslMode::Require).connect(tls()),
+        SslMode::Prefer => Conn::connect(params, &Tls::Prefer(tls())),
+        SslMode::Require => Conn::connect(params, &Tls::Require(tls())),
     }
 }
 
-fn tls() -> MakeRustlsConnect {
+/// A configuration per connection, as libpq has: no session is resumed, so every
+/// connection does a full handshake as sysbench's do.
+fn tls() -> Arc<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+    let config = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports rustls's default protocol versions")
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
         .with_no_client_auth();
-    MakeRustlsConnect::new(config)
+    Arc::new(config)
 }
 
 /// libpq's unverified modes: any certificate names the server, but the handshake must be
