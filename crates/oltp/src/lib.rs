@@ -3,7 +3,7 @@
 //!
 //! - [`driver`]: the interface a database driver implements, and its error classes.
 //! - [`sqlite`]: SQLite through rusqlite (bundled SQLite), WAL by default; [`mysql`] and
-//!   [`pgsql`]: the servers, through pure-Rust clients.
+//!   [`pgsql`]: the servers, through pure-Rust clients (MySQL's is plumb's own, `mywire`).
 //! - [`spec`]: the tests and their options with sysbench's defaults; [`settings`] as results
 //!   keep them.
 //! - [`schema`], [`prepare`], [`cleanup`]: the sbtest tables, their loading and removal.
@@ -15,6 +15,7 @@ pub mod driver;
 pub mod error;
 mod fanout;
 pub mod mysql;
+mod mywire;
 pub mod pgsql;
 pub mod pgsql_tls;
 pub mod prepare;

@@ -1,0 +1,212 @@
+//! The handshake: the server's greeting, TLS when asked for, the login and whatever
+//! authentication exchange the account's plugin wants (an auth switch to
+//! mysql_native_password, caching_sha2_password, or mysql_clear_password where the
+//! password cannot be overheard).
+
+use mysql_common::constants::CapabilityFlags;
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{
+    AuthPlugin, AuthSwitchRequest, ErrPacket, HandshakePacket, HandshakeResponse, SslRequest,
+};
+use mysql_common::proto::MySerialize;
+
+use super::transport::Transport;
+use super::wire::Wire;
+use super::{tls, WireError};
+
+/// utf8mb4_general_ci, what the client's session speaks.
+const COLLATION: u8 = 45;
+
+/// What plumb asks of every server (each only if the server offers it): the mysql crate's
+/// set, which libmysqlclient's is too for what plumb does.
+fn wanted() -> CapabilityFlags {
+    CapabilityFlags::CLIENT_PROTOCOL_41
+        | CapabilityFlags::CLIENT_SECURE_CONNECTION
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | CapabilityFlags::CLIENT_LONG_PASSWORD
+        | CapabilityFlags::CLIENT_LONG_FLAG
+        | CapabilityFlags::CLIENT_TRANSACTIONS
+        | CapabilityFlags::CLIENT_MULTI_STATEMENTS
+        | CapabilityFlags::CLIENT_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PS_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH
+}
+
+pub struct Login<'a> {
+    pub user: &'a str,
+    pub password: &'a str,
+    pub database: Option<&'a str>,
+    /// TLS: the client's configuration and the name the certificate must carry.
+    pub tls: Option<(std::sync::Arc<rustls::ClientConfig>, String)>,
+    pub compression: bool,
+    /// Whether the channel itself is private (a Unix socket): a clear password may cross it.
+    pub socket: bool,
+    pub max_allowed_packet: usize,
+}
+
+/// Greet, encrypt, log in: the wire ready for commands, and the capabilities in force.
+pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), WireError> {
+    let mut pkt = Vec::new();
+    wire.read_packet(&mut pkt)?;
+    if pkt.first() == Some(&0xFF) {
+        return Err(server_error(&pkt, CapabilityFlags::empty()));
+    }
+    let hs: HandshakePacket<'_> = ParseBuf(&pkt)
+        .parse(())
+        .map_err(|e| WireError::protocol(format!("the server's greeting: {e}")))?;
+    let offered = hs.capabilities();
+    let mut caps = wanted() & offered;
+    if l.compression && offered.contains(CapabilityFlags::CLIENT_COMPRESS) {
+        caps |= CapabilityFlags::CLIENT_COMPRESS;
+    }
+    let db = l.database.filter(|d| !d.is_empty());
+    // Set before the SSL request: the server takes the database flag from it.
+    if db.is_some() {
+        caps |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
+    }
+    let max_packet = u32::try_from(l.max_allowed_packet).unwrap_or(u32::MAX);
+    let mut private = l.socket;
+    if let Some((config, name)) = &l.tls {
+        if !offered.contains(CapabilityFlags::CLIENT_SSL) {
+            return Err(WireError::Refused(
+                "Client requires secure connection but server does not have this capability".into(),
+            ));
+        }
+        caps |= CapabilityFlags::CLIENT_SSL;
+        let mut buf = Vec::new();
+        SslRequest::new(caps, max_packet, COLLATION).serialize(&mut buf);
+        wire.send(&buf)?;
+        wire = wire.upgrade(|t| match t {
+            Transport::Plain(p) => tls::upgrade(config.clone(), name, p),
+            encrypted => Ok(encrypted),
+        })?;
+        private = true;
+    }
+    let nonce = hs.nonce();
+    let mut plugin = hs
+        .auth_plugin()
+        .map(AuthPlugin::into_owned)
+        .unwrap_or(AuthPlugin::MysqlNativePassword);
+    // A plugin this client cannot answer first: a native scramble, and the server asks
+    // for what it wants with an auth switch.
+    let first = match answer(&plugin, l.password, &nonce, private) {
+        Ok(data) => data,
+        Err(_) => {
+            plugin = AuthPlugin::MysqlNativePassword;
+            answer(&plugin, l.password, &nonce, private)?
+        }
+    };
+    let version = hs.server_version_parsed().unwrap_or((5, 5, 5));
+    let mut buf = Vec::new();
+    HandshakeResponse::new(
+        Some(first),
+        version,
+        Some(l.user.as_bytes()),
+        db.map(str::as_bytes),
+        Some(plugin.clone()),
+        caps,
+        None,
+        max_packet,
+    )
+    .serialize(&mut buf);
+    drop(hs);
+    wire.send(&buf)?;
+    loop {
+        wire.read_packet(&mut pkt)?;
+        match pkt.first() {
+            Some(0x00) => break,
+            Some(0xFF) => return Err(server_error(&pkt, caps)),
+            Some(0xFE) if pkt.len() == 1 => {
+                return Err(WireError::Refused(
+                    "the server asks for the pre-4.1 password scramble, which plumb does not send"
+                        .into(),
+                ))
+            }
+            Some(0xFE) => {
+                let switch: AuthSwitchRequest<'_> = ParseBuf(&pkt)
+                    .parse(())
+                    .map_err(|e| WireError::protocol(format!("auth switch request: {e}")))?;
+                let next = switch.auth_plugin().into_owned();
+                let data = answer(&next, l.password, switch.plugin_data(), private)?;
+                plugin = next;
+                wire.send(&data)?;
+            }
+            Some(0x01) if plugin == AuthPlugin::CachingSha2Password => match pkt.get(1) {
+                // Fast authentication succeeded: the OK follows.
+                Some(0x03) => {}
+                Some(0x04) if private => {
+                    let mut clear = l.password.as_bytes().to_vec();
+                    clear.push(0);
+                    wire.send(&clear)?;
+                }
+                Some(0x04) => {
+                    return Err(WireError::Refused(
+                        "caching_sha2_password wants the full password exchange, which plumb \
+                         does only over TLS or the socket (log in once over either, or use TLS)"
+                            .into(),
+                    ))
+                }
+                _ => return Err(WireError::protocol("unexpected caching_sha2_password data")),
+            },
+            _ => {
+                return Err(WireError::protocol(
+                    "unexpected packet during authentication",
+                ))
+            }
+        }
+    }
+    if caps.contains(CapabilityFlags::CLIENT_COMPRESS) {
+        wire.compress();
+    }
+    Ok((wire, caps))
+}
+
+/// What `plugin` answers to `nonce` with the password.
+fn answer(
+    plugin: &AuthPlugin<'_>,
+    password: &str,
+    nonce: &[u8],
+    private: bool,
+) -> Result<Vec<u8>, WireError> {
+    let mut out = Vec::new();
+    match plugin {
+        AuthPlugin::MysqlNativePassword | AuthPlugin::CachingSha2Password => {
+            if let Some(data) = plugin.gen_data(Some(password), nonce) {
+                data.serialize(&mut out);
+            }
+        }
+        AuthPlugin::MysqlClearPassword if private => {
+            out.extend_from_slice(password.as_bytes());
+            out.push(0);
+        }
+        AuthPlugin::MysqlClearPassword => {
+            return Err(WireError::Refused(
+                "the server asks for the password in clear text (mysql_clear_password), which \
+                 plumb sends only over TLS or the socket"
+                    .into(),
+            ))
+        }
+        other => {
+            return Err(WireError::Refused(format!(
+                "authentication plugin {} is not supported",
+                String::from_utf8_lossy(other.as_bytes())
+            )))
+        }
+    }
+    Ok(out)
+}
+
+/// The server's ERR packet as an error.
+pub fn server_error(pkt: &[u8], caps: CapabilityFlags) -> WireError {
+    match ParseBuf(pkt).parse::<ErrPacket<'_>>(caps) {
+        Ok(ErrPacket::Error(e)) => WireError::Server {
+            code: e.error_code(),
+            state: e
+                .sql_state_ref()
+                .map_or_else(|| "HY000".to_string(), |s| s.as_str().into_owned()),
+            message: e.message_str().into_owned(),
+        },
+        Ok(ErrPacket::Progress(_)) => WireError::protocol("unexpected progress report"),
+        Err(e) => WireError::protocol(format!("error packet: {e}")),
+    }
+}
