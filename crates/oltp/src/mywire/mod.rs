@@ -22,6 +22,9 @@ mod tls;
 mod transport;
 mod wire;
 
+#[cfg(test)]
+mod tests;
+
 pub use conn::{text_columns, Conn, ConnectOpts, Stmt, Target};
 
 /// What went wrong talking to the server.
