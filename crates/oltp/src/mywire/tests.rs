@@ -128,3 +128,69 @@ fn server_errors_keep_the_connection() {
     }
     assert_eq!(c.query("SELECT 1").unwrap(), Outcome::Rows(1));
 }
+
+/// Counts the allocations of the thread that asks, so tests running beside it do not count.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: every call is passed to the system allocator unchanged.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|n| n.get())
+}
+
+#[test]
+fn statements_allocate_nothing_once_warm() {
+    if !Path::new(SOCKET).exists() {
+        eprintln!("skipped: no MariaDB at {SOCKET}");
+        return;
+    }
+    // Through the driver, as the workloads call it.
+    let driver = crate::mysql::MysqlDriver::new(crate::mysql::MysqlConfig {
+        user: "root".into(),
+        database: Some("mysql".into()),
+        ..Default::default()
+    });
+    let mut c = crate::driver::Driver::connect(&driver).unwrap();
+    let select = c
+        .prepare("SELECT seq, 'abc' FROM seq_1_to_100 WHERE seq BETWEEN ? AND ? + 9")
+        .unwrap();
+    let write = c.prepare("DO ?").unwrap();
+    let mut run = |i: i64| {
+        assert_eq!(
+            c.execute(select, &[Value::Int(i), Value::Int(i)]).unwrap(),
+            Outcome::Rows(10)
+        );
+        assert_eq!(
+            c.execute(write, &[Value::Text("some text")]).unwrap(),
+            Outcome::Changed(0)
+        );
+    };
+    for i in 1..10 {
+        run(i);
+    }
+    let before = allocations();
+    for i in 1..=80 {
+        run(i);
+    }
+    assert_eq!(allocations() - before, 0);
+}
