@@ -485,3 +485,47 @@ impl Connection for MysqlConnection {
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(code: u16) -> WireError {
+        WireError::Server {
+            code,
+            state: "40001".into(),
+            message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn errors_are_classed_as_sysbench_classes_them() {
+        let ignore = IgnoreErrors::parse("1213,2013");
+        let d = classify(server(1213), &ignore);
+        assert_eq!(d.class, ErrorClass::Ignorable);
+        assert_eq!(d.code.as_deref(), Some("1213"));
+        assert_eq!(d.message, "error 1213 (40001): m");
+        assert_eq!(classify(server(1062), &ignore).class, ErrorClass::Fatal);
+        // A killed session is a lost connection, reconnected when 2013 is ignored.
+        let d = classify(server(1927), &ignore);
+        assert_eq!(d.class, ErrorClass::Reconnect);
+        assert_eq!(d.code.as_deref(), Some("1927"));
+        let gone = || {
+            WireError::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the server closed the connection",
+            ))
+        };
+        let d = classify(gone(), &ignore);
+        assert_eq!(d.class, ErrorClass::Reconnect);
+        assert_eq!(
+            d.message,
+            "error 2013: lost connection to server (the server closed the connection)"
+        );
+        let strict = IgnoreErrors::parse("1213");
+        assert_eq!(classify(gone(), &strict).class, ErrorClass::Fatal);
+        assert_eq!(classify(server(1927), &strict).class, ErrorClass::Fatal);
+        let d = classify(WireError::Refused("no".into()), &ignore);
+        assert_eq!((d.class, d.code), (ErrorClass::Fatal, None));
+    }
+}
