@@ -12,7 +12,7 @@ use mysql_common::proto::MySerialize;
 
 use super::transport::Transport;
 use super::wire::Wire;
-use super::{tls, WireError};
+use super::{rsa_key, tls, WireError};
 
 /// utf8mb4_general_ci, what the client's session speaks.
 const COLLATION: u8 = 45;
@@ -82,7 +82,9 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
         })?;
         private = true;
     }
-    let nonce = hs.nonce();
+    let mut nonce = hs.nonce();
+    // caching_sha2_password asked for its RSA key: the next data is the key.
+    let mut awaiting_key = false;
     let mut plugin = hs
         .auth_plugin()
         .map(AuthPlugin::into_owned)
@@ -128,10 +130,17 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
                     .map_err(|e| WireError::protocol(format!("auth switch request: {e}")))?;
                 let next = switch.auth_plugin().into_owned();
                 let data = answer(&next, l.password, switch.plugin_data(), private)?;
+                nonce = switch.plugin_data().to_vec();
                 plugin = next;
                 wire.send(&data)?;
             }
             Some(0x01) if plugin == AuthPlugin::CachingSha2Password => match pkt.get(1) {
+                // The key asked for (PEM text).
+                Some(_) if awaiting_key => {
+                    let sealed = rsa_key::encrypt_password(l.password, &nonce, &pkt[1..])?;
+                    awaiting_key = false;
+                    wire.send(&sealed)?;
+                }
                 // Fast authentication succeeded: the OK follows.
                 Some(0x03) => {}
                 Some(0x04) if private => {
@@ -139,12 +148,10 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
                     clear.push(0);
                     wire.send(&clear)?;
                 }
+                // Not private: ask for the server's RSA key to encrypt the password with.
                 Some(0x04) => {
-                    return Err(WireError::Refused(
-                        "caching_sha2_password wants the full password exchange, which plumb \
-                         does only over TLS or the socket (log in once over either, or use TLS)"
-                            .into(),
-                    ))
+                    wire.send(&[0x02])?;
+                    awaiting_key = true;
                 }
                 _ => return Err(WireError::protocol("unexpected caching_sha2_password data")),
             },

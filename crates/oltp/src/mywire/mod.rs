@@ -14,10 +14,13 @@
 //! - [`auth`]: the handshake and the authentication exchange.
 //! - [`conn`]: commands: text queries, prepared statements, result sets counted.
 //! - [`lenenc`]: the protocol's length-encoded integers and strings.
+//! - [`rsa_key`]: the password encrypted with the server's RSA key (caching_sha2_password
+//!   over plain TCP).
 
 mod auth;
 mod conn;
 mod lenenc;
+mod rsa_key;
 mod tls;
 mod transport;
 mod wire;
