@@ -201,7 +201,7 @@ fn tls_connections_are_encrypted_verified_or_refused_with_one_line() {
         .to_vec();
         args.push(format!("--mysql-host={host}"));
         args.push(format!("--mysql-port={}", server.port));
-        args.push(tls.to_string());
+        args.extend(tls.split(' ').map(String::from));
         args.push(format!("--json={}", json.display()));
         args.push(step.to_string());
         plumb_in(work.path(), &args)
@@ -221,6 +221,10 @@ fn tls_connections_are_encrypted_verified_or_refused_with_one_line() {
     let o = oltp("127.0.0.1", "--mysql-ssl=on", "prepare");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let o = oltp("127.0.0.1", "--mysql-ssl=on", "run");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    tls_of(&o);
+    // Compressed inside TLS.
+    let o = oltp("127.0.0.1", "--mysql-ssl=on --mysql-compression=on", "run");
     assert!(o.status.success(), "{}", text(&o.stderr));
     tls_of(&o);
 

@@ -3,8 +3,8 @@
 //!
 //! - [`driver`]: the interface a database driver implements, and its error classes.
 //! - [`sqlite`]: SQLite through rusqlite (bundled SQLite), WAL by default; [`mysql`] and
-//!   [`pgsql`]: the servers, through pure-Rust clients (PostgreSQL's is plumb's own, in
-//!   `pgwire`).
+//!   [`pgsql`]: the servers, through plumb's own pure-Rust clients (`mywire` on
+//!   `mysql_common`, `pgwire` on `postgres-protocol`).
 //! - [`spec`]: the tests and their options with sysbench's defaults; [`settings`] as results
 //!   keep them.
 //! - [`schema`], [`prepare`], [`cleanup`]: the sbtest tables, their loading and removal.
@@ -16,6 +16,7 @@ pub mod driver;
 pub mod error;
 mod fanout;
 pub mod mysql;
+mod mywire;
 pub mod pgsql;
 pub mod pgsql_tls;
 mod pgwire;

@@ -1,6 +1,6 @@
-//! MySQL and MariaDB, on the `mysql` crate: a pure-Rust client (no libmysqlclient to match
-//! at run time), synchronous like sysbench's worker threads, binary protocol for prepared
-//! statements, TLS through rustls.
+//! MySQL and MariaDB, on plumb's own client ([`crate::mywire`]): pure Rust (no
+//! libmysqlclient to match at run time), synchronous like sysbench's worker threads, binary
+//! protocol for prepared statements, TLS through rustls.
 //!
 //! Errors are classed as sysbench 1.0 does: codes in the ignore list (1213 deadlock, 1020
 //! record changed, 1205 lock wait timeout by default, or `all`) are ignorable; a lost
@@ -13,13 +13,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder, Params, SslOpts, Statement};
-
 use crate::driver::{
     Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
     StmtId, TxIntent, Value,
 };
+use crate::mywire::{text_columns, Conn, ConnectOpts, Stmt, Target, WireError};
 use crate::settings::{DatabaseSettings, ServerSettings};
 
 /// Where a server listens.
@@ -135,42 +133,6 @@ impl MysqlDriver {
         &self.cfg
     }
 
-    fn opts(&self, at: &Endpoint) -> OptsBuilder {
-        let c = &self.cfg;
-        let mut o = OptsBuilder::new()
-            .user(Some(&c.user))
-            .pass(Some(&c.password))
-            .db_name(c.database.as_ref())
-            // The driver keeps its statements itself; the crate's cache would close the
-            // ones it evicts under them.
-            .stmt_cache_size(0)
-            // The C client library's own limit (1 GiB; the server enforces its own). Left
-            // unset, the crate asks the server for its value on every connection: one more
-            // round trip per connect, which mysqlslap's clients time.
-            .max_allowed_packet(Some(CLIENT_MAX_ALLOWED_PACKET))
-            .tcp_connect_timeout(Some(c.connect_timeout))
-            .tcp_nodelay(true)
-            // The crate would switch a loopback TCP connection to the server's socket: a
-            // user who named a host and port measures TCP.
-            .prefer_socket(false);
-        o = match at {
-            Endpoint::Socket(p) => o.socket(Some(p.display().to_string())),
-            Endpoint::Tcp { host, port } => o.ip_or_hostname(Some(host)).tcp_port(*port),
-        };
-        if c.ssl {
-            let mut ssl = SslOpts::default();
-            match &c.ssl_ca {
-                Some(ca) => ssl = ssl.with_root_cert_path(Some(ca.clone())),
-                None => ssl = ssl.with_danger_accept_invalid_certs(true),
-            }
-            o = o.ssl_opts(Some(ssl));
-        }
-        if c.compression {
-            o = o.compress(Some(mysql::Compression::default()));
-        }
-        o
-    }
-
     /// A client connection: each takes the next endpoint, as sysbench's do.
     fn open(&self) -> Result<MysqlConnection, DriverError> {
         let eps = &self.cfg.endpoints;
@@ -178,7 +140,23 @@ impl MysqlDriver {
     }
 
     fn open_at(&self, at: &Endpoint) -> Result<MysqlConnection, DriverError> {
-        let conn = Conn::new(self.opts(at)).map_err(|e| self.connect_error(at, e))?;
+        let c = &self.cfg;
+        let opts = ConnectOpts {
+            target: match at {
+                Endpoint::Socket(p) => Target::Socket(p),
+                Endpoint::Tcp { host, port } => Target::Tcp(host, *port),
+            },
+            user: &c.user,
+            password: &c.password,
+            database: c.database.as_deref(),
+            ssl: c.ssl,
+            ssl_ca: c.ssl_ca.as_deref(),
+            compression: c.compression,
+            connect_timeout: c.connect_timeout,
+            // The C client library's own limit (1 GiB; the server enforces its own).
+            max_allowed_packet: CLIENT_MAX_ALLOWED_PACKET,
+        };
+        let conn = Conn::connect(&opts).map_err(|e| self.connect_error(at, e))?;
         Ok(MysqlConnection {
             conn,
             stmts: Vec::new(),
@@ -188,8 +166,8 @@ impl MysqlDriver {
         })
     }
 
-    fn connect_error(&self, at: &Endpoint, e: mysql::Error) -> DriverError {
-        let message = format!("MySQL server at {at}: {}", describe(&e));
+    fn connect_error(&self, at: &Endpoint, e: WireError) -> DriverError {
+        let message = format!("MySQL server at {at}: {e}");
         let mut d = classify(e, &self.cfg.ignore);
         // An ignorable error cannot be retried without a connection; a server that is not
         // there is retried only when losing it is allowed (Reconnect).
@@ -223,7 +201,7 @@ impl Driver for MysqlDriver {
 }
 
 /// Class a client failure: the server's code decides, a broken connection is a lost one.
-fn classify(e: mysql::Error, ignore: &IgnoreErrors) -> DriverError {
+fn classify(e: WireError, ignore: &IgnoreErrors) -> DriverError {
     let lost = |code: &str, message: String| {
         let class = if ignore.reconnects(LOST_CONNECTION) {
             ErrorClass::Reconnect
@@ -233,88 +211,36 @@ fn classify(e: mysql::Error, ignore: &IgnoreErrors) -> DriverError {
         DriverError::new(class, Some(code.to_string()), message)
     };
     match e {
-        mysql::Error::MySqlError(m) => {
-            let code = m.code.to_string();
-            let message = format!("error {} ({}): {}", m.code, m.state, m.message);
-            if SESSION_ENDED.contains(&m.code) {
-                lost(&code, message)
-            } else if ignore.covers(&code) {
-                DriverError::new(ErrorClass::Ignorable, Some(code), message)
+        WireError::Server { code, .. } => {
+            let message = e.to_string();
+            let code_text = code.to_string();
+            if SESSION_ENDED.contains(&code) {
+                lost(&code_text, message)
+            } else if ignore.covers(&code_text) {
+                DriverError::new(ErrorClass::Ignorable, Some(code_text), message)
             } else {
-                DriverError::new(ErrorClass::Fatal, Some(code), message)
+                DriverError::new(ErrorClass::Fatal, Some(code_text), message)
             }
         }
-        e if e.is_connectivity_error() => lost(
+        e if e.is_connectivity() => lost(
             "2013",
-            format!("error 2013: lost connection to server ({})", describe(&e)),
+            format!("error 2013: lost connection to server ({e})"),
         ),
-        e => DriverError::new(ErrorClass::Fatal, None, describe(&e)),
-    }
-}
-
-/// The client's error in plain words (its Display of driver errors is a Debug dump).
-fn describe(e: &mysql::Error) -> String {
-    match e {
-        mysql::Error::MySqlError(m) => format!("error {} ({}): {}", m.code, m.state, m.message),
-        mysql::Error::DriverError(mysql::DriverError::CouldNotConnect(Some((_, desc, _)))) => {
-            desc.clone()
-        }
-        mysql::Error::DriverError(d) => d.to_string(),
-        mysql::Error::IoError(io) => io.to_string(),
-        // The crate wraps I/O failures under the packet codec (a TLS handshake's among
-        // them) in two layers of its own names: the failure itself is what to say.
-        mysql::Error::CodecError(c) => match std::error::Error::source(c) {
-            Some(io) if io.to_string().contains("certificate") => format!("TLS: {io}"),
-            Some(io) => io.to_string(),
-            None => c.to_string(),
-        },
-        other => other.to_string(),
+        e => DriverError::new(ErrorClass::Fatal, None, e.to_string()),
     }
 }
 
 pub struct MysqlConnection {
     conn: Conn,
-    stmts: Vec<Statement>,
+    stmts: Vec<Stmt>,
     ignore: IgnoreErrors,
     /// The connection broke: it is not used again.
     lost: bool,
     about: Arc<About>,
 }
 
-fn params(values: &[Value<'_>]) -> Params {
-    if values.is_empty() {
-        return Params::Empty;
-    }
-    Params::Positional(
-        values
-            .iter()
-            .map(|v| match *v {
-                Value::Int(i) => mysql::Value::Int(i),
-                Value::Text(s) => mysql::Value::Bytes(s.as_bytes().to_vec()),
-            })
-            .collect(),
-    )
-}
-
-/// Read a result to its end: the rows of a result set, or the rows a statement changed.
-fn drain<P: mysql::prelude::Protocol>(
-    mut r: mysql::QueryResult<'_, '_, '_, P>,
-) -> mysql::Result<Outcome> {
-    if r.columns().as_ref().is_empty() {
-        return Ok(Outcome::Changed(r.affected_rows()));
-    }
-    let mut n = 0u64;
-    if let Some(set) = r.iter() {
-        for row in set {
-            row?;
-            n += 1;
-        }
-    }
-    Ok(Outcome::Rows(n))
-}
-
 impl MysqlConnection {
-    fn fail(&mut self, e: mysql::Error) -> DriverError {
+    fn fail(&mut self, e: WireError) -> DriverError {
         let d = classify(e, &self.ignore);
         if d.class == ErrorClass::Reconnect
             || d.code
@@ -343,8 +269,24 @@ impl MysqlConnection {
 
     fn text(&mut self, sql: &str) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let r = self.conn.query_iter(sql).and_then(drain);
+        let r = self.conn.query(sql);
         r.map_err(|e| self.fail(e))
+    }
+
+    /// The first two columns of each row of `sql`, as text (a NULL as empty).
+    fn pairs(&mut self, sql: &str) -> Result<Vec<(String, String)>, DriverError> {
+        let mut rows = Vec::new();
+        let r = self.conn.query_each(sql, &mut |row| {
+            let mut cols = Vec::with_capacity(2);
+            text_columns(row, |v| cols.push(v.map(lossy).unwrap_or_default()));
+            let mut cols = cols.into_iter();
+            rows.push((
+                cols.next().unwrap_or_default(),
+                cols.next().unwrap_or_default(),
+            ));
+        });
+        r.map_err(|e| self.fail(e))?;
+        Ok(rows)
     }
 
     /// Session or global variables by name, as text.
@@ -355,8 +297,7 @@ impl MysqlConnection {
             .collect::<Vec<_>>()
             .join(",");
         let sql = format!("SHOW VARIABLES WHERE Variable_name IN ({list})");
-        let r = self.conn.query::<(String, String), _>(sql);
-        r.map_err(|e| self.fail(e))
+        self.pairs(&sql)
     }
 
     /// The server's settings, as `settings()` reports them.
@@ -388,24 +329,31 @@ impl MysqlConnection {
             }
         }
         // One round trip for the three.
-        let r = self
-            .conn
-            .query_first::<(Option<String>, Option<String>, Option<String>), _>(
-                "SELECT DATABASE(), \
-                 (SELECT SUM(data_length + index_length) FROM information_schema.tables \
-                  WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'), \
-                 (SELECT engine FROM information_schema.tables \
-                  WHERE table_schema = DATABASE() AND table_name = 'sbtest1')",
-            );
-        let (database, size, engine) = r.map_err(|e| self.fail(e))?.unwrap_or_default();
-        let database = database.unwrap_or_default();
+        let mut first: Option<Vec<Option<String>>> = None;
+        let r = self.conn.query_each(
+            "SELECT DATABASE(), \
+             (SELECT SUM(data_length + index_length) FROM information_schema.tables \
+              WHERE table_schema = DATABASE() AND table_name LIKE 'sbtest%'), \
+             (SELECT engine FROM information_schema.tables \
+              WHERE table_schema = DATABASE() AND table_name = 'sbtest1')",
+            &mut |row| {
+                if first.is_none() {
+                    let mut cols = Vec::new();
+                    text_columns(row, |v| cols.push(v.map(lossy)));
+                    first = Some(cols);
+                }
+            },
+        );
+        r.map_err(|e| self.fail(e))?;
+        let mut cols = first.unwrap_or_default().into_iter();
+        let mut next = || cols.next().flatten();
+        let (database, size, engine) = (next().unwrap_or_default(), next(), next());
         // Asked only of TLS connections: a plain one has nothing to say and a round trip to
         // spare.
         let tls = if self.about.ssl {
-            let r = self
-                .conn
-                .query_first::<(String, String), _>("SHOW SESSION STATUS LIKE 'Ssl_version'");
-            r.map_err(|e| self.fail(e))?
+            self.pairs("SHOW SESSION STATUS LIKE 'Ssl_version'")?
+                .into_iter()
+                .next()
                 .map(|(_, v)| v)
                 .filter(|v| !v.is_empty())
         } else {
@@ -434,13 +382,12 @@ impl MysqlConnection {
         // Rows_read and Handler_* count the same for all engines (internal temporary tables
         // apart, which have their own Handler_tmp_* counters).
         self.check_alive()?;
-        let r = self.conn.query::<(String, String), _>(
+        let rows = self.pairs(
             "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_rows_read', \
              'Innodb_rows_inserted', 'Innodb_rows_updated', 'Innodb_rows_deleted', \
              'Rows_read', 'Handler_write', 'Handler_update', 'Handler_delete', \
              'Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')",
-        );
-        let rows = r.map_err(|e| self.fail(e))?;
+        )?;
         let get = |n: &str| {
             rows.iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case(n))
@@ -461,21 +408,21 @@ impl MysqlConnection {
 impl Connection for MysqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
         self.check_alive()?;
-        let st = self.conn.prep(sql).map_err(|e| self.fail(e))?;
+        let st = self.conn.prepare(sql).map_err(|e| self.fail(e))?;
         self.stmts.push(st);
         Ok(StmtId(self.stmts.len() - 1))
     }
 
     fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let st = self.stmts.get(stmt.0).ok_or_else(|| {
+        let st = *self.stmts.get(stmt.0).ok_or_else(|| {
             DriverError::new(
                 ErrorClass::Fatal,
                 None,
                 "statement not prepared on this connection",
             )
         })?;
-        let r = self.conn.exec_iter(st, params(values)).and_then(drain);
+        let r = self.conn.execute(&st, values);
         r.map_err(|e| self.fail(e))
     }
 
@@ -484,10 +431,10 @@ impl Connection for MysqlConnection {
             return self.text(sql);
         }
         self.check_alive()?;
-        // Prepared once and closed: with the crate's statement cache off, a statement that
-        // is not closed stays on the server until the connection ends.
-        let st = self.conn.prep(sql).map_err(|e| self.fail(e))?;
-        let r = self.conn.exec_iter(&st, params(values)).and_then(drain);
+        // Prepared once and closed: a statement that is not closed stays on the server
+        // until the connection ends.
+        let st = self.conn.prepare(sql).map_err(|e| self.fail(e))?;
+        let r = self.conn.execute(&st, values);
         let out = r.map_err(|e| self.fail(e))?;
         self.conn.close(st).map_err(|e| self.fail(e))?;
         Ok(out)
@@ -495,24 +442,19 @@ impl Connection for MysqlConnection {
 
     fn column(&mut self, sql: &str, each: &mut dyn FnMut(&str)) -> Result<u64, DriverError> {
         self.check_alive()?;
-        let r = (|| {
-            let mut n = 0u64;
-            let mut res = self.conn.query_iter(sql)?;
-            if let Some(set) = res.iter() {
-                for row in set {
-                    let row = row?;
-                    let text = match row.as_ref(0) {
-                        None | Some(mysql::Value::NULL) => "NULL".to_string(),
-                        Some(mysql::Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-                        Some(v) => v.as_sql(true),
-                    };
-                    each(&text);
-                    n += 1;
+        let r = self.conn.query_each(sql, &mut |row| {
+            let mut first = None;
+            text_columns(row, |v| {
+                if first.is_none() {
+                    first = Some(v.map_or_else(|| "NULL".to_string(), lossy));
                 }
-            }
-            Ok::<_, mysql::Error>(n)
-        })();
-        r.map_err(|e| self.fail(e))
+            });
+            each(first.as_deref().unwrap_or("NULL"));
+        });
+        match r.map_err(|e| self.fail(e))? {
+            Outcome::Rows(n) => Ok(n),
+            Outcome::Changed(_) => Ok(0),
+        }
     }
 
     fn begin(&mut self, _intent: TxIntent) -> Result<(), DriverError> {
@@ -536,5 +478,54 @@ impl Connection for MysqlConnection {
 
     fn server_counters(&mut self) -> Option<ServerCounters> {
         self.read_counters().ok()
+    }
+}
+
+/// A column's bytes as text.
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(code: u16) -> WireError {
+        WireError::Server {
+            code,
+            state: "40001".into(),
+            message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn errors_are_classed_as_sysbench_classes_them() {
+        let ignore = IgnoreErrors::parse("1213,2013");
+        let d = classify(server(1213), &ignore);
+        assert_eq!(d.class, ErrorClass::Ignorable);
+        assert_eq!(d.code.as_deref(), Some("1213"));
+        assert_eq!(d.message, "error 1213 (40001): m");
+        assert_eq!(classify(server(1062), &ignore).class, ErrorClass::Fatal);
+        // A killed session is a lost connection, reconnected when 2013 is ignored.
+        let d = classify(server(1927), &ignore);
+        assert_eq!(d.class, ErrorClass::Reconnect);
+        assert_eq!(d.code.as_deref(), Some("1927"));
+        let gone = || {
+            WireError::Io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the server closed the connection",
+            ))
+        };
+        let d = classify(gone(), &ignore);
+        assert_eq!(d.class, ErrorClass::Reconnect);
+        assert_eq!(
+            d.message,
+            "error 2013: lost connection to server (the server closed the connection)"
+        );
+        let strict = IgnoreErrors::parse("1213");
+        assert_eq!(classify(gone(), &strict).class, ErrorClass::Fatal);
+        assert_eq!(classify(server(1927), &strict).class, ErrorClass::Fatal);
+        let d = classify(WireError::Refused("no".into()), &ignore);
+        assert_eq!((d.class, d.code), (ErrorClass::Fatal, None));
     }
 }

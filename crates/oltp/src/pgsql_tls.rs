@@ -109,7 +109,7 @@ fn tls() -> Arc<ClientConfig> {
 /// libpq's unverified modes: any certificate names the server, but the handshake must be
 /// signed by its key.
 #[derive(Debug)]
-struct AnyCertificate(Arc<CryptoProvider>);
+pub(crate) struct AnyCertificate(pub(crate) Arc<CryptoProvider>);
 
 impl ServerCertVerifier for AnyCertificate {
     fn verify_server_cert(

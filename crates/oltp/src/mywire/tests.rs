@@ -1,0 +1,196 @@
+//! The client against the machine's MariaDB over its socket as root (skipped, with a note,
+//! when it is not there): results counted through the plain and the compressed protocol,
+//! prepared statements, errors.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Conn, ConnectOpts, Target, WireError};
+use crate::driver::{Outcome, Value};
+
+const SOCKET: &str = "/var/run/mysqld/mysqld.sock";
+
+fn connect(compression: bool) -> Option<Conn> {
+    if !Path::new(SOCKET).exists() {
+        eprintln!("skipped: no MariaDB at {SOCKET}");
+        return None;
+    }
+    let opts = ConnectOpts {
+        target: Target::Socket(Path::new(SOCKET)),
+        user: "root",
+        password: "",
+        // Any database: the sequence engine's tables need one.
+        database: Some("mysql"),
+        ssl: false,
+        ssl_ca: None,
+        compression,
+        connect_timeout: Duration::from_secs(10),
+        max_allowed_packet: 1 << 30,
+    };
+    Some(Conn::connect(&opts).expect("root connects over the socket"))
+}
+
+fn first_value(c: &mut Conn, sql: &str) -> Option<String> {
+    let mut got = None;
+    c.query_each(sql, &mut |row| {
+        let mut cols = Vec::new();
+        super::text_columns(row, |v| {
+            cols.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
+        });
+        got = cols.get(1).cloned().flatten();
+    })
+    .unwrap();
+    got
+}
+
+#[test]
+fn rows_are_counted_through_plain_and_compressed_protocols() {
+    for compression in [false, true] {
+        let Some(mut c) = connect(compression) else {
+            return;
+        };
+        let on = first_value(&mut c, "SHOW SESSION STATUS LIKE 'Compression'");
+        assert_eq!(on.as_deref(), Some(if compression { "ON" } else { "OFF" }));
+        // 50 rows of 100 kB: many reads, packets across reads, compressed packets of
+        // several rows.
+        let out = c
+            .query("SELECT REPEAT('x', 100000) FROM seq_1_to_50")
+            .unwrap();
+        assert_eq!(out, Outcome::Rows(50));
+        assert_eq!(
+            c.query("SELECT 1 FROM seq_1_to_3 WHERE 0").unwrap(),
+            Outcome::Rows(0)
+        );
+        // Several statements: the first one's result, the others read and dropped.
+        assert_eq!(
+            c.query("SELECT 1 FROM seq_1_to_7; SELECT 2; DO 1").unwrap(),
+            Outcome::Rows(7)
+        );
+        assert_eq!(c.query("DO 1").unwrap(), Outcome::Changed(0));
+        // The connection is in step after all that.
+        assert_eq!(
+            c.query("SELECT 1 FROM seq_1_to_2").unwrap(),
+            Outcome::Rows(2)
+        );
+    }
+}
+
+#[test]
+fn prepared_statements_bind_integers_and_text() {
+    let Some(mut c) = connect(false) else {
+        return;
+    };
+    let st = c
+        .prepare("SELECT seq FROM seq_1_to_100 WHERE seq BETWEEN ? AND ? AND ? = 'abc'")
+        .unwrap();
+    for _ in 0..3 {
+        let out = c
+            .execute(&st, &[Value::Int(10), Value::Int(19), Value::Text("abc")])
+            .unwrap();
+        assert_eq!(out, Outcome::Rows(10));
+    }
+    let out = c
+        .execute(&st, &[Value::Int(10), Value::Int(19), Value::Text("abd")])
+        .unwrap();
+    assert_eq!(out, Outcome::Rows(0));
+    let e = c.execute(&st, &[Value::Int(1)]).unwrap_err();
+    assert_eq!(e.to_string(), "the statement takes 3 parameters, 1 given");
+    c.close(st).unwrap();
+    // Closed on the server: executing it again is the server's error.
+    match c.execute(&st, &[Value::Int(1), Value::Int(2), Value::Text("x")]) {
+        Err(WireError::Server { code: 1243, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let tmp = c.prepare("CREATE TEMPORARY TABLE t (a INT)").unwrap();
+    assert_eq!(c.execute(&tmp, &[]).unwrap(), Outcome::Changed(0));
+    let ins = c.prepare("INSERT INTO t VALUES (?), (?)").unwrap();
+    assert_eq!(
+        c.execute(&ins, &[Value::Int(1), Value::Int(2)]).unwrap(),
+        Outcome::Changed(2)
+    );
+}
+
+#[test]
+fn server_errors_keep_the_connection() {
+    let Some(mut c) = connect(false) else {
+        return;
+    };
+    match c.query("SELECT * FROM no_such_db.no_such_table") {
+        Err(e @ WireError::Server { code: 1146, .. }) => {
+            assert!(!e.is_connectivity());
+            assert!(e.to_string().starts_with("error 1146 (42S02): "), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match c.prepare("SELEC 1") {
+        Err(WireError::Server { code: 1064, .. }) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    assert_eq!(c.query("SELECT 1").unwrap(), Outcome::Rows(1));
+}
+
+/// Counts the allocations of the thread that asks, so tests running beside it do not count.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: every call is passed to the system allocator unchanged.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { std::alloc::System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|n| n.get())
+}
+
+#[test]
+fn statements_allocate_nothing_once_warm() {
+    if !Path::new(SOCKET).exists() {
+        eprintln!("skipped: no MariaDB at {SOCKET}");
+        return;
+    }
+    // Through the driver, as the workloads call it.
+    let driver = crate::mysql::MysqlDriver::new(crate::mysql::MysqlConfig {
+        user: "root".into(),
+        database: Some("mysql".into()),
+        ..Default::default()
+    });
+    let mut c = crate::driver::Driver::connect(&driver).unwrap();
+    let select = c
+        .prepare("SELECT seq, 'abc' FROM seq_1_to_100 WHERE seq BETWEEN ? AND ? + 9")
+        .unwrap();
+    let write = c.prepare("DO ?").unwrap();
+    let mut run = |i: i64| {
+        assert_eq!(
+            c.execute(select, &[Value::Int(i), Value::Int(i)]).unwrap(),
+            Outcome::Rows(10)
+        );
+        assert_eq!(
+            c.execute(write, &[Value::Text("some text")]).unwrap(),
+            Outcome::Changed(0)
+        );
+    };
+    for i in 1..10 {
+        run(i);
+    }
+    let before = allocations();
+    for i in 1..=80 {
+        run(i);
+    }
+    assert_eq!(allocations() - before, 0);
+}
