@@ -43,6 +43,8 @@ pub use error::{OltpError, Setting};
 pub use spec::{OltpSpec, Test};
 pub use workload::Oltp;
 #[cfg(test)]
+mod alloc_count;
+#[cfg(test)]
 mod pgsql_tests;
 #[cfg(test)]
 mod sqlite_tests;

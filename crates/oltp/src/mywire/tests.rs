@@ -129,35 +129,6 @@ fn server_errors_keep_the_connection() {
     assert_eq!(c.query("SELECT 1").unwrap(), Outcome::Rows(1));
 }
 
-/// Counts the allocations of the thread that asks, so tests running beside it do not count.
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-// SAFETY: every call is passed to the system allocator unchanged.
-unsafe impl std::alloc::GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-        unsafe { std::alloc::System.realloc(ptr, layout, size) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(|n| n.get())
-}
-
 #[test]
 fn statements_allocate_nothing_once_warm() {
     if !Path::new(SOCKET).exists() {
@@ -188,9 +159,9 @@ fn statements_allocate_nothing_once_warm() {
     for i in 1..10 {
         run(i);
     }
-    let before = allocations();
+    let before = crate::alloc_count::allocations();
     for i in 1..=80 {
         run(i);
     }
-    assert_eq!(allocations() - before, 0);
+    assert_eq!(crate::alloc_count::allocations() - before, 0);
 }
