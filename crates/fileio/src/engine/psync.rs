@@ -10,6 +10,7 @@ use super::{
     always, nothing_shared, retry, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
 };
 use crate::fileset::FileTable;
+use crate::rawsys;
 use crate::spec::FsyncMode;
 use crate::worker::Setup;
 
@@ -62,14 +63,10 @@ impl<const VECTORED: bool> Engine for Positional<VECTORED> {
         // SAFETY: buf (and the iovec over it) holds at least len bytes (buffers are sized for
         // the largest request) and fd is open for the life of the file table.
         Ok(Submitted::Done(match (req.dir, VECTORED) {
-            (Dir::Read, false) => {
-                retry("pread", || unsafe { libc::pread(fd, buf.cast(), len, off) })
-            }
-            (Dir::Write, false) => retry("pwrite", || unsafe {
-                libc::pwrite(fd, buf.cast_const().cast(), len, off)
-            }),
-            (Dir::Read, true) => retry("preadv", || unsafe { libc::preadv(fd, &iov, 1, off) }),
-            (Dir::Write, true) => retry("pwritev", || unsafe { libc::pwritev(fd, &iov, 1, off) }),
+            (Dir::Read, false) => retry("pread", || unsafe { rawsys::pread(fd, buf, len, off) }),
+            (Dir::Write, false) => retry("pwrite", || unsafe { rawsys::pwrite(fd, buf, len, off) }),
+            (Dir::Read, true) => retry("preadv", || unsafe { rawsys::preadv(fd, &iov, 1, off) }),
+            (Dir::Write, true) => retry("pwritev", || unsafe { rawsys::pwritev(fd, &iov, 1, off) }),
             (Dir::Trim, _) => super::discard(fd, req.io.offset, req.io.len),
         }))
     }

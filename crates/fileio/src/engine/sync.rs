@@ -15,6 +15,7 @@ use super::{
     always, nothing_shared, retry, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
 };
 use crate::fileset::FileTable;
+use crate::rawsys;
 use crate::spec::FsyncMode;
 use crate::worker::Setup;
 
@@ -121,10 +122,8 @@ impl Engine for SyncEngine {
         // SAFETY: buf holds at least len bytes (buffers are sized for the largest request)
         // and fd is open for the life of the file table.
         let res = match req.dir {
-            Dir::Read => retry("read", || unsafe { libc::read(fd, buf.cast(), len) }),
-            Dir::Write => retry("write", || unsafe {
-                libc::write(fd, buf.cast_const().cast(), len)
-            }),
+            Dir::Read => retry("read", || unsafe { rawsys::read(fd, buf, len) }),
+            Dir::Write => retry("write", || unsafe { rawsys::write(fd, buf, len) }),
             // A trim leaves the file position where the seek put it (fio seeks for a trim
             // too, then discards).
             Dir::Trim => return Ok(Submitted::Done(super::discard(fd, off, req.io.len))),

@@ -15,6 +15,7 @@ use super::sync::SeekingFiles;
 use super::{
     always, nothing_shared, retry, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
 };
+use crate::rawsys;
 use crate::spec::FsyncMode;
 use crate::worker::Setup;
 
@@ -65,8 +66,8 @@ impl Engine for VsyncEngine {
         // SAFETY: the iovec covers len bytes of this slot's buffer (sized for the largest
         // request) and fd is open for the life of the file table.
         let res = match req.dir {
-            Dir::Read => retry("readv", || unsafe { libc::readv(fd, &iov, 1) }),
-            Dir::Write => retry("writev", || unsafe { libc::writev(fd, &iov, 1) }),
+            Dir::Read => retry("readv", || unsafe { rawsys::readv(fd, &iov, 1) }),
+            Dir::Write => retry("writev", || unsafe { rawsys::writev(fd, &iov, 1) }),
             Dir::Trim => return Ok(Submitted::Done(super::discard(fd, off, req.io.len))),
         };
         self.files.moved(file, off, &res);

@@ -97,9 +97,9 @@ impl Writer {
             while done < len as usize {
                 // SAFETY: the buffer holds `len` bytes; fd is open for writing.
                 let r = unsafe {
-                    libc::pwrite(
+                    crate::rawsys::pwrite(
                         fd,
-                        buf[done..].as_ptr().cast(),
+                        buf[done..].as_ptr(),
                         len as usize - done,
                         (off + done as u64) as libc::off_t,
                     )
