@@ -16,6 +16,7 @@ pub mod clock;
 pub mod harness;
 pub mod progress;
 pub mod random;
+pub mod rawsys;
 pub mod redact;
 pub mod result;
 pub mod size;

@@ -483,7 +483,11 @@ impl DdWorker {
         loop {
             // SAFETY: at + len is within ibuf.
             let n = unsafe {
-                crate::rawsys::read(self.input.as_raw_fd(), self.ibuf.as_mut_ptr().add(at), len)
+                plumb_core::rawsys::read(
+                    self.input.as_raw_fd(),
+                    self.ibuf.as_mut_ptr().add(at),
+                    len,
+                )
             };
             if n >= 0 {
                 *prev = n;
@@ -552,8 +556,9 @@ impl DdWorker {
             };
             let start = self.last.take().unwrap_or_else(Stamp::now);
             // SAFETY: ptr + done .. len is within the buffer.
-            let n =
-                unsafe { crate::rawsys::write(self.output.as_raw_fd(), ptr.add(done), len - done) };
+            let n = unsafe {
+                plumb_core::rawsys::write(self.output.as_raw_fd(), ptr.add(done), len - done)
+            };
             if n < 0 {
                 let e = errno();
                 if e.raw_os_error() == Some(libc::EINTR) {

@@ -33,7 +33,6 @@ pub mod max_latency;
 pub mod min_rate;
 pub mod pattern;
 pub mod placement;
-mod rawsys;
 pub mod setting;
 pub mod settings;
 pub mod sharing;

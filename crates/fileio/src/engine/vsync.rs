@@ -15,9 +15,9 @@ use super::sync::SeekingFiles;
 use super::{
     always, nothing_shared, retry, Buffers, Caps, Dir, Engine, EngineDef, Errno, Request, Submitted,
 };
-use crate::rawsys;
 use crate::spec::FsyncMode;
 use crate::worker::Setup;
+use plumb_core::rawsys;
 
 pub static DEF: EngineDef = EngineDef {
     name: "vsync",

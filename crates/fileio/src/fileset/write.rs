@@ -97,7 +97,7 @@ impl Writer {
             while done < len as usize {
                 // SAFETY: the buffer holds `len` bytes; fd is open for writing.
                 let r = unsafe {
-                    crate::rawsys::pwrite(
+                    plumb_core::rawsys::pwrite(
                         fd,
                         buf[done..].as_ptr(),
                         len as usize - done,

@@ -1,4 +1,5 @@
-//! The data calls of the hot loops, made with `syscall(2)` directly.
+//! The system calls of the hot loops (file data, database sockets), made with `syscall(2)`
+//! directly.
 //!
 //! glibc's `read`, `write`, `pread` and friends are thread cancellation points: in a process
 //! with more than one thread each call brackets the system call with two atomic updates of
@@ -77,4 +78,51 @@ pub unsafe fn preadv(fd: RawFd, iov: *const libc::iovec, cnt: i32, offset: i64) 
 #[inline]
 pub unsafe fn pwritev(fd: RawFd, iov: *const libc::iovec, cnt: i32, offset: i64) -> isize {
     unsafe { libc::syscall(libc::SYS_pwritev, fd, iov, cnt, offset, 0) as isize }
+}
+
+/// send(2) as `sendto` without an address (what glibc's `send` makes).
+///
+/// # Safety
+/// `buf` must be valid for reads of `len` bytes.
+#[inline]
+pub unsafe fn send(fd: RawFd, buf: *const u8, len: usize, flags: i32) -> isize {
+    unsafe {
+        libc::syscall(
+            libc::SYS_sendto,
+            fd,
+            buf,
+            len,
+            flags,
+            std::ptr::null::<libc::sockaddr>(),
+            0usize,
+        ) as isize
+    }
+}
+
+/// recv(2) as `recvfrom` without an address (what glibc's `recv` makes).
+///
+/// # Safety
+/// `buf` must be valid for writes of `len` bytes.
+#[inline]
+pub unsafe fn recv(fd: RawFd, buf: *mut u8, len: usize, flags: i32) -> isize {
+    unsafe {
+        libc::syscall(
+            libc::SYS_recvfrom,
+            fd,
+            buf,
+            len,
+            flags,
+            std::ptr::null_mut::<libc::sockaddr>(),
+            std::ptr::null_mut::<libc::socklen_t>(),
+        ) as isize
+    }
+}
+
+/// poll(2): ready descriptors, 0 on timeout, or -1 with errno set.
+///
+/// # Safety
+/// `fds` must point to `n` pollfds.
+#[inline]
+pub unsafe fn poll(fds: *mut libc::pollfd, n: libc::nfds_t, timeout_ms: i32) -> i32 {
+    unsafe { libc::syscall(libc::SYS_poll, fds, n, timeout_ms) as i32 }
 }
