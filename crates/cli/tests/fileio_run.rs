@@ -90,8 +90,11 @@ fn null_requests_are_timed_end_to_end() {
         (0.9..=1.01).contains(&closed),
         "closed loop: latencies cover {closed:.3} of the time"
     );
+    // Were the wait for the next start counted, the latencies would cover all of it. Each
+    // is timed from its intended start, so a loaded machine's late wakeups add to it (0.13
+    // seen while two builds ran): half the time is far from both.
     let paced = share(&["--rate=1000"]);
-    assert!(paced < 0.1, "paced: latencies cover {paced:.3} of the time");
+    assert!(paced < 0.5, "paced: latencies cover {paced:.3} of the time");
 }
 
 #[test]

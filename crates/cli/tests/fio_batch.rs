@@ -124,6 +124,8 @@ fn calls(list: &[(&str, u64, u64, usize)]) -> Calls {
         .collect()
 }
 
+/// With `userspace_reap=0` plumb makes fio's own calls (fio takes completions from the ring
+/// only when it polls, so the switch changes nothing else in these jobs).
 #[test]
 fn libaio_batches_submissions_and_completions_as_fio_does() {
     let dir = laid_out();
@@ -165,7 +167,8 @@ fn libaio_batches_submissions_and_completions_as_fio_does() {
     ];
     let peer = tools();
     for (extra, want) in cases {
-        let args = job("libaio", extra);
+        let mut args = job("libaio", extra);
+        args.push("--userspace_reap=0".into());
         let mine = plumb_traced(dir.path(), &args);
         assert_eq!(&mine.calls, want, "plumb's calls for {extra:?}");
         assert_eq!(mine.depths.len(), 3, "{:?}", mine.depths);
@@ -176,6 +179,57 @@ fn libaio_batches_submissions_and_completions_as_fio_does() {
             assert_eq!(mine.depths, theirs.depths, "report lines for {extra:?}");
         }
     }
+}
+
+/// By default plumb takes libaio completions from the ring when they are there: on a cached
+/// buffered file every request is complete when io_submit returns, so no collection needs
+/// io_getevents, yet each takes as many completions as fio's calls do (the report's IO
+/// depths lines are fio's own).
+#[test]
+fn libaio_takes_completions_from_the_ring_without_a_call() {
+    let dir = laid_out();
+    let cases: &[(&[&str], usize)] = &[
+        (&["--iodepth=8"], 64),
+        (
+            &[
+                "--iodepth=16",
+                "--iodepth_batch=0",
+                "--iodepth_batch_complete_min=16",
+            ],
+            4,
+        ),
+        (&["--iodepth=8", "--iodepth_batch_complete_min=0"], 64),
+    ];
+    let peer = tools();
+    for (extra, submits) in cases {
+        let args = job("libaio", extra);
+        let mine = plumb_traced(dir.path(), &args);
+        let count = |call: &str| -> usize {
+            mine.calls
+                .iter()
+                .filter(|((c, _, _), _)| c == call)
+                .map(|(_, n)| n)
+                .sum()
+        };
+        assert_eq!(count("io_getevents"), 0, "{extra:?}: {:?}", mine.calls);
+        assert_eq!(count("io_submit"), *submits, "{extra:?}: {:?}", mine.calls);
+        assert_eq!(mine.depths.len(), 3, "{:?}", mine.depths);
+        if peer {
+            let theirs = traced(Path::new(PEER), dir.path(), &args);
+            assert_eq!(theirs.code, 0);
+            assert_eq!(mine.depths, theirs.depths, "report lines for {extra:?}");
+        }
+    }
+    // Refused values are fio's.
+    let out = common::plumb()
+        .arg("fio")
+        .args(job("libaio", &["--userspace_reap=maybe"]))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("userspace_reap"), "{err}");
 }
 
 #[test]
@@ -285,6 +339,7 @@ fn batch_options_resolve_as_fio_resolves_them() {
             "--iodepth_batch=64",
             "--iodepth_batch_complete_min=2",
             "--iodepth_batch_complete_max=1",
+            "--userspace_reap=0",
         ],
     );
     let t = plumb_traced(dir.path(), &args);

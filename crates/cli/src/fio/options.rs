@@ -384,7 +384,8 @@ mod tests {
         assert!(!o.supported);
         assert!(find("size").unwrap().supported);
         assert!(find_any_engine_option("sqthread_poll").unwrap().supported);
-        assert!(!find_any_engine_option("userspace_reap").unwrap().supported);
+        assert!(find_any_engine_option("userspace_reap").unwrap().supported);
+        assert!(!find_any_engine_option("force_async").unwrap().supported);
     }
 
     #[test]
@@ -402,8 +403,9 @@ mod tests {
         // exitall_on_error; then mem, io_submit_mode and continue_on_error at their
         // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
-        // rate_min, rate_iops_min and rate_cycle; then max_latency.
-        assert_eq!(n, 110);
+        // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
+        // userspace_reap.
+        assert_eq!(n, 111);
     }
 
     #[test]

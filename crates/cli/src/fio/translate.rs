@@ -321,9 +321,11 @@ const NOT_YET: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
-/// Engine switches that only register the job's files or buffers with the kernel: on by
-/// default in plumb (see `translate`).
-const REGISTRATION: &[&str] = &["registerfiles", "fixedbufs"];
+/// Engine switches that change no request the device sees, only the kernel's work per
+/// request: registered files and buffers (no file reference, no page pinning per request),
+/// completions taken from libaio's ring without a system call. On by default in plumb (see
+/// `translate`), where fio's are off.
+const LEANER: &[&str] = &["registerfiles", "fixedbufs", "userspace_reap"];
 
 /// fio's engine options plumb's parser knows; each must belong to the job's engine.
 const ENGINE_OPTIONS: &[&str] = &[
@@ -332,6 +334,7 @@ const ENGINE_OPTIONS: &[&str] = &[
     "registerfiles",
     "sqthread_poll",
     "nowait",
+    "userspace_reap",
 ];
 
 /// The size of the filesystem that will hold the first of `paths` (its nearest existing
@@ -671,13 +674,12 @@ pub fn translate<J: JobOptions + ?Sized>(
             ));
         }
     }
-    // Engine switches start off, as fio's do, except registration: registered files and
-    // buffers change no request the device sees, only what the kernel does per request
-    // (no file reference, no page pinning), so plumb registers unless the job says 0.
+    // Engine switches start off, as fio's do, except the leaner ones, which change no
+    // request the device sees: plumb uses them unless the job says 0.
     for o in engine.options {
         let on = match g.raw(o.name) {
             Some(v) => v.is_empty() || parse_bool(v).map_err(|_| parse_err(o.name, v))?,
-            None => REGISTRATION.contains(&o.name) && o.default,
+            None => LEANER.contains(&o.name) && o.default,
         };
         engine_options.set(o.name, on);
     }
