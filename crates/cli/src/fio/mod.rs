@@ -28,6 +28,7 @@ mod jobfile;
 mod logs;
 mod max_latency;
 mod min_rate;
+mod opendir;
 pub mod options;
 mod pacing;
 pub mod run;

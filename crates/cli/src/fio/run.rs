@@ -318,15 +318,21 @@ fn execute(run: Parsed, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i3
     }
 }
 
-/// The header lines fio printed as it added `clones` (normal format only); the last one's
-/// clones cut to one when `cut_last` (fio refused it before adding them: no `...` line).
+/// The lines fio printed as it added `clones`: what it said as it parsed each, then (normal
+/// format only) its header line; the last one's clones cut to one when `cut_last` (fio
+/// refused it before adding them: no `...` line).
 fn headers(clones: &[(u32, JobClone)], normal: bool, cut_last: bool) -> String {
     let mut stdout = String::new();
-    if normal {
-        for (i, (_, c)) in clones.iter().enumerate() {
-            if c.info.subjob != 0 {
-                continue;
-            }
+    for (i, (_, c)) in clones.iter().enumerate() {
+        if c.info.subjob != 0 {
+            continue;
+        }
+        // What fio printed as it parsed the job comes in every format.
+        for l in &c.info.parse_lines {
+            stdout.push_str(l);
+            stdout.push('\n');
+        }
+        if normal {
             let mut h = c.info.header.clone();
             if cut_last && i + 1 == clones.len() {
                 h.numjobs = 1;
@@ -392,6 +398,8 @@ fn build(
         .collect();
     // Each clone's name as wait_for matches it, and its wait_for.
     let mut waiting: Vec<(String, Option<String>)> = Vec::new();
+    // opendir counts of [global] sections said so far.
+    let mut announced: Vec<String> = Vec::new();
     for (k, job) in run.jobs.iter().enumerate() {
         let job_options: Vec<(String, String)> = job
             .job_options()
@@ -405,6 +413,7 @@ fn build(
             job_options: &job_options,
             output: &output,
             cwd: &cwd,
+            parse_only: flags.parse_only,
         };
         let waits = match job.stonewall() {
             Ok(w) => w,
@@ -414,7 +423,17 @@ fn build(
             run_group += 1;
         }
         match translate::translate(job, &ctx) {
-            Ok(cs) => {
+            Ok(mut cs) => {
+                // fio says what opendir added as it parses the option: once for each job
+                // that sets it, once for a [global] section that does.
+                if let Some((line, own)) = cs.first().and_then(|c| c.opendir_note.clone()) {
+                    if own || !announced.contains(&line) {
+                        if !own {
+                            announced.push(line.clone());
+                        }
+                        cs[0].info.parse_lines.push(line);
+                    }
+                }
                 for w in cs.iter().flat_map(|c| c.warnings.iter()) {
                     eprintln!("{w}");
                 }
@@ -433,6 +452,16 @@ fn build(
             }
             Err(translate::TranslateError::Fixup(e)) => {
                 return Err(refused_when_added(&clones, f.normal, e));
+            }
+            Err(translate::TranslateError::Opendir(u)) => {
+                let mut stdout = headers(&clones, f.normal, false);
+                stdout.push_str(&u.fio_line());
+                stdout.push('\n');
+                let mut stderr = format!("fio: failed parsing opendir={}", u.dir);
+                if job.origin != super::job::Origin::CommandLine {
+                    stderr.push_str(&format!("\nfio: job {} dropped", job.name));
+                }
+                return Err(Refused { stdout, stderr });
             }
             Err(e) => {
                 if matches!(e, translate::TranslateError::Parse { .. }) {
@@ -627,6 +656,8 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
     };
     if normal {
         let _ = write!(report, "{}", prologue(&infos));
+    } else {
+        let _ = write!(report, "{}", plumb_report::fio::parse_lines(&infos));
     }
     let mut stderr = std::io::stderr();
     let mut quiet = plumb_core::progress::Quiet;

@@ -66,6 +66,10 @@ pub enum TranslateError {
     /// jobs added before it; one line or several.
     #[error("{0}")]
     Fixup(String),
+    /// `opendir` names a directory that cannot be listed: fio's line on stdout
+    /// ([`super::opendir::Unlisted::fio_line`]), this one on stderr.
+    #[error("fio: failed parsing opendir={}", .0.dir)]
+    Opendir(super::opendir::Unlisted),
 }
 
 fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
@@ -126,6 +130,8 @@ pub struct Context<'a> {
     pub output: &'a OutputOptions,
     /// Where relative names are resolved (the current directory).
     pub cwd: &'a Path,
+    /// `--parse-only`: fio checks the options but looks at no file or directory.
+    pub parse_only: bool,
 }
 
 /// One clone, ready for the pipeline.
@@ -151,6 +157,10 @@ pub struct JobClone {
     pub start_delay: Duration,
     /// What fio says about the job on stderr before it runs (the job still runs).
     pub warnings: Vec<String>,
+    /// fio's count of the files `opendir` added ("fio: opendir added N files", on the
+    /// report's stream as the option is parsed), and whether the job set `opendir` itself
+    /// (fio says it once for a `[global]` section that sets it).
+    pub opendir_note: Option<(String, bool)>,
     /// The files this job would lay out, with the size each needs, as things stand before
     /// the run (see [`share_layouts`]).
     pub lays_out: Vec<(PathBuf, u64)>,
@@ -921,7 +931,35 @@ pub fn translate<J: JobOptions + ?Sized>(
     let numjobs = g.int("numjobs", 1)?.max(1) as u32;
     let nrfiles = g.int("nrfiles", 1)?.max(1) as u32;
     let dirs: Vec<String> = g.raw("directory").map(split_names).unwrap_or_default();
-    let user_files: Vec<String> = g.raw("filename").map(split_names).unwrap_or_default();
+    let mut user_files: Vec<String> = g.raw("filename").map(split_names).unwrap_or_default();
+    let mut opendir_note = None;
+    if let (Some(dir), false) = (g.raw("opendir"), ctx.parse_only) {
+        if let Some(f) = g.raw("filename") {
+            // fio adds both sets, in the order its option callbacks run.
+            return Err(unsupported(
+                "opendir",
+                dir,
+                &format!("together with filename ('{f}')"),
+            ));
+        }
+        // fio adds a directory's files as it parses the option: a job that sets opendir
+        // adds its own to those a [global] one added (and counts them all).
+        let last = |opts: &[(String, String)]| {
+            opts.iter()
+                .rev()
+                .find(|(n, _)| n == "opendir")
+                .map(|(_, v)| v.clone())
+        };
+        let own = last(ctx.job_options);
+        for d in last(ctx.global_options).iter().chain(&own) {
+            let found = super::opendir::files_below(d, ctx.cwd).map_err(TranslateError::Opendir)?;
+            user_files.extend(found);
+        }
+        opendir_note = Some((
+            format!("fio: opendir added {} files", user_files.len()),
+            own.is_some(),
+        ));
+    }
     let fmt = g
         .raw("filename_format")
         .unwrap_or("$jobname.$jobnum.$filenum")
@@ -1032,10 +1070,15 @@ pub fn translate<J: JobOptions + ?Sized>(
             .map(|p| plumb_fileio::fileset::named::size_of(p))
             .collect();
         let whole = existing.iter().flatten().sum::<u64>();
+        // Without a size, each file is worked on whole (fio's io_size is then each file's
+        // real size less the offset), however the sizes differ.
+        let from_files = size_opt.is_none()
+            && filesize.is_none()
+            && existing.iter().all(|e| e.is_some_and(|n| n > 0));
         let total = match (size_opt, filesize) {
             (Some(s), _) => Some(percent_of(s, whole)),
             (None, Some(fs)) => Some(percent_of(fs, whole) * nfiles),
-            (None, None) if existing.iter().all(|e| e.is_some_and(|n| n > 0)) => Some(whole),
+            (None, None) if from_files => Some(whole),
             // More than the filesystem holds (fio: no size at all), so ENOSPC ends the job
             // even where every byte of it can be written (tmpfs); finite, for the random map.
             (None, None) if fill_device => {
@@ -1043,6 +1086,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             }
             _ => None,
         };
+        // fio's --parse-only looks at no file: it never finds the size missing.
+        if total.is_none() && ctx.parse_only {
+            return Ok(Vec::new());
+        }
         let Some(total) = total else {
             return Err(TranslateError::Job(format!(
                 "{name}: you need to specify size="
@@ -1055,12 +1102,18 @@ pub fn translate<J: JobOptions + ?Sized>(
         let base_off = offset.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
         let inc = offset_inc.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
         let start = base_off + inc * sub as u64;
-        let length = if size_opt.is_none() && filesize.is_none() {
+        let lengths: Vec<u64> = if from_files {
             // The job works on the existing files from its offset to their end.
-            per_file.saturating_sub(start)
+            existing
+                .iter()
+                .map(|e| e.unwrap_or(0).saturating_sub(start))
+                .collect()
+        } else if size_opt.is_none() && filesize.is_none() {
+            vec![per_file.saturating_sub(start); paths.len()]
         } else {
-            per_file
+            vec![per_file; paths.len()]
         };
+        let length = lengths.iter().copied().min().unwrap_or(0);
         if length < min_bs {
             return Err(TranslateError::Job(format!(
                 "fio: size too small, must not be less than minimum block size: {length} < {min_bs}"
@@ -1072,13 +1125,14 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
         let files: Vec<NamedFile> = paths
             .iter()
-            .map(|p| NamedFile {
+            .zip(&lengths)
+            .map(|(p, &length)| NamedFile {
                 path: p.clone(),
                 offset: start,
                 length,
             })
             .collect();
-        let region = length * nfiles;
+        let region: u64 = lengths.iter().sum();
         let pass_bytes = match io_size {
             Some(s) => percent_of(s, region).max(min_bs),
             None => region,
@@ -1234,6 +1288,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             failure: None,
             stderr: Vec::new(),
             steady: None,
+            parse_lines: Vec::new(),
             progress: JobProgress {
                 io_bytes: pass_bytes.saturating_mul(loops),
                 time_based,
@@ -1263,6 +1318,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             exitall_on_error: g.flag("exitall_on_error", false)?,
             steady: steady.clone(),
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
+            opendir_note: if k == 0 { opendir_note.clone() } else { None },
             lays_out: layout_files,
             start_delay,
             file_names,
@@ -1338,6 +1394,7 @@ mod tests {
                 job_options: &[],
                 output: &out,
                 cwd: dir,
+                parse_only: false,
             },
         )
     }

@@ -82,6 +82,10 @@ pub struct FioJobInfo {
     /// How steady-state detection (fio's steadystate) ended for the job's group, when on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<plumb_core::steady::SteadyReport>,
+    /// What fio printed on the report's stream as it parsed the job, before the job's
+    /// header line, in every output format (opendir's `fio: opendir added N files`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parse_lines: Vec<String>,
 }
 
 /// A job's failure as fio reports it: `err=<errno> (<verror>)` in the job's block and a

@@ -25,12 +25,30 @@ impl Fio {
 pub fn prologue(jobs: &[FioJobInfo]) -> String {
     let mut out = String::new();
     for j in jobs.iter().filter(|j| j.subjob == 0) {
+        push_lines(&mut out, &j.parse_lines);
         out.push_str(&job_header_line(&j.header));
     }
     out.push_str("fio-3.33\n");
     let threads = jobs.iter().filter(|j| j.thread).count() as u32;
     out.push_str(&starting_line(jobs.len() as u32 - threads, threads));
     out
+}
+
+/// What fio printed as it parsed the jobs, for the formats that have no header lines (JSON,
+/// terse): it comes first on the report's stream all the same.
+pub fn parse_lines(jobs: &[FioJobInfo]) -> String {
+    let mut out = String::new();
+    for j in jobs.iter().filter(|j| j.subjob == 0) {
+        push_lines(&mut out, &j.parse_lines);
+    }
+    out
+}
+
+fn push_lines(out: &mut String, lines: &[String]) {
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
 }
 
 /// ctime's text for a Unix time, in local time: `Sun Nov 22 13:07:47 2026`.
@@ -159,6 +177,8 @@ impl Layout for Fio {
         let normal = jobs.first().is_some_and(|j| j.output.formats.normal);
         if normal {
             out.push_str(&prologue(&jobs));
+        } else {
+            out.push_str(&parse_lines(&jobs));
         }
         for j in record.groups.iter().flat_map(|g| g.jobs.iter()) {
             let Some(fi) = info(j) else { continue };

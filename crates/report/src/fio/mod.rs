@@ -34,7 +34,7 @@ mod fixtures;
 pub use groups::{group_runs, GroupDir, GroupRun};
 pub use header::{job_header_line, layout_line, starting_line, JobHeader};
 pub use json::json;
-pub use layout::{ctime, depth_note_applies, prologue, Fio, DEPTH_NOTE};
+pub use layout::{ctime, depth_note_applies, parse_lines, prologue, Fio, DEPTH_NOTE};
 pub use model::{
     Dir, DirStats, DiskAggr, DiskUtil, ErrorSummary, FioDoc, IoDepths, LatBuckets, LatStats,
     LatencyTarget, PercentileOptions, SampleStats, SyncStats, Unit,
