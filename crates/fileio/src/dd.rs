@@ -146,10 +146,9 @@ pub enum DdError {
 
 /// The C library's text for an error, as dd prints it (no "(os error N)").
 pub fn strerror(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" (os error ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+    match e.raw_os_error() {
+        Some(n) => crate::error::errno_text(n),
+        None => e.to_string(),
     }
 }
 
