@@ -1,8 +1,9 @@
 //! What plumb's MySQL client asks of the kernel on its hot path, seen with strace: every
-//! read of a server socket is preceded by a poll(2) for POLLIN on it (a reader asleep in
+//! read of a Unix socket is preceded by a poll(2) for POLLIN on it (a reader asleep in
 //! recv() on a Unix socket is woken by the server's read of the request for nothing:
-//! docs/performance.md, "Why MariaDB over its socket misses"), and a statement is one
-//! write. Counts, not timings.
+//! docs/performance.md, "Why MariaDB over its socket misses"), a TCP socket is read without
+//! one (TCP has no such wakeup: the poll would be a system call for nothing), and a
+//! statement is one write. Counts, not timings.
 //!
 //! Without MariaDB or strace the test says so and passes, except under CI=true.
 
@@ -26,6 +27,8 @@ struct Traffic {
     unpolled: Vec<String>,
     /// Write-class calls on sockets.
     writes: usize,
+    /// Polls of sockets.
+    polls: usize,
 }
 
 /// One traced call: (thread, call name, its first fd, whether that fd is a socket).
@@ -68,6 +71,7 @@ fn traffic(trace: &str) -> Traffic {
                 }
             }
             "write" | "sendto" | "sendmsg" | "writev" => t.writes += 1,
+            "poll" | "ppoll" => t.polls += 1,
             _ => {}
         }
         last.insert(tid, (name.to_string(), fd));
@@ -75,8 +79,9 @@ fn traffic(trace: &str) -> Traffic {
     t
 }
 
-fn traced_run(dir: &Path, db: &str, events: u32) -> Traffic {
-    let log = dir.join(format!("trace-{events}"));
+/// A traced point-select run of `events` statements, reaching the server with `via`.
+fn traced_run(dir: &Path, db: &str, via: &[&str], events: u32) -> Traffic {
+    let log = dir.join(format!("trace-{}-{events}", via.len()));
     let o = Command::new(STRACE)
         .args(["-f", "-yy", "-qq", "-o"])
         .arg(&log)
@@ -85,6 +90,7 @@ fn traced_run(dir: &Path, db: &str, events: u32) -> Traffic {
             "trace=poll,ppoll,recvfrom,read,recvmsg,readv,write,sendto,sendmsg,writev",
         ])
         .arg(assert_cmd::cargo::cargo_bin("plumb"))
+        .args(via)
         .args([
             "oltp_point_select",
             "--mysql-user=root",
@@ -109,15 +115,9 @@ fn traced_run(dir: &Path, db: &str, events: u32) -> Traffic {
     traffic(&std::fs::read_to_string(&log).unwrap())
 }
 
-#[test]
-fn socket_reads_wait_in_poll_and_a_statement_is_one_write() {
-    if !available("mysql")
-        || !common::peers::installed(&[STRACE], "apt-get install strace", "the syscall test")
-    {
-        return;
-    }
+/// A database of one 100-row table, and a directory to run in.
+fn prepared(db: &str) -> TempDir {
     let d = TempDir::new().unwrap();
-    let db = "plumb_t_wire_calls";
     mysql(&format!(
         "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
     ));
@@ -135,8 +135,23 @@ fn socket_reads_wait_in_poll_and_a_statement_is_one_write() {
         .output()
         .unwrap();
     assert!(prepare.status.success(), "{}", text(&prepare.stderr));
-    let small = traced_run(d.path(), db, 200);
-    let large = traced_run(d.path(), db, 400);
+    d
+}
+
+fn strace_and_mysql() -> bool {
+    available("mysql")
+        && common::peers::installed(&[STRACE], "apt-get install strace", "the syscall test")
+}
+
+#[test]
+fn socket_reads_wait_in_poll_and_a_statement_is_one_write() {
+    if !strace_and_mysql() {
+        return;
+    }
+    let db = "plumb_t_wire_calls";
+    let d = prepared(db);
+    let small = traced_run(d.path(), db, &[], 200);
+    let large = traced_run(d.path(), db, &[], 400);
     mysql(&format!("DROP DATABASE {db}"));
     for t in [&small, &large] {
         assert!(
@@ -152,6 +167,24 @@ fn socket_reads_wait_in_poll_and_a_statement_is_one_write() {
 }
 
 #[test]
+fn tcp_reads_do_not_poll_and_a_statement_is_one_write() {
+    if !strace_and_mysql() {
+        return;
+    }
+    let db = "plumb_t_wire_calls_tcp";
+    let d = prepared(db);
+    let tcp = ["--mysql-host=127.0.0.1", "--mysql-port=3306"];
+    let small = traced_run(d.path(), db, &tcp, 200);
+    let large = traced_run(d.path(), db, &tcp, 400);
+    mysql(&format!("DROP DATABASE {db}"));
+    // The connections' set-up may poll (a connect with a timeout waits in poll); the
+    // statements do not.
+    assert_eq!(large.polls, small.polls, "{small:?} {large:?}");
+    assert!(large.reads >= small.reads + 200, "{small:?} {large:?}");
+    assert_eq!(large.writes - small.writes, 200, "{small:?} {large:?}");
+}
+
+#[test]
 fn trace_lines_are_read_as_strace_writes_them() {
     let t = traffic(
         "7  poll([{fd=4<UNIX-STREAM:[1->2]>, events=POLLIN}], 1, -1 <unfinished ...>\n\
@@ -163,6 +196,7 @@ fn trace_lines_are_read_as_strace_writes_them() {
          7  read(3</etc/hosts>, \"\", 10) = 0\n",
     );
     assert_eq!(t.reads, 2);
+    assert_eq!(t.polls, 1);
     assert_eq!(t.unpolled.len(), 1);
     assert!(t.unpolled[0].starts_with("7  recvfrom(4"));
     assert_eq!(t.writes, 1);

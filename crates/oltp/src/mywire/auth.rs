@@ -10,9 +10,9 @@ use mysql_common::packets::{
 };
 use mysql_common::proto::MySerialize;
 
-use super::transport::Transport;
 use super::wire::Wire;
 use super::{rsa_key, tls, WireError};
+use crate::sock::Stream;
 
 /// utf8mb4_general_ci, what the client's session speaks.
 const COLLATION: u8 = 45;
@@ -77,7 +77,7 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
         SslRequest::new(caps, max_packet, COLLATION).serialize(&mut buf);
         wire.send(&buf)?;
         wire = wire.upgrade(|t| match t {
-            Transport::Plain(p) => tls::upgrade(config.clone(), name, p),
+            Stream::Plain(p) => tls::upgrade(config.clone(), name, p),
             encrypted => Ok(encrypted),
         })?;
         private = true;

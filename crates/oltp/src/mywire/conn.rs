@@ -3,7 +3,6 @@
 //! set's rows are counted where they lie in the packet buffer; a statement's request is
 //! built in a buffer kept for the connection and sent in one write.
 
-use std::net::{TcpStream, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
 
@@ -13,10 +12,10 @@ use mysql_common::packets::{CommonOkPacket, OkPacketDeserializer, OldEofPacket, 
 
 use super::auth::{self, server_error, Login};
 use super::lenenc;
-use super::transport::{Plain, Transport};
 use super::wire::Wire;
 use super::{tls, WireError};
 use crate::driver::{Outcome, Value};
+use crate::sock::{Socket, Stream};
 
 const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
@@ -72,13 +71,9 @@ fn is_eof(p: &[u8]) -> bool {
 impl Conn {
     pub fn connect(o: &ConnectOpts<'_>) -> Result<Conn, WireError> {
         let (plain, name, socket) = match o.target {
-            Target::Socket(path) => (
-                Plain::Unix(std::os::unix::net::UnixStream::connect(path)?),
-                "localhost".to_string(),
-                true,
-            ),
+            Target::Socket(path) => (Socket::unix(path)?, "localhost".to_string(), true),
             Target::Tcp(host, port) => (
-                Plain::Tcp(tcp(host, port, o.connect_timeout)?),
+                Socket::tcp(host, port, Some(o.connect_timeout))?,
                 host.to_string(),
                 false,
             ),
@@ -88,7 +83,7 @@ impl Conn {
         } else {
             None
         };
-        let wire = Wire::new(Transport::Plain(plain), o.max_allowed_packet);
+        let wire = Wire::new(Stream::Plain(plain), o.max_allowed_packet);
         let login = Login {
             user: o.user,
             password: o.password,
@@ -293,24 +288,4 @@ pub fn text_columns(mut row: &[u8], mut each: impl FnMut(Option<&[u8]>)) -> Opti
         row = rest;
     }
     Some(())
-}
-
-/// A TCP connection to the first address of `host` that answers, within `timeout` each.
-fn tcp(host: &str, port: u16, timeout: Duration) -> std::io::Result<TcpStream> {
-    let mut last = None;
-    for addr in (host, port).to_socket_addrs()? {
-        match TcpStream::connect_timeout(&addr, timeout) {
-            Ok(s) => {
-                s.set_nodelay(true)?;
-                return Ok(s);
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("no address for {host}"),
-        )
-    }))
 }

@@ -7,14 +7,14 @@ use std::io;
 use bytes::BytesMut;
 use mysql_common::proto::codec::{Compression, PacketCodec};
 
-use super::transport::Transport;
 use super::WireError;
+use crate::sock::Stream;
 
 /// How much one read asks the socket for.
 const READ_CHUNK: usize = 64 * 1024;
 
 pub struct Wire {
-    io: Transport,
+    io: Stream,
     codec: PacketCodec,
     /// Bytes read and not yet decoded (a read may bring several packets).
     inbuf: BytesMut,
@@ -24,7 +24,7 @@ pub struct Wire {
 }
 
 impl Wire {
-    pub fn new(io: Transport, max_allowed_packet: usize) -> Self {
+    pub fn new(io: Stream, max_allowed_packet: usize) -> Self {
         let mut codec = PacketCodec::default();
         codec.max_allowed_packet = max_allowed_packet;
         Wire {
@@ -49,7 +49,7 @@ impl Wire {
     /// request): the sequence goes on.
     pub fn upgrade(
         self,
-        f: impl FnOnce(Transport) -> Result<Transport, WireError>,
+        f: impl FnOnce(Stream) -> Result<Stream, WireError>,
     ) -> Result<Wire, WireError> {
         let Wire {
             io,

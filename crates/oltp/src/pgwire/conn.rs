@@ -2,7 +2,6 @@
 //! extended protocol, and simple queries.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,8 +14,8 @@ use rustls::{ClientConfig, ClientConnection, StreamOwned};
 use super::error::Error;
 use super::inbox::Inbox;
 use super::message::{self, tag, Row};
-use super::transport::Transport;
 use crate::driver::Value;
+use crate::sock::{Socket, Stream};
 
 /// Type OIDs the client sends integers to in binary.
 const INT8: u32 = 20;
@@ -79,7 +78,7 @@ pub struct SimpleOutcome {
 }
 
 pub struct Conn {
-    io: Transport,
+    io: Stream,
     inbox: Inbox,
     /// Every request is encoded here and sent in one write.
     out: BytesMut,
@@ -91,11 +90,15 @@ pub struct Conn {
 impl Conn {
     pub fn connect(p: &ConnectParams<'_>, tls: &Tls) -> Result<Conn, Error> {
         let io = if p.host.starts_with('/') {
-            Transport::unix(p.host, p.port)?
+            // `{dir}/.s.PGSQL.{port}`, as libpq names a server's socket in a directory.
+            let path = format!("{}/.s.PGSQL.{}", p.host, p.port);
+            Stream::Plain(Socket::unix(path).map_err(Error::Connect)?)
         } else {
-            let sock = Transport::tcp(p.host, p.port, p.connect_timeout)?;
+            // No timeout when zero, as libpq's connect_timeout=0.
+            let timeout = Some(p.connect_timeout).filter(|t| !t.is_zero());
+            let sock = Socket::tcp(p.host, p.port, timeout).map_err(Error::Connect)?;
             match tls {
-                Tls::Off => Transport::Tcp(sock),
+                Tls::Off => Stream::Plain(sock),
                 Tls::Prefer(cfg) => negotiate(sock, p.host, cfg, false)?,
                 Tls::Require(cfg) => negotiate(sock, p.host, cfg, true)?,
             }
@@ -236,8 +239,7 @@ impl Conn {
 
     /// Sends what `out` holds.
     pub(super) fn send(&mut self) -> Result<(), Error> {
-        let r = self.io.write_all(&self.out).and_then(|()| self.io.flush());
-        r.map_err(|e| {
+        self.io.write_all(&self.out).map_err(|e| {
             self.broken = true;
             Error::Io(e)
         })
@@ -310,7 +312,7 @@ impl Conn {
         &mut self.out
     }
 
-    pub(super) fn transport(&self) -> &Transport {
+    pub(super) fn transport(&self) -> &Stream {
         &self.io
     }
 }
@@ -350,14 +352,14 @@ fn encode(v: &Value<'_>, ty: u32, buf: &mut BytesMut) {
 
 /// The SSLRequest, and the TLS handshake when the server accepts it.
 fn negotiate(
-    mut sock: std::net::TcpStream,
+    mut sock: Socket,
     host: &str,
     cfg: &Arc<ClientConfig>,
     required: bool,
-) -> Result<Transport, Error> {
+) -> Result<Stream, Error> {
     let mut req = BytesMut::with_capacity(8);
     frontend::ssl_request(&mut req);
-    sock.write_all(&req).map_err(Error::Io)?;
+    sock.send_all(&req).map_err(Error::Io)?;
     let mut inbox = Inbox::default();
     let answer = inbox.raw(&mut sock, 1)?[0];
     // Bytes after the answer were sent before the handshake, outside its protection.
@@ -366,7 +368,7 @@ fn negotiate(
     }
     match answer {
         b'S' => {}
-        b'N' if !required => return Ok(Transport::Tcp(sock)),
+        b'N' if !required => return Ok(Stream::Plain(sock)),
         b'N' => return Err(Error::Tls("server does not support TLS".into())),
         _ => return Err(Error::Protocol("unexpected answer to SSLRequest")),
     }
@@ -378,7 +380,7 @@ fn negotiate(
         conn.complete_io(&mut sock)
             .map_err(|e| Error::Tls(e.to_string()))?;
     }
-    Ok(Transport::Tls(Box::new(StreamOwned::new(conn, sock))))
+    Ok(Stream::Tls(Box::new(StreamOwned::new(conn, sock))))
 }
 
 #[cfg(test)]
