@@ -46,8 +46,8 @@ pub struct Login<'a> {
 
 /// Greet, encrypt, log in: the wire ready for commands, and the capabilities in force.
 pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), WireError> {
-    let mut pkt = Vec::new();
-    wire.read_packet(&mut pkt)?;
+    // Copied out of the wire: the exchange writes between reads.
+    let mut pkt = wire.read_packet()?.to_vec();
     if pkt.first() == Some(&0xFF) {
         return Err(server_error(&pkt, CapabilityFlags::empty()));
     }
@@ -114,7 +114,8 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
     drop(hs);
     wire.send(&buf)?;
     loop {
-        wire.read_packet(&mut pkt)?;
+        pkt.clear();
+        pkt.extend_from_slice(wire.read_packet()?);
         match pkt.first() {
             Some(0x00) => break,
             Some(0xFF) => return Err(server_error(&pkt, caps)),

@@ -1,14 +1,14 @@
 //! A connection's commands: text queries (COM_QUERY), prepared statements
 //! (COM_STMT_PREPARE, COM_STMT_EXECUTE in the binary protocol, COM_STMT_CLOSE). A result
-//! set's rows are counted where they lie in the packet buffer; a statement's request is
-//! built in a buffer kept for the connection and sent in one write.
+//! set's rows are counted where they lie in the read buffer; a statement's request is built
+//! in the wire's buffer kept for the connection and sent in one write.
 
 use std::path::Path;
 use std::time::Duration;
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
-use mysql_common::packets::{CommonOkPacket, OkPacketDeserializer, OldEofPacket, StmtPacket};
+use mysql_common::packets::StmtPacket;
 
 use super::auth::{self, server_error, Login};
 use super::lenenc;
@@ -56,16 +56,36 @@ pub struct Stmt {
 pub struct Conn {
     wire: Wire,
     caps: CapabilityFlags,
-    /// The packet being read.
-    pkt: Vec<u8>,
-    /// The request being built.
-    cmd: Vec<u8>,
 }
 
 /// A result set's end, not a row: an EOF packet (a text row cannot start with 0xFE below
 /// 16 MiB, a binary one never does).
 fn is_eof(p: &[u8]) -> bool {
     p.first() == Some(&0xFE) && p.len() < 9
+}
+
+/// Whether the server's status flags (an OK or EOF packet's) say another result follows.
+fn more_results(status: u16) -> bool {
+    StatusFlags::from_bits_truncate(status).contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS)
+}
+
+/// An OK packet's changed rows and status flags (0x00, changed rows and last insert id as
+/// length-encoded integers, the status, the warnings; the protocol 4.1 layout, which the
+/// handshake requires).
+fn ok_packet(p: &[u8]) -> Result<(u64, u16), WireError> {
+    let parsed = (|| {
+        let (changed, rest) = lenenc::int(p.get(1..)?)?;
+        let (_insert_id, rest) = lenenc::int(rest)?;
+        Some((changed, u16::from_le_bytes(rest.get(..2)?.try_into().ok()?)))
+    })();
+    parsed.ok_or_else(|| WireError::protocol("OK packet: too short"))
+}
+
+/// An EOF packet's status flags (0xFE, the warnings, the status).
+fn eof_status(p: &[u8]) -> Result<u16, WireError> {
+    p.get(3..5)
+        .map(|s| u16::from_le_bytes([s[0], s[1]]))
+        .ok_or_else(|| WireError::protocol("EOF packet: too short"))
 }
 
 impl Conn {
@@ -94,25 +114,14 @@ impl Conn {
             max_allowed_packet: o.max_allowed_packet,
         };
         let (wire, caps) = auth::login(wire, &login)?;
-        Ok(Conn {
-            wire,
-            caps,
-            pkt: Vec::with_capacity(4096),
-            cmd: Vec::with_capacity(4096),
-        })
-    }
-
-    /// Send the request built in `cmd`.
-    fn send_cmd(&mut self) -> Result<(), WireError> {
-        self.wire.reset_seq();
-        self.wire.send(&self.cmd)
+        Ok(Conn { wire, caps })
     }
 
     fn command(&mut self, code: u8, arg: &[u8]) -> Result<(), WireError> {
-        self.cmd.clear();
-        self.cmd.push(code);
-        self.cmd.extend_from_slice(arg);
-        self.send_cmd()
+        let c = self.wire.command();
+        c.push(code);
+        c.extend_from_slice(arg);
+        self.wire.send_built()
     }
 
     /// Run `sql` as text: the first result's rows or changed rows (later results of a
@@ -131,18 +140,18 @@ impl Conn {
         self.command(COM_QUERY, sql.as_bytes())?;
         let (out, mut more) = self.read_result(each)?;
         while more {
-            more = self.read_result(&mut |_| {})?.1;
+            more = self.read_result(&mut |_: &[u8]| {})?.1;
         }
         Ok(out)
     }
 
     pub fn prepare(&mut self, sql: &str) -> Result<Stmt, WireError> {
         self.command(COM_STMT_PREPARE, sql.as_bytes())?;
-        self.wire.read_packet(&mut self.pkt)?;
-        if self.pkt.first() == Some(&0xFF) {
-            return Err(server_error(&self.pkt, self.caps));
+        let p = self.wire.read_packet()?;
+        if p.first() == Some(&0xFF) {
+            return Err(server_error(p, self.caps));
         }
-        let st: StmtPacket = ParseBuf(&self.pkt)
+        let st: StmtPacket = ParseBuf(p)
             .parse(())
             .map_err(|e| WireError::protocol(format!("prepare response: {e}")))?;
         let stmt = Stmt {
@@ -153,10 +162,9 @@ impl Conn {
         for n in [st.num_params(), st.num_columns()] {
             if n > 0 {
                 for _ in 0..n {
-                    self.wire.read_packet(&mut self.pkt)?;
+                    self.wire.read_packet()?;
                 }
-                self.wire.read_packet(&mut self.pkt)?;
-                if !is_eof(&self.pkt) {
+                if !is_eof(self.wire.read_packet()?) {
                     return Err(WireError::protocol(
                         "prepare response: no EOF after definitions",
                     ));
@@ -175,8 +183,7 @@ impl Conn {
                 values.len()
             )));
         }
-        let c = &mut self.cmd;
-        c.clear();
+        let c = self.wire.command();
         c.push(COM_STMT_EXECUTE);
         c.extend_from_slice(&st.id.to_le_bytes());
         // No cursor; one iteration.
@@ -204,10 +211,10 @@ impl Conn {
                 }
             }
         }
-        self.send_cmd()?;
-        let (out, mut more) = self.read_result(&mut |_| {})?;
+        self.wire.send_built()?;
+        let (out, mut more) = self.read_result(&mut |_: &[u8]| {})?;
         while more {
-            more = self.read_result(&mut |_| {})?.1;
+            more = self.read_result(&mut |_: &[u8]| {})?.1;
         }
         Ok(out)
     }
@@ -219,57 +226,48 @@ impl Conn {
 
     /// One result: an OK packet's changed rows, or a result set's rows counted (each
     /// handed to `each`); and whether another result follows.
-    fn read_result(&mut self, each: &mut dyn FnMut(&[u8])) -> Result<(Outcome, bool), WireError> {
-        self.wire.read_packet(&mut self.pkt)?;
-        match self.pkt.first() {
+    fn read_result<F: FnMut(&[u8]) + ?Sized>(
+        &mut self,
+        each: &mut F,
+    ) -> Result<(Outcome, bool), WireError> {
+        let p = self.wire.read_packet()?;
+        let columns = match p.first() {
             Some(0x00) => {
-                let ok = ParseBuf(&self.pkt)
-                    .parse::<OkPacketDeserializer<'_, CommonOkPacket>>(self.caps)
-                    .map_err(|e| WireError::protocol(format!("OK packet: {e}")))?
-                    .into_inner();
-                let more = ok
-                    .status_flags()
-                    .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS);
-                return Ok((Outcome::Changed(ok.affected_rows()), more));
+                let (changed, status) = ok_packet(p)?;
+                return Ok((Outcome::Changed(changed), more_results(status)));
             }
-            Some(0xFF) => return Err(server_error(&self.pkt, self.caps)),
+            Some(0xFF) => return Err(server_error(p, self.caps)),
             Some(0xFB) => {
                 return Err(WireError::protocol(
                     "the server asks for a local file, which plumb never sends",
                 ))
             }
-            _ => {}
-        }
-        let columns = lenenc::int(&self.pkt)
-            .ok_or_else(|| WireError::protocol("result set header"))?
-            .0;
+            _ => {
+                lenenc::int(p)
+                    .ok_or_else(|| WireError::protocol("result set header"))?
+                    .0
+            }
+        };
         for _ in 0..columns {
-            self.wire.read_packet(&mut self.pkt)?;
+            self.wire.read_packet()?;
         }
-        self.wire.read_packet(&mut self.pkt)?;
-        if !is_eof(&self.pkt) {
+        if !is_eof(self.wire.read_packet()?) {
             return Err(WireError::protocol("result set: no EOF after the columns"));
         }
         let mut rows = 0u64;
         loop {
-            self.wire.read_packet(&mut self.pkt)?;
-            match self.pkt.first() {
-                Some(0xFF) => return Err(server_error(&self.pkt, self.caps)),
-                _ if is_eof(&self.pkt) => break,
+            let p = self.wire.read_packet()?;
+            match p.first() {
+                Some(0xFF) => return Err(server_error(p, self.caps)),
+                _ if is_eof(p) => {
+                    return Ok((Outcome::Rows(rows), more_results(eof_status(p)?)));
+                }
                 _ => {
                     rows += 1;
-                    each(&self.pkt);
+                    each(p);
                 }
             }
         }
-        let eof = ParseBuf(&self.pkt)
-            .parse::<OkPacketDeserializer<'_, OldEofPacket>>(self.caps)
-            .map_err(|e| WireError::protocol(format!("EOF packet: {e}")))?
-            .into_inner();
-        let more = eof
-            .status_flags()
-            .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS);
-        Ok((Outcome::Rows(rows), more))
     }
 }
 
