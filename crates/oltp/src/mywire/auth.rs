@@ -3,7 +3,7 @@
 //! mysql_native_password, caching_sha2_password, or mysql_clear_password where the
 //! password cannot be overheard).
 
-use mysql_common::constants::CapabilityFlags;
+use mysql_common::constants::{CapabilityFlags, MariadbCapabilities};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{
     AuthPlugin, AuthSwitchRequest, ErrPacket, HandshakePacket, HandshakeResponse, SslRequest,
@@ -44,8 +44,25 @@ pub struct Login<'a> {
     pub max_allowed_packet: usize,
 }
 
+/// What plumb asks of a MariaDB server's extended capabilities (when it offers them):
+/// metadata caching, as libmariadb asks. The server then sends a prepared statement's
+/// column definitions with its prepare only, and again only when they change: an execute's
+/// result set says, after its column count, whether they follow. (Progress reports and
+/// extended metadata, which libmariadb also asks for, would change what plumb reads.)
+fn wanted_mariadb() -> MariadbCapabilities {
+    MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA
+}
+
+/// The capabilities in force on a connection.
+#[derive(Clone, Copy, Debug)]
+pub struct Agreed {
+    pub caps: CapabilityFlags,
+    /// MariaDB's extended capabilities (none with MySQL).
+    pub mariadb: MariadbCapabilities,
+}
+
 /// Greet, encrypt, log in: the wire ready for commands, and the capabilities in force.
-pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), WireError> {
+pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, Agreed), WireError> {
     // Copied out of the wire: the exchange writes between reads.
     let mut pkt = wire.read_packet()?.to_vec();
     if pkt.first() == Some(&0xFF) {
@@ -56,6 +73,16 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
         .map_err(|e| WireError::protocol(format!("the server's greeting: {e}")))?;
     let offered = hs.capabilities();
     let mut caps = wanted() & offered;
+    // MariaDB (10.2 and later) leaves out the CLIENT_MYSQL bit (CLIENT_LONG_PASSWORD's) and
+    // puts its extended capabilities in the greeting's last 4 reserved bytes; a client that
+    // leaves the bit out too gets them read from the same place of its answer. MySQL sets
+    // the bit, and its reserved bytes mean nothing.
+    let mariadb = if offered.contains(CapabilityFlags::CLIENT_LONG_PASSWORD) {
+        MariadbCapabilities::empty()
+    } else {
+        caps.remove(CapabilityFlags::CLIENT_LONG_PASSWORD);
+        wanted_mariadb() & hs.mariadb_ext_capabilities()
+    };
     if l.compression && offered.contains(CapabilityFlags::CLIENT_COMPRESS) {
         caps |= CapabilityFlags::CLIENT_COMPRESS;
     }
@@ -74,7 +101,9 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
         }
         caps |= CapabilityFlags::CLIENT_SSL;
         let mut buf = Vec::new();
-        SslRequest::new(caps, max_packet, COLLATION).serialize(&mut buf);
+        SslRequest::new(caps, max_packet, COLLATION)
+            .with_mariadb_capabilities(mariadb)
+            .serialize(&mut buf);
         wire.send(&buf)?;
         wire = wire.upgrade(|t| match t {
             Stream::Plain(p) => tls::upgrade(config.clone(), name, p),
@@ -110,6 +139,7 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
         None,
         max_packet,
     )
+    .with_mariadb_ext_capabilities(mariadb)
     .serialize(&mut buf);
     drop(hs);
     wire.send(&buf)?;
@@ -166,7 +196,7 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, CapabilityFlags), W
     if caps.contains(CapabilityFlags::CLIENT_COMPRESS) {
         wire.compress();
     }
-    Ok((wire, caps))
+    Ok((wire, Agreed { caps, mariadb }))
 }
 
 /// What `plugin` answers to `nonce` with the password.

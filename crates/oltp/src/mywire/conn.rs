@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use mysql_common::constants::MariadbCapabilities;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::StmtPacket;
@@ -51,11 +52,31 @@ pub struct ConnectOpts<'a> {
 pub struct Stmt {
     id: u32,
     params: u16,
+    /// The columns of its result set, as the server last described them.
+    pub(super) columns: u16,
+    /// The parameter types the server holds for it: bit i set for a text parameter, bound
+    /// by an execute that succeeded. None before the first one, and for statements of more
+    /// than 64 parameters, whose types go with every execute.
+    bound: Option<u64>,
+}
+
+/// What the binary protocol's parameter types are for `values` (see [`Stmt::bound`]).
+fn signature(values: &[Value<'_>]) -> Option<u64> {
+    if values.len() > 64 {
+        return None;
+    }
+    Some(values.iter().enumerate().fold(0, |sig, (i, v)| match v {
+        Value::Int(_) => sig,
+        Value::Text(_) => sig | 1 << i,
+    }))
 }
 
 pub struct Conn {
     wire: Wire,
     caps: CapabilityFlags,
+    /// MariaDB's metadata caching is on: a result set's column count is followed by a byte
+    /// that says whether its column definitions follow.
+    cache_metadata: bool,
 }
 
 /// A result set's end, not a row: an EOF packet (a text row cannot start with 0xFE below
@@ -113,8 +134,21 @@ impl Conn {
             socket,
             max_allowed_packet: o.max_allowed_packet,
         };
-        let (wire, caps) = auth::login(wire, &login)?;
-        Ok(Conn { wire, caps })
+        let (wire, agreed) = auth::login(wire, &login)?;
+        Ok(Conn {
+            wire,
+            caps: agreed.caps,
+            cache_metadata: agreed
+                .mariadb
+                .contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA),
+        })
+    }
+
+    /// Whether the server sends a prepared statement's column definitions only when they
+    /// change (MariaDB's metadata caching was agreed).
+    #[cfg(test)]
+    pub fn caches_metadata(&self) -> bool {
+        self.cache_metadata
     }
 
     fn command(&mut self, code: u8, arg: &[u8]) -> Result<(), WireError> {
@@ -138,9 +172,9 @@ impl Conn {
         each: &mut dyn FnMut(&[u8]),
     ) -> Result<Outcome, WireError> {
         self.command(COM_QUERY, sql.as_bytes())?;
-        let (out, mut more) = self.read_result(each)?;
+        let (out, mut more) = self.read_result(None, each)?;
         while more {
-            more = self.read_result(&mut |_: &[u8]| {})?.1;
+            more = self.read_result(None, &mut |_: &[u8]| {})?.1;
         }
         Ok(out)
     }
@@ -157,6 +191,8 @@ impl Conn {
         let stmt = Stmt {
             id: st.statement_id(),
             params: st.num_params(),
+            columns: st.num_columns(),
+            bound: None,
         };
         // Parameter and column definitions, each list ended by an EOF packet.
         for n in [st.num_params(), st.num_columns()] {
@@ -174,8 +210,10 @@ impl Conn {
         Ok(stmt)
     }
 
-    /// Run `st` with `values` bound in order.
-    pub fn execute(&mut self, st: &Stmt, values: &[Value<'_>]) -> Result<Outcome, WireError> {
+    /// Run `st` with `values` bound in order. The parameter types go with the first
+    /// execute and whenever they change, as libmariadb and libmysqlclient send them: the
+    /// server keeps a statement's types from one execute to the next.
+    pub fn execute(&mut self, st: &mut Stmt, values: &[Value<'_>]) -> Result<Outcome, WireError> {
         if values.len() != usize::from(st.params) {
             return Err(WireError::Refused(format!(
                 "the statement takes {} parameters, {} given",
@@ -183,6 +221,8 @@ impl Conn {
                 values.len()
             )));
         }
+        let types = signature(values);
+        let send_types = types.is_none() || types != st.bound;
         let c = self.wire.command();
         c.push(COM_STMT_EXECUTE);
         c.extend_from_slice(&st.id.to_le_bytes());
@@ -190,16 +230,17 @@ impl Conn {
         c.push(0);
         c.extend_from_slice(&1u32.to_le_bytes());
         if !values.is_empty() {
-            // No NULLs: a zero bitmap; then the types, bound anew each time (the server
-            // keeps none without it).
+            // No NULLs: a zero bitmap; then whether types follow, and the types.
             c.resize(c.len() + values.len().div_ceil(8), 0);
-            c.push(1);
-            for v in values {
-                c.push(match v {
-                    Value::Int(_) => TYPE_LONGLONG,
-                    Value::Text(_) => TYPE_VAR_STRING,
-                });
-                c.push(0);
+            c.push(u8::from(send_types));
+            if send_types {
+                for v in values {
+                    c.push(match v {
+                        Value::Int(_) => TYPE_LONGLONG,
+                        Value::Text(_) => TYPE_VAR_STRING,
+                    });
+                    c.push(0);
+                }
             }
             for v in values {
                 match v {
@@ -212,9 +253,11 @@ impl Conn {
             }
         }
         self.wire.send_built()?;
-        let (out, mut more) = self.read_result(&mut |_: &[u8]| {})?;
+        let (out, mut more) = self.read_result(Some(&mut st.columns), &mut |_: &[u8]| {})?;
+        // Bound: the server has them now (an execute that failed has them sent again).
+        st.bound = types;
         while more {
-            more = self.read_result(&mut |_: &[u8]| {})?.1;
+            more = self.read_result(None, &mut |_: &[u8]| {})?.1;
         }
         Ok(out)
     }
@@ -225,13 +268,16 @@ impl Conn {
     }
 
     /// One result: an OK packet's changed rows, or a result set's rows counted (each
-    /// handed to `each`); and whether another result follows.
+    /// handed to `each`); and whether another result follows. `columns`: a prepared
+    /// statement's column count, checked against a result set that comes without its
+    /// column definitions, and updated by one that comes with them.
     fn read_result<F: FnMut(&[u8]) + ?Sized>(
         &mut self,
+        columns: Option<&mut u16>,
         each: &mut F,
     ) -> Result<(Outcome, bool), WireError> {
         let p = self.wire.read_packet()?;
-        let columns = match p.first() {
+        let (count, rest) = match p.first() {
             Some(0x00) => {
                 let (changed, status) = ok_packet(p)?;
                 return Ok((Outcome::Changed(changed), more_results(status)));
@@ -242,15 +288,36 @@ impl Conn {
                     "the server asks for a local file, which plumb never sends",
                 ))
             }
-            _ => {
-                lenenc::int(p)
-                    .ok_or_else(|| WireError::protocol("result set header"))?
-                    .0
+            _ => lenenc::int(p).ok_or_else(|| WireError::protocol("result set header"))?,
+        };
+        // With metadata caching, whether the column definitions follow (for a prepared
+        // statement whose columns have not changed since they were last sent, they do not).
+        let definitions = match (self.cache_metadata, rest.first()) {
+            (false, _) | (true, Some(1)) => true,
+            (true, Some(0)) => false,
+            (true, _) => {
+                return Err(WireError::protocol(
+                    "result set header: no metadata indicator",
+                ))
             }
         };
-        for _ in 0..columns {
-            self.wire.read_packet()?;
+        match columns {
+            Some(known) if !definitions && u64::from(*known) != count => {
+                return Err(WireError::protocol(format!(
+                    "a result set of {count} columns without their definitions, for a \
+                     statement of {known}"
+                )))
+            }
+            Some(known) if definitions => *known = u16::try_from(count).unwrap_or(u16::MAX),
+            _ => {}
         }
+        if definitions {
+            for _ in 0..count {
+                self.wire.read_packet()?;
+            }
+        }
+        // The definitions' EOF packet comes either way (CLIENT_DEPRECATE_EOF is not asked
+        // for).
         if !is_eof(self.wire.read_packet()?) {
             return Err(WireError::protocol("result set: no EOF after the columns"));
         }

@@ -25,6 +25,8 @@ mod tls;
 mod wire;
 
 #[cfg(test)]
+mod scripted_tests;
+#[cfg(test)]
 mod tests;
 
 pub use conn::{text_columns, Conn, ConnectOpts, Stmt, Target};
