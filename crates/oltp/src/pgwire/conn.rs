@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use postgres_protocol::message::frontend;
-use postgres_protocol::IsNull;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
@@ -181,24 +180,35 @@ impl Conn {
                 }
             }
         }
-        let pairs = || values.iter().zip(st.params.iter().copied());
-        let bound = frontend::bind(
-            "",
-            &st.name,
-            pairs().map(|(v, ty)| i16::from(binary(v, ty))),
-            pairs(),
-            |(v, ty), buf| {
-                encode(v, ty, buf);
-                Ok(IsNull::No)
-            },
-            None,
-            &mut self.out,
-        );
-        if bound.is_err() {
-            return Err(Error::Protocol("too many parameters"));
+        let n = i16::try_from(values.len()).map_err(|_| Error::Protocol("too many parameters"))?;
+        // Bind, written here rather than through postgres-protocol's generic encoder (its
+        // iterators and closures cost a statement more than the bytes): the unnamed portal,
+        // the statement, a format per parameter (binary for the integer types, text
+        // otherwise), the values with their lengths, and no result format (all text).
+        let out = &mut self.out;
+        out.put_u8(b'B');
+        let start = out.len();
+        out.put_i32(0);
+        out.put_u8(0);
+        out.put_slice(st.name.as_bytes());
+        out.put_u8(0);
+        out.put_i16(n);
+        for (v, &ty) in values.iter().zip(&st.params) {
+            out.put_i16(i16::from(binary(v, ty)));
         }
-        frontend::execute("", 0, &mut self.out).map_err(Error::Io)?;
-        frontend::sync(&mut self.out);
+        out.put_i16(n);
+        for (v, &ty) in values.iter().zip(&st.params) {
+            let at = out.len();
+            out.put_i32(0);
+            encode(v, ty, out);
+            let len = (out.len() - at - 4) as i32;
+            out[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        }
+        out.put_i16(0);
+        let len = i32::try_from(out.len() - start).map_err(|_| Error::Protocol("Bind too long"))?;
+        out[start..start + 4].copy_from_slice(&len.to_be_bytes());
+        // Execute the unnamed portal, all its rows; then Sync.
+        out.put_slice(b"E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04");
         self.send()?;
         let (mut rows, mut changed) = (0, 0);
         self.finish(true, |t, body| {
@@ -246,6 +256,7 @@ impl Conn {
     }
 
     /// The next message (see [`Inbox::next`]); a failure marks the connection broken.
+    #[inline(always)]
     pub(super) fn next(&mut self) -> Result<(u8, &[u8]), Error> {
         match self.inbox.next(&mut self.io) {
             Ok(m) => Ok(m),
