@@ -224,11 +224,9 @@ impl Conn {
         let types = signature(values);
         let send_types = types.is_none() || types != st.bound;
         let c = self.wire.command();
-        c.push(COM_STMT_EXECUTE);
-        c.extend_from_slice(&st.id.to_le_bytes());
-        // No cursor; one iteration.
-        c.push(0);
-        c.extend_from_slice(&1u32.to_le_bytes());
+        // The statement, no cursor, one iteration.
+        let id = st.id.to_le_bytes();
+        c.extend_from_slice(&[COM_STMT_EXECUTE, id[0], id[1], id[2], id[3], 0, 1, 0, 0, 0]);
         if !values.is_empty() {
             // No NULLs: a zero bitmap; then whether types follow, and the types.
             c.resize(c.len() + values.len().div_ceil(8), 0);
