@@ -101,6 +101,11 @@ fn writes(dir: &Path, args: &[String], events: u32) -> BTreeMap<String, Vec<Writ
         if !pg {
             continue;
         }
+        // A connection by its own end: strace names a Unix socket's peer only once the
+        // server has accepted it, which the startup message's write may precede.
+        let conn = conn
+            .split_once("->")
+            .map_or(conn.trim_end_matches(']'), |(own, _)| own);
         let rest = &call[open + close + 2..];
         let bytes = (!call.starts_with("writev("))
             .then(|| rest.trim_start().strip_prefix('"'))

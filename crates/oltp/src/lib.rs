@@ -25,6 +25,7 @@ pub mod prewarm;
 pub mod schema;
 pub mod settings;
 pub mod slap;
+mod sock;
 pub mod spec;
 pub mod sqlite;
 pub mod statements;

@@ -415,14 +415,14 @@ impl Connection for MysqlConnection {
 
     fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let st = *self.stmts.get(stmt.0).ok_or_else(|| {
+        let st = self.stmts.get_mut(stmt.0).ok_or_else(|| {
             DriverError::new(
                 ErrorClass::Fatal,
                 None,
                 "statement not prepared on this connection",
             )
         })?;
-        let r = self.conn.execute(&st, values);
+        let r = self.conn.execute(st, values);
         r.map_err(|e| self.fail(e))
     }
 
@@ -433,8 +433,8 @@ impl Connection for MysqlConnection {
         self.check_alive()?;
         // Prepared once and closed: a statement that is not closed stays on the server
         // until the connection ends.
-        let st = self.conn.prepare(sql).map_err(|e| self.fail(e))?;
-        let r = self.conn.execute(&st, values);
+        let mut st = self.conn.prepare(sql).map_err(|e| self.fail(e))?;
+        let r = self.conn.execute(&mut st, values);
         let out = r.map_err(|e| self.fail(e))?;
         self.conn.close(st).map_err(|e| self.fail(e))?;
         Ok(out)

@@ -5,10 +5,10 @@
 //! takes our request off a Unix socket after we went to sleep, the kernel's write-space
 //! wakeup wakes every sleeper on the socket; a reader sleeping in recv() wakes, finds no
 //! data and sleeps again, two context switches per query instead of one. Waiting in poll()
-//! for POLLIN first (as libmariadb does) filters that wakeup out. See docs/performance.md,
-//! "Why MariaDB over its socket misses".
+//! for POLLIN first (as libmariadb does) filters that wakeup out ([`crate::sock`]). See
+//! docs/performance.md, "Why MariaDB over its socket misses".
 //!
-//! - [`transport`]: the socket (Unix, TCP, TLS over either), poll before every read.
+//! - the socket (Unix, TCP, TLS over either) is [`crate::sock`]'s, shared with pgwire.
 //! - [`wire`]: packets over a transport with the codec (sequence ids, compression).
 //! - [`tls`]: rustls client configurations.
 //! - [`auth`]: the handshake and the authentication exchange.
@@ -22,9 +22,10 @@ mod conn;
 mod lenenc;
 mod rsa_key;
 mod tls;
-mod transport;
 mod wire;
 
+#[cfg(test)]
+mod scripted_tests;
 #[cfg(test)]
 mod tests;
 

@@ -80,32 +80,39 @@ fn prepared_statements_bind_integers_and_text() {
     let Some(mut c) = connect(false) else {
         return;
     };
-    let st = c
+    let mut st = c
         .prepare("SELECT seq FROM seq_1_to_100 WHERE seq BETWEEN ? AND ? AND ? = 'abc'")
         .unwrap();
     for _ in 0..3 {
         let out = c
-            .execute(&st, &[Value::Int(10), Value::Int(19), Value::Text("abc")])
+            .execute(
+                &mut st,
+                &[Value::Int(10), Value::Int(19), Value::Text("abc")],
+            )
             .unwrap();
         assert_eq!(out, Outcome::Rows(10));
     }
     let out = c
-        .execute(&st, &[Value::Int(10), Value::Int(19), Value::Text("abd")])
+        .execute(
+            &mut st,
+            &[Value::Int(10), Value::Int(19), Value::Text("abd")],
+        )
         .unwrap();
     assert_eq!(out, Outcome::Rows(0));
-    let e = c.execute(&st, &[Value::Int(1)]).unwrap_err();
+    let e = c.execute(&mut st, &[Value::Int(1)]).unwrap_err();
     assert_eq!(e.to_string(), "the statement takes 3 parameters, 1 given");
     c.close(st).unwrap();
     // Closed on the server: executing it again is the server's error.
-    match c.execute(&st, &[Value::Int(1), Value::Int(2), Value::Text("x")]) {
+    match c.execute(&mut st, &[Value::Int(1), Value::Int(2), Value::Text("x")]) {
         Err(WireError::Server { code: 1243, .. }) => {}
         other => panic!("{other:?}"),
     }
-    let tmp = c.prepare("CREATE TEMPORARY TABLE t (a INT)").unwrap();
-    assert_eq!(c.execute(&tmp, &[]).unwrap(), Outcome::Changed(0));
-    let ins = c.prepare("INSERT INTO t VALUES (?), (?)").unwrap();
+    let mut tmp = c.prepare("CREATE TEMPORARY TABLE t (a INT)").unwrap();
+    assert_eq!(c.execute(&mut tmp, &[]).unwrap(), Outcome::Changed(0));
+    let mut ins = c.prepare("INSERT INTO t VALUES (?), (?)").unwrap();
     assert_eq!(
-        c.execute(&ins, &[Value::Int(1), Value::Int(2)]).unwrap(),
+        c.execute(&mut ins, &[Value::Int(1), Value::Int(2)])
+            .unwrap(),
         Outcome::Changed(2)
     );
 }
@@ -164,4 +171,45 @@ fn statements_allocate_nothing_once_warm() {
         run(i);
     }
     assert_eq!(crate::alloc_count::allocations() - before, 0);
+}
+
+/// MariaDB 10.6 and later cache a prepared statement's metadata: the definitions come with
+/// the prepare and again only when the columns change (here, an ALTER TABLE between two
+/// executes); parameter types bound once hold until they change.
+#[test]
+fn cached_metadata_follows_the_table_and_types_follow_the_values() {
+    let Some(mut c) = connect(false) else {
+        return;
+    };
+    let version = first_value(&mut c, "SHOW VARIABLES LIKE 'version'").unwrap_or_default();
+    let mariadb_10_6 = version.contains("MariaDB")
+        && version
+            .split('.')
+            .take(2)
+            .map(|n| n.parse::<u32>().unwrap_or(0))
+            .collect::<Vec<_>>()
+            >= vec![10, 6];
+    assert_eq!(c.caches_metadata(), mariadb_10_6, "{version}");
+    c.query("CREATE TEMPORARY TABLE wide (a INT)").unwrap();
+    c.query("INSERT INTO wide VALUES (1), (2), (3)").unwrap();
+    let mut st = c.prepare("SELECT * FROM wide WHERE a >= ?").unwrap();
+    assert_eq!(st.columns, 1);
+    for (v, rows) in [(Value::Int(1), 3), (Value::Int(2), 2), (Value::Int(3), 1)] {
+        assert_eq!(c.execute(&mut st, &[v]).unwrap(), Outcome::Rows(rows));
+    }
+    c.query("ALTER TABLE wide ADD COLUMN b INT DEFAULT 7")
+        .unwrap();
+    assert_eq!(
+        c.execute(&mut st, &[Value::Int(1)]).unwrap(),
+        Outcome::Rows(3)
+    );
+    assert_eq!(st.columns, 2);
+    for (v, rows) in [
+        (Value::Text("2"), 2),
+        (Value::Text("3"), 1),
+        (Value::Int(1), 3),
+        (Value::Int(4), 0),
+    ] {
+        assert_eq!(c.execute(&mut st, &[v]).unwrap(), Outcome::Rows(rows));
+    }
 }

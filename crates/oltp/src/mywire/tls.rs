@@ -10,9 +10,9 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 
-use super::transport::{Plain, Transport};
 use super::WireError;
 use crate::pgsql_tls::AnyCertificate;
+use crate::sock::{Socket, Stream};
 
 /// The client's configuration: `ca` verifies the server, none accepts any certificate.
 pub fn config(ca: Option<&Path>) -> Result<Arc<ClientConfig>, WireError> {
@@ -48,8 +48,8 @@ pub fn config(ca: Option<&Path>) -> Result<Arc<ClientConfig>, WireError> {
 pub fn upgrade(
     config: Arc<ClientConfig>,
     name: &str,
-    mut sock: Plain,
-) -> Result<Transport, WireError> {
+    mut sock: Socket,
+) -> Result<Stream, WireError> {
     let name = ServerName::try_from(name.to_string())
         .map_err(|e| WireError::Refused(format!("TLS: server name {name:?}: {e}")))?;
     let mut conn = ClientConnection::new(config, name)?;
@@ -58,7 +58,7 @@ pub fn upgrade(
             return Err(tls_failure(e));
         }
     }
-    Ok(Transport::Tls(Box::new(StreamOwned::new(conn, sock))))
+    Ok(Stream::Tls(Box::new(StreamOwned::new(conn, sock))))
 }
 
 /// rustls reports its refusals inside an I/O error: the refusal is what to say.

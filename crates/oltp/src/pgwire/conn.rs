@@ -2,21 +2,19 @@
 //! extended protocol, and simple queries.
 
 use std::fmt::Write as _;
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{BufMut, BytesMut};
 use postgres_protocol::message::frontend;
-use postgres_protocol::IsNull;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 use super::error::Error;
 use super::inbox::Inbox;
 use super::message::{self, tag, Row};
-use super::transport::Transport;
 use crate::driver::Value;
+use crate::sock::{Socket, Stream};
 
 /// Type OIDs the client sends integers to in binary.
 const INT8: u32 = 20;
@@ -79,7 +77,7 @@ pub struct SimpleOutcome {
 }
 
 pub struct Conn {
-    io: Transport,
+    io: Stream,
     inbox: Inbox,
     /// Every request is encoded here and sent in one write.
     out: BytesMut,
@@ -91,11 +89,15 @@ pub struct Conn {
 impl Conn {
     pub fn connect(p: &ConnectParams<'_>, tls: &Tls) -> Result<Conn, Error> {
         let io = if p.host.starts_with('/') {
-            Transport::unix(p.host, p.port)?
+            // `{dir}/.s.PGSQL.{port}`, as libpq names a server's socket in a directory.
+            let path = format!("{}/.s.PGSQL.{}", p.host, p.port);
+            Stream::Plain(Socket::unix(path).map_err(Error::Connect)?)
         } else {
-            let sock = Transport::tcp(p.host, p.port, p.connect_timeout)?;
+            // No timeout when zero, as libpq's connect_timeout=0.
+            let timeout = Some(p.connect_timeout).filter(|t| !t.is_zero());
+            let sock = Socket::tcp(p.host, p.port, timeout).map_err(Error::Connect)?;
             match tls {
-                Tls::Off => Transport::Tcp(sock),
+                Tls::Off => Stream::Plain(sock),
                 Tls::Prefer(cfg) => negotiate(sock, p.host, cfg, false)?,
                 Tls::Require(cfg) => negotiate(sock, p.host, cfg, true)?,
             }
@@ -178,24 +180,35 @@ impl Conn {
                 }
             }
         }
-        let pairs = || values.iter().zip(st.params.iter().copied());
-        let bound = frontend::bind(
-            "",
-            &st.name,
-            pairs().map(|(v, ty)| i16::from(binary(v, ty))),
-            pairs(),
-            |(v, ty), buf| {
-                encode(v, ty, buf);
-                Ok(IsNull::No)
-            },
-            None,
-            &mut self.out,
-        );
-        if bound.is_err() {
-            return Err(Error::Protocol("too many parameters"));
+        let n = i16::try_from(values.len()).map_err(|_| Error::Protocol("too many parameters"))?;
+        // Bind, written here rather than through postgres-protocol's generic encoder (its
+        // iterators and closures cost a statement more than the bytes): the unnamed portal,
+        // the statement, a format per parameter (binary for the integer types, text
+        // otherwise), the values with their lengths, and no result format (all text).
+        let out = &mut self.out;
+        out.put_u8(b'B');
+        let start = out.len();
+        out.put_i32(0);
+        out.put_u8(0);
+        out.put_slice(st.name.as_bytes());
+        out.put_u8(0);
+        out.put_i16(n);
+        for (v, &ty) in values.iter().zip(&st.params) {
+            out.put_i16(i16::from(binary(v, ty)));
         }
-        frontend::execute("", 0, &mut self.out).map_err(Error::Io)?;
-        frontend::sync(&mut self.out);
+        out.put_i16(n);
+        for (v, &ty) in values.iter().zip(&st.params) {
+            let at = out.len();
+            out.put_i32(0);
+            encode(v, ty, out);
+            let len = (out.len() - at - 4) as i32;
+            out[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        }
+        out.put_i16(0);
+        let len = i32::try_from(out.len() - start).map_err(|_| Error::Protocol("Bind too long"))?;
+        out[start..start + 4].copy_from_slice(&len.to_be_bytes());
+        // Execute the unnamed portal, all its rows; then Sync.
+        out.put_slice(b"E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04");
         self.send()?;
         let (mut rows, mut changed) = (0, 0);
         self.finish(true, |t, body| {
@@ -236,14 +249,14 @@ impl Conn {
 
     /// Sends what `out` holds.
     pub(super) fn send(&mut self) -> Result<(), Error> {
-        let r = self.io.write_all(&self.out).and_then(|()| self.io.flush());
-        r.map_err(|e| {
+        self.io.write_all(&self.out).map_err(|e| {
             self.broken = true;
             Error::Io(e)
         })
     }
 
     /// The next message (see [`Inbox::next`]); a failure marks the connection broken.
+    #[inline(always)]
     pub(super) fn next(&mut self) -> Result<(u8, &[u8]), Error> {
         match self.inbox.next(&mut self.io) {
             Ok(m) => Ok(m),
@@ -310,7 +323,7 @@ impl Conn {
         &mut self.out
     }
 
-    pub(super) fn transport(&self) -> &Transport {
+    pub(super) fn transport(&self) -> &Stream {
         &self.io
     }
 }
@@ -350,14 +363,14 @@ fn encode(v: &Value<'_>, ty: u32, buf: &mut BytesMut) {
 
 /// The SSLRequest, and the TLS handshake when the server accepts it.
 fn negotiate(
-    mut sock: std::net::TcpStream,
+    mut sock: Socket,
     host: &str,
     cfg: &Arc<ClientConfig>,
     required: bool,
-) -> Result<Transport, Error> {
+) -> Result<Stream, Error> {
     let mut req = BytesMut::with_capacity(8);
     frontend::ssl_request(&mut req);
-    sock.write_all(&req).map_err(Error::Io)?;
+    sock.send_all(&req).map_err(Error::Io)?;
     let mut inbox = Inbox::default();
     let answer = inbox.raw(&mut sock, 1)?[0];
     // Bytes after the answer were sent before the handshake, outside its protection.
@@ -366,7 +379,7 @@ fn negotiate(
     }
     match answer {
         b'S' => {}
-        b'N' if !required => return Ok(Transport::Tcp(sock)),
+        b'N' if !required => return Ok(Stream::Plain(sock)),
         b'N' => return Err(Error::Tls("server does not support TLS".into())),
         _ => return Err(Error::Protocol("unexpected answer to SSLRequest")),
     }
@@ -378,7 +391,7 @@ fn negotiate(
         conn.complete_io(&mut sock)
             .map_err(|e| Error::Tls(e.to_string()))?;
     }
-    Ok(Transport::Tls(Box::new(StreamOwned::new(conn, sock))))
+    Ok(Stream::Tls(Box::new(StreamOwned::new(conn, sock))))
 }
 
 #[cfg(test)]

@@ -33,16 +33,40 @@ impl Inbox {
     /// The next message: its type byte and its body (after the length). Messages that may
     /// come at any time and tell plumb nothing (NoticeResponse, ParameterStatus,
     /// NotificationResponse) are skipped.
+    #[inline(always)]
     pub fn next<R: Read>(&mut self, io: &mut R) -> Result<(u8, &[u8]), Error> {
         loop {
-            let (tag, body) = self.frame(io)?;
+            let (tag, body) = match self.buffered() {
+                Some(m) => m,
+                None => self.frame(io)?,
+            };
             if !matches!(tag, b'N' | b'S' | b'A') {
                 return Ok((tag, &self.buf[body]));
             }
         }
     }
 
-    /// The next message's type byte and where its body is in the buffer.
+    /// The next message when it is whole in the buffer, as a statement's reply mostly is:
+    /// its type byte and where its body is.
+    #[inline(always)]
+    fn buffered(&mut self) -> Option<(u8, Range<usize>)> {
+        if self.end - self.start < 5 {
+            return None;
+        }
+        let head = &self.buf[self.start..self.start + 5];
+        let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let end = self.start + 1 + len;
+        if !(4..=MAX_MESSAGE).contains(&len) || end > self.end {
+            return None;
+        }
+        let tag = head[0];
+        let body = self.start + 5..end;
+        self.start = end;
+        Some((tag, body))
+    }
+
+    /// The next message's type byte and where its body is in the buffer, read as needed.
+    #[inline(never)]
     fn frame<R: Read>(&mut self, io: &mut R) -> Result<(u8, Range<usize>), Error> {
         self.fill(io, 5)?;
         let head = &self.buf[self.start..self.start + 5];
