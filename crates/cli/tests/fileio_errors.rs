@@ -108,3 +108,32 @@ fn runtime_errors_name_sysbench_options() {
     );
     assert!(err.contains("--file-extra-flags=direct"), "{err}");
 }
+
+/// sysbench's own suite runs `--validate` with a writing mode on files prepared without it:
+/// writes check nothing, so plumb runs it (checksummed blocks written), and the set is then
+/// mixed, so a validating read is refused rather than failing on the plain blocks.
+#[test]
+fn validate_with_a_writing_mode_runs_on_plain_files() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, err) = fileio(d.path(), &["prepare"]);
+    assert_eq!(code, 0, "{err}");
+    let dir = format!("--file-dir={}", d.path().display());
+    let args = [
+        "fileio",
+        dir.as_str(),
+        "--file-num=2",
+        "--file-total-size=2M",
+        "--file-test-mode=rndwr",
+        "--validate",
+        "--events=150",
+        "--time=0",
+        "run",
+    ];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Validation checks: on.\n"), "{out}");
+    assert!(out.contains("writes/s:"), "{out}");
+    let (code, err) = fileio(d.path(), &["--validate", "--file-test-mode=rndrd", "run"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds 'mixed' data"), "{err}");
+}

@@ -330,3 +330,44 @@ fn interrupted_json_is_marked() {
     assert_eq!(v["status"], "interrupted");
     assert_eq!(v["stop_reason"], "signal SIGINT");
 }
+
+/// sysbench's --verbosity under plumb's own name: below 3 nothing is printed on success, the
+/// JSON result and its events are still there; 4 and 5 are refused.
+#[test]
+fn low_verbosity_prints_nothing_but_keeps_the_result() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("r.json");
+    let json = format!("--json={}", file.display());
+    let (code, out, err) = run(&[
+        "cpu",
+        FAST,
+        "--verbosity=1",
+        "--events=50",
+        "--time=0",
+        &json,
+        "run",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["groups"][0]["jobs"][0]["events"], 50, "{v}");
+    // --format=json is the result asked for, not a log line: it still goes to stdout.
+    let (code, out, _) = run(&[
+        "cpu",
+        FAST,
+        "--verbosity=0",
+        "--events=5",
+        "--time=0",
+        "--format=json",
+        "run",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with('{'), "{out}");
+    let (code, out, err) = run(&["cpu", "--verbosity=4", "run"]);
+    assert_eq!(code, 2);
+    assert_eq!(out, "");
+    assert!(
+        err.contains("--verbosity=4: plumb prints sysbench's default output (3)"),
+        "{err}"
+    );
+}

@@ -23,6 +23,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("histogram", Kind::Bool, "off", "print the latency histogram in the report"),
     opt("rand-type", Kind::Choice(&["uniform", "gaussian", "special", "pareto", "zipfian"]), "special", "random numbers distribution"),
     opt("rand-seed", Kind::Int { min: 0, max: u64::MAX }, "0", "seed for the random number generator (0: current time)"),
+    opt("verbosity", Kind::Int { min: 0, max: 5 }, "3", "sysbench's verbosity: 0-2 only errors and warnings (no report), 3 the report; 4 and 5 (info, debug) are not supported"),
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
     opt("json", Kind::Text, "", "also write the JSON result to this file"),
     opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
@@ -79,6 +80,10 @@ pub struct Common {
     pub plumb_sections: bool,
     /// Whether and how the run is kept in the history.
     pub keep: Keep,
+    /// sysbench's --verbosity (0 to 3 here): below 3 only errors and warnings are printed,
+    /// no banner and no report (the JSON result and the history still get the run); below
+    /// 2 no warnings either.
+    pub verbosity: u64,
 }
 
 impl Common {
@@ -120,6 +125,12 @@ impl Common {
         let rate = v.float("rate");
         let interval = v.float("report-interval");
         let json = v.word("json");
+        let verbosity = v.int("verbosity");
+        if verbosity > 3 {
+            return Err(UsageError(format!(
+                "--verbosity={verbosity}: plumb prints sysbench's default output (3) or only its errors and warnings (0-2); the info and debug levels (4, 5) are not supported"
+            )));
+        }
         let keep = if dropin {
             Keep::silent()
         } else {
@@ -169,7 +180,13 @@ impl Common {
                 !dropin
             },
             keep,
+            verbosity,
         })
+    }
+
+    /// No banner and no text report (--verbosity below 3).
+    pub fn quiet(&self) -> bool {
+        self.verbosity < 3
     }
 
     /// Whether plumb's notes and warnings may go to stderr: under the drop-in name a

@@ -128,7 +128,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let checked = checked(test, &p, commands, args)?;
-    if checked.common.format == Format::Text {
+    if checked.common.format == Format::Text && !checked.common.quiet() {
         let _ = write!(std::io::stdout(), "{}", Sysbench::PLUMB.banner());
     }
     execute(checked)
@@ -306,7 +306,14 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
     let stop = signals::install();
     let mut bar = Bar::new("Writing test files");
     // Lines logged while the bar is up are written with the bar lifted.
-    let mut stdout = bar.log_above(Box::new(std::io::stdout()));
+    // Below verbosity 3 the text report is not printed; a JSON document on stdout is the
+    // result asked for, not a log message, so it still goes out.
+    let report: Box<dyn std::io::Write + Send> = if common.quiet() && plan.options.text {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stdout())
+    };
+    let mut stdout = bar.log_above(report);
     let mut stderr = bar.log_above(Box::new(std::io::stderr()));
     let mut out = plumb_pipeline::Output {
         report: &mut stdout,

@@ -95,7 +95,12 @@ pub fn open_for_run(spec: &FileioSpec) -> Result<RunFiles, FileioError> {
             let entry = manifest.entry(&name);
             match (own, entry) {
                 (Ownership::Owned, Some(e)) if e.valid_bytes >= size => {
-                    if spec.validate && (e.fill != "validate" || e.block_size != spec.block_size)
+                    // Only reads check blocks; writes lay down checksummed blocks on any
+                    // prepared set (sysbench's --validate rndwr runs on plain files) and
+                    // mark it mixed below, so a later validating read is refused.
+                    if spec.validate
+                        && access.reads()
+                        && (e.fill != "validate" || e.block_size != spec.block_size)
                     {
                         return Err(FileioError::Settings(message![
                             Setting::Validate,

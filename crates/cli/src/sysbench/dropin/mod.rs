@@ -24,6 +24,7 @@ const SYSBENCH_INTS: &[&str] = &[
     "rate",
     "report-interval",
     "rand-seed",
+    "verbosity",
     "percentile",
     "cpu-max-prime",
     "thread-yields",
@@ -105,7 +106,14 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             check_option(o, value.as_deref(), typed)?;
         }
     }
-    if !json {
+    // sysbench prints its banner at verbosity 3 and up (the value is checked above).
+    let quiet = raw
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "verbosity")
+        .and_then(|(_, v)| v.as_deref()?.trim().parse::<u64>().ok())
+        .is_some_and(|v| v < 3);
+    if !json && !quiet {
         println!("{}\n", texts::banner());
     }
     let Some(test_name) = p.test.as_deref() else {
@@ -275,6 +283,7 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
     };
     Err(match o.name {
         "threads" => Stop::Fatal(format!("FATAL: Invalid value for --threads: {raw}.\n\n")),
+        "verbosity" => Stop::Fatal(format!("Invalid value for verbosity: {raw}\n")),
         "percentile" => Stop::fatal(format!("Invalid value for --percentile: {raw}")),
         "rand-type" => Stop::fatal(format!("Invalid random numbers distribution: {raw}.")),
         "forced-shutdown" => Stop::fatal(format!("Invalid value for --forced-shutdown: '{raw}'")),

@@ -151,6 +151,9 @@ pub static DEF: TestDef = TestDef {
 /// `run` (said only when a run starts, as sysbench does), and errors in sysbench's terms.
 struct SysbenchFileio {
     job: FileioJob,
+    /// Run under the name `sysbench` at this verbosity: a missing file is worded as
+    /// sysbench words it.
+    dropin: Option<u64>,
     /// `run` only: a combination sysbench's options cannot mean.
     run_refusal: Option<String>,
     /// `run` only: options given that have no effect in this combination.
@@ -249,6 +252,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
     }
     Ok(Box::new(SysbenchFileio {
         job: FileioJob::new(spec, fallback, signals::install()),
+        dropin: c.dropin.then_some(c.verbosity),
         run_refusal,
         notes: mode
             .map(|m| notes(v, m, io_mode, fsync_mode))
@@ -270,12 +274,12 @@ impl Job for SysbenchFileio {
     fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         self.job
             .prepare(ctx)
-            .map_err(|e| job_error(self.job.spec(), e))
+            .map_err(|e| job_error(self.job.spec(), self.dropin, e))
     }
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         self.job
             .cleanup(ctx)
-            .map_err(|e| job_error(self.job.spec(), e))
+            .map_err(|e| job_error(self.job.spec(), self.dropin, e))
     }
     fn data_set(&self) -> Option<String> {
         self.job.data_set()
@@ -291,7 +295,7 @@ impl Job for SysbenchFileio {
         notes.extend(self.notes.iter().cloned());
         self.job
             .workload(notes)
-            .map_err(|e| job_error(self.job.spec(), e))
+            .map_err(|e| job_error(self.job.spec(), self.dropin, e))
     }
     fn settings(&self) -> Settings {
         self.job.settings()
@@ -302,6 +306,6 @@ impl Job for SysbenchFileio {
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         self.job
             .after_run(job)
-            .map_err(|e| job_error(self.job.spec(), e))
+            .map_err(|e| job_error(self.job.spec(), self.dropin, e))
     }
 }

@@ -104,7 +104,7 @@ pub(super) fn usage(e: &SpecError) -> UsageError {
 
 /// A job's error in sysbench's terms: settings errors are usage errors (exit 2) spelled
 /// with sysbench's option names, a missing file set says how to prepare it.
-pub(super) fn job_error(spec: &FileioSpec, e: JobError) -> JobError {
+pub(super) fn job_error(spec: &FileioSpec, dropin: Option<u64>, e: JobError) -> JobError {
     let JobError::Failed(b) = e else {
         return e;
     };
@@ -115,6 +115,19 @@ pub(super) fn job_error(spec: &FileioSpec, e: JobError) -> JobError {
     match e {
         FileioError::Spec(s) => JobError::Usage(usage(&s).0),
         FileioError::Interrupted(sig) => JobError::Interrupted(sig),
+        FileioError::NotPrepared(_) if dropin.is_some() && first_missing(spec).is_some() => {
+            // sysbench opens the files in order and stops at the first it cannot open; its
+            // warning is a level-2 message.
+            let name = first_missing(spec).unwrap_or_default();
+            let warning = if dropin.is_some_and(|v| v >= 2) {
+                "\nWARNING: Did you forget to run the prepare step?"
+            } else {
+                ""
+            };
+            JobError::failed(format!(
+                "Cannot open file '{name}' errno = 2 (No such file or directory){warning}"
+            ))
+        }
         FileioError::NotPrepared(what) => JobError::failed(format!(
             "{}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
             what.describe(&spell),
@@ -131,6 +144,13 @@ pub(super) fn job_error(spec: &FileioSpec, e: JobError) -> JobError {
         }
         other => JobError::failed(other),
     }
+}
+
+/// The first of the set's files that does not exist, as sysbench names it.
+fn first_missing(spec: &FileioSpec) -> Option<String> {
+    (0..spec.num_files)
+        .map(plumb_fileio::fileset::file_name)
+        .find(|n| !spec.dir.join(n).exists())
 }
 
 #[cfg(test)]
