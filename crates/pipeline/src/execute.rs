@@ -66,6 +66,9 @@ pub fn execute(
     out: &mut Output<'_>,
 ) -> Result<Finished, PipelineError> {
     check_waits(plan)?;
+    // The clock's calibration starts now, so the steps before the first run (a setup)
+    // stand in for its wait.
+    plumb_core::clock::begin();
     // A JSON path that cannot be written fails before anything runs, not after.
     let mut json_file = match &plan.options.json_file {
         Some(p) => Some(File::create(p).map_err(|source| PipelineError::JsonFile {
