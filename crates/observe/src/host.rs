@@ -1,13 +1,13 @@
 //! Facts about the machine a run happens on, and how busy it was when the run started.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::baseline::SetupOverlap;
 use crate::meminfo;
-use crate::process;
-use crate::procstat::{self, CpuPct, CpuTicks};
+use crate::procstat::{CpuPct, CpuTicks};
 use crate::roots::{attr, attr_u64, Roots};
 use crate::virt::{self, Virtualization};
 
@@ -61,10 +61,11 @@ pub struct LoadAtStart {
     pub runnable_samples: u32,
     /// The window as measured.
     pub window_s: f64,
+    /// Present when the window overlapped the plan's setup steps (database work on a local
+    /// server): the server's CPU time and runnable threads were left out with plumb's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub during_setup: Option<SetupOverlap>,
 }
-
-/// Readings of the runnable count spread over the start window.
-const RUNNABLE_SAMPLES: u32 = 10;
 
 fn cpuinfo_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines().find_map(|l| {
@@ -260,16 +261,16 @@ pub fn busy_other_pct(a: &CpuTicks, b: &CpuTicks, own_cpu_ns: u64, ticks_per_s: 
 /// Load average now, and what is running over `window` (0: no window, load averages only):
 /// machine CPU use, the part of it that is not plumb's, and other programs' runnable tasks.
 pub fn load_at_start(roots: &Roots, window: Duration) -> LoadAtStart {
+    crate::baseline::over(roots, window)
+}
+
+/// The load averages and runnable tasks of /proc/loadavg, no window yet.
+pub(crate) fn load_averages(roots: &Roots) -> LoadAtStart {
     let (a, b, c, run) = std::fs::read_to_string(roots.proc("loadavg"))
         .ok()
         .and_then(|t| parse_loadavg(&t))
         .unwrap_or((0.0, 0.0, 0.0, 0));
-    let read = || {
-        std::fs::read_to_string(roots.proc("stat"))
-            .ok()
-            .and_then(|t| procstat::parse(&t))
-    };
-    let mut l = LoadAtStart {
+    LoadAtStart {
         load_avg_1m: a,
         load_avg_5m: b,
         load_avg_15m: c,
@@ -281,52 +282,14 @@ pub fn load_at_start(roots: &Roots, window: Duration) -> LoadAtStart {
         runnable_other_max: None,
         runnable_samples: 0,
         window_s: 0.0,
-    };
-    if window.is_zero() {
-        return l;
+        during_setup: None,
     }
-    let start = Instant::now();
-    let own0 = process::own_cpu_ns();
-    let Some(s0) = read() else {
-        return l;
-    };
-    let mut last = None;
-    let mut others = Vec::with_capacity(RUNNABLE_SAMPLES as usize);
-    for i in 1..=RUNNABLE_SAMPLES {
-        let due = start + window * i / RUNNABLE_SAMPLES;
-        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-        if let Some(s) = read() {
-            others.push(
-                s.procs_running
-                    .saturating_sub(process::own_runnable_threads(roots)),
-            );
-            last = Some(s);
-        }
-    }
-    let own = process::own_cpu_ns().saturating_sub(own0);
-    l.window_s = start.elapsed().as_secs_f64();
-    if let Some(s1) = last {
-        let cpu = CpuPct::between(&s0.cpu, &s1.cpu);
-        l.busy_cpu_pct = Some(cpu.busy_pct());
-        l.cpu = Some(cpu);
-        l.busy_other_pct = Some(busy_other_pct(
-            &s0.cpu,
-            &s1.cpu,
-            own,
-            process::clock_ticks_per_s(),
-        ));
-    }
-    if !others.is_empty() {
-        l.runnable_samples = others.len() as u32;
-        l.runnable_other_mean = Some(others.iter().sum::<u64>() as f64 / others.len() as f64);
-        l.runnable_other_max = others.iter().max().copied();
-    }
-    l
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::baseline::RUNNABLE_SAMPLES;
     use crate::blockdev::fixture::write;
 
     #[test]

@@ -8,10 +8,12 @@
 //! - [`device_write`]: whether a block device may be written (not mounted, not swap, no
 //!   filesystem, volume or partition-table signature).
 //! - [`residency`]: page-cache residency of files (cachestat or mincore).
+//! - [`baseline`]: the load before a run, also taken on a thread while the plan's setup runs.
 //! - [`session`]: [`Observer`] brackets a run, [`Observations`] is what it records.
 //!
 //! /proc and /sys are read directly (no external tools), from roots that tests replace.
 
+pub mod baseline;
 pub mod blockdev;
 pub mod device_write;
 pub mod diskstats;
@@ -29,6 +31,7 @@ pub mod session;
 pub mod target;
 pub mod virt;
 
+pub use baseline::{Baseline, Ready, SetupOverlap};
 pub use error::ObserveError;
 pub use observations::Observations;
 pub use roots::Roots;

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::baseline::Ready;
 use crate::diskstats::IostatFigures;
 use crate::host::{self, HostFacts, LoadAtStart};
 use crate::observations::*;
@@ -25,8 +26,15 @@ pub struct ObserveSpec {
     pub interval: Option<Duration>,
     /// How long to watch machine CPU use before the run ("other load present").
     pub baseline: Duration,
+    /// The host's facts and the baseline, already taken while the plan's setup ran
+    /// ([`crate::Baseline`]): the start neither gathers nor waits for them again.
+    pub ready: Option<Ready>,
     pub roots: Roots,
 }
+
+/// The baseline before a plan's first run: long enough to see other work that comes and
+/// goes (a few scheduler ticks on every CPU at 100 Hz).
+pub const BASELINE: Duration = Duration::from_millis(250);
 
 impl ObserveSpec {
     pub fn new(dir: Option<PathBuf>, files: Vec<PathBuf>, interval: Option<Duration>) -> Self {
@@ -34,7 +42,8 @@ impl ObserveSpec {
             dir,
             files,
             interval,
-            baseline: Duration::from_millis(250),
+            baseline: BASELINE,
+            ready: None,
             roots: Roots::default(),
         }
     }
@@ -83,7 +92,11 @@ impl Observer {
     pub fn start(spec: ObserveSpec) -> Observer {
         let roots = spec.roots.clone();
         let mut notes = Vec::new();
-        let host = host::host_facts(&roots);
+        let ready = spec.ready.clone();
+        let host = match &ready {
+            Some(r) => r.host.clone(),
+            None => host::host_facts(&roots),
+        };
         let (target, target_error) = match &spec.dir {
             Some(d) => match target::resolve_with(&roots, d) {
                 Ok(t) => (Some(t), None),
@@ -103,7 +116,10 @@ impl Observer {
                 devices.push((name, role));
             }
         }
-        let load = host::load_at_start(&roots, spec.baseline);
+        let load = match ready {
+            Some(r) => r.load,
+            None => host::load_at_start(&roots, spec.baseline),
+        };
         let tracer_start = process::tracer(&roots);
         let mut probe = ResidencyProbe::default();
         let residency_start = (!spec.files.is_empty()).then(|| probe.files(&spec.files));

@@ -127,6 +127,11 @@ pub trait Connection: Send {
     fn server_counters(&mut self) -> Option<ServerCounters> {
         None
     }
+    /// The local server process at the other end (over a Unix socket), whose work for
+    /// plumb is not other load on the machine; None over TCP and for an embedded database.
+    fn server_pid(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A way to reach one database.

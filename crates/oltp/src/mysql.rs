@@ -476,6 +476,9 @@ impl Connection for MysqlConnection {
         self.read_settings().ok().map(DatabaseSettings::Mysql)
     }
 
+    fn server_pid(&self) -> Option<u32> {
+        self.conn.server_pid()
+    }
     fn server_counters(&mut self) -> Option<ServerCounters> {
         self.read_counters().ok()
     }

@@ -464,6 +464,9 @@ impl Connection for PgsqlConnection {
         self.read_settings().ok().map(DatabaseSettings::Pgsql)
     }
 
+    fn server_pid(&self) -> Option<u32> {
+        self.conn.server_pid()
+    }
     fn server_counters(&mut self) -> Option<ServerCounters> {
         self.read_counters().ok()
     }

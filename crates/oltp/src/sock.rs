@@ -62,6 +62,31 @@ impl Socket {
         }))
     }
 
+    /// The process at the other end of a Unix socket (SO_PEERCRED: for a server's socket,
+    /// the process that listens on it); None over TCP, where the kernel does not say.
+    pub fn peer_pid(&self) -> Option<u32> {
+        let Socket::Unix(s) = self else {
+            return None;
+        };
+        let mut cred = libc::ucred {
+            pid: 0,
+            uid: 0,
+            gid: 0,
+        };
+        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+        // SAFETY: `cred` and `len` are valid out-parameters of the size passed.
+        let r = unsafe {
+            libc::getsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_PEERCRED,
+                (&mut cred as *mut libc::ucred).cast(),
+                &mut len,
+            )
+        };
+        (r == 0 && cred.pid > 0).then_some(cred.pid as u32)
+    }
+
     fn fd(&self) -> RawFd {
         match self {
             Socket::Unix(s) => s.as_raw_fd(),
@@ -210,6 +235,14 @@ impl Stream {
         }
     }
 
+    /// The process at the other end, on a Unix socket ([`Socket::peer_pid`]).
+    pub fn peer_pid(&self) -> Option<u32> {
+        match self {
+            Stream::Plain(s) => s.peer_pid(),
+            Stream::Tls(t) => t.sock.peer_pid(),
+        }
+    }
+
     /// The TLS session's server certificate (for SCRAM's channel binding).
     pub fn server_certificate(&self) -> Option<&[u8]> {
         match self {
@@ -248,6 +281,17 @@ mod tests {
         assert_eq!(a.recv(&mut buf).unwrap(), 4);
         drop(a);
         assert_eq!(b.read(&mut buf).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_unix_peer_is_a_process_and_tcp_says_nothing() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        // Both ends are this process.
+        assert_eq!(Socket::Unix(a).peer_pid(), Some(std::process::id()));
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = Socket::tcp("127.0.0.1", port, None).unwrap();
+        assert_eq!(Stream::Plain(t).peer_pid(), None);
     }
 
     #[test]

@@ -143,6 +143,9 @@ impl Connection for TextConnection {
     fn server_counters(&mut self) -> Option<ServerCounters> {
         self.inner.server_counters()
     }
+    fn server_pid(&self) -> Option<u32> {
+        self.inner.server_pid()
+    }
 }
 
 #[cfg(test)]

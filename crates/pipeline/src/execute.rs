@@ -13,7 +13,7 @@ use plumb_core::harness::{self, HarnessError, IntervalSample, Peek, RunOutcome};
 use plumb_core::progress::Progress;
 use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings};
 use plumb_core::{OpKind, RunConfig, StopCause, StopFlag, Workload};
-use plumb_observe::{ObserveSpec, Observer};
+use plumb_observe::{Baseline, ObserveSpec, Observer, Ready};
 
 use crate::facts;
 use crate::layout::Layout;
@@ -66,6 +66,9 @@ pub fn execute(
     out: &mut Output<'_>,
 ) -> Result<Finished, PipelineError> {
     check_waits(plan)?;
+    // The clock's calibration starts now, so the steps before the first run (a setup)
+    // stand in for its wait.
+    plumb_core::clock::begin();
     // A JSON path that cannot be written fails before anything runs, not after.
     let mut json_file = match &plan.options.json_file {
         Some(p) => Some(File::create(p).map_err(|source| PipelineError::JsonFile {
@@ -162,6 +165,8 @@ fn run_groups(
     for (gi, group) in plan.groups.iter().enumerate() {
         // Jobs that failed before their run and go no further: their messages.
         let mut skipped: Vec<Option<String>> = vec![None; group.jobs.len()];
+        // The load baseline, taken while the setup works in a local server.
+        let mut baseline = setup_baseline(plan, group, record.groups.is_empty());
         for step in &group.steps {
             match step {
                 Step::Prepare | Step::Prewarm | Step::Cleanup => {
@@ -199,8 +204,9 @@ fn run_groups(
                     let genesis = *genesis.get_or_insert_with(Instant::now);
                     let first = record.groups.is_empty();
                     let shown = board.map(|b| (b, gi));
+                    let ready = baseline.take().and_then(Baseline::finish);
                     let (g, cut_short) = run_group(
-                        plan, group, &skipped, layout, stop, out, genesis, first, shown,
+                        plan, group, &skipped, layout, stop, out, genesis, first, shown, ready,
                     )?;
                     if let Some(b) = board {
                         b.end(gi, &g);
@@ -224,6 +230,34 @@ fn run_groups(
         }
     }
     Ok(())
+}
+
+/// How long the load before a group is watched: a quarter second before the first; before
+/// a later group it mostly shows plumb's own previous group (whose time is left out), so a
+/// short look is enough, and plans of many short groups (mysqlslap's iterations) do not pay
+/// a quarter second each.
+fn baseline_window(first_group: bool) -> Duration {
+    if first_group {
+        plumb_observe::session::BASELINE
+    } else {
+        LATER_BASELINE
+    }
+}
+
+/// A baseline started now, before the group's setup steps, when they work in the plan's
+/// local server: None when the plan names no server or the group has no step before its
+/// run (the observer then takes the baseline just before the run, as it always did).
+fn setup_baseline(plan: &Plan, group: &Group, first_group: bool) -> Option<Baseline> {
+    let server = plan.options.setup_server?;
+    let setup_first = matches!(group.steps.first(), Some(Step::Prepare | Step::Prewarm));
+    if !setup_first || !group.steps.contains(&Step::Run) {
+        return None;
+    }
+    Some(Baseline::start(
+        plumb_observe::Roots::default(),
+        baseline_window(first_group),
+        server,
+    ))
 }
 
 /// Sleep until `delay` after `genesis`, or until a signal arrives (the harness then sees
@@ -412,6 +446,7 @@ fn run_group(
     genesis: Instant,
     first_group: bool,
     board: Option<(&Board, usize)>,
+    ready: Option<Ready>,
 ) -> Result<(GroupRecord, Option<StopCause>), PipelineError> {
     let opts = &plan.options;
     let runs: Vec<bool> = skipped.iter().map(Option::is_none).collect();
@@ -464,13 +499,9 @@ fn run_group(
         files.extend(t.files);
     }
     let mut spec = ObserveSpec::new(dir, files, opts.observe_interval);
-    // The machine's load before the first group says whether other work was running; before
-    // a later group it mostly shows plumb's own previous group (whose time is left out), so
-    // a short look is enough, and plans of many short groups (mysqlslap's iterations) do
-    // not pay a quarter second each.
-    if !first_group {
-        spec.baseline = LATER_BASELINE;
-    }
+    // The machine's load before the group says whether other work was running.
+    spec.baseline = baseline_window(first_group);
+    spec.ready = ready;
     let observer = Observer::start(spec);
     // The status reports look at each job's harness while it runs.
     let peeks: Vec<Option<Peek>> = opened.iter().map(|_| board.map(|_| Peek::new())).collect();

@@ -230,6 +230,12 @@ pub struct PlanOptions {
     /// A job that fails while it runs is reported with its error and the other jobs go on
     /// (fio); otherwise the first failure ends the plan (sysbench).
     pub keep_going: bool,
+    /// The local database server process that a group's setup steps (prepare, prewarm)
+    /// work in, when the front end knows it (the peer of a Unix-socket connection). The
+    /// group's load baseline is then taken while those steps run instead of after them,
+    /// leaving out the server's CPU time and runnable threads (it works for plumb) as
+    /// plumb's own are. None: the baseline waits before the run, as for any other plan.
+    pub setup_server: Option<u32>,
 }
 
 /// Everything a run does, validated before anything starts.

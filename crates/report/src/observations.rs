@@ -244,10 +244,18 @@ pub fn section(r: &RunResult, o: &Observations) -> String {
         &mut out,
         "load at start:",
         &format!(
-            "{:.2} (1 min){}",
+            "{:.2} (1 min){}{}",
             l.load_avg_1m,
             l.busy_cpu_pct
                 .map(|b| format!(", CPU busy {b:.1}% over {:.2}s", l.window_s))
+                .unwrap_or_default(),
+            l.during_setup
+                .as_ref()
+                .map(|o| format!(
+                    " during the setup ({} {:.1}% of it, left out)",
+                    o.server_name.as_deref().unwrap_or("server"),
+                    o.server_cpu_pct
+                ))
                 .unwrap_or_default()
         ),
     );

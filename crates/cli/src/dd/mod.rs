@@ -148,6 +148,7 @@ fn run(
             status_interval: None,
             notes: false,
             keep_going: true,
+            setup_server: None,
         },
     };
     // Everything dd prints goes to stderr: stdout may be the copy's output.

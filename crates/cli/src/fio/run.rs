@@ -619,6 +619,7 @@ fn build(
                 .map(std::time::Duration::from_millis),
             notes: mode == Mode::Plumb,
             keep_going: true,
+            setup_server: None,
         },
     };
 

@@ -283,6 +283,9 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
         }
     };
     main.stop_on(stop.clone());
+    // The server behind the main connection's Unix socket: the setup (schema, population)
+    // is its work for plumb, so the load baseline is taken while the setup runs.
+    let setup_server = main.server_pid();
     let shared = Arc::new(SlapRun {
         main: Mutex::new(main),
         clients: drivers.clients.clone(),
@@ -316,6 +319,7 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
             status_interval: None,
             notes: mode == Mode::Plumb,
             keep_going: false,
+            setup_server,
         },
     };
     let mut report = SinkWriter(out);

@@ -286,6 +286,9 @@ fn assemble(
             status_interval: None,
             notes: common.plumb_notes(),
             keep_going,
+            // Its OLTP jobs connect only in their steps: no server is known before the
+            // setup, so the baseline waits before the run.
+            setup_server: None,
         },
     };
     Checked {

@@ -110,6 +110,11 @@ fn eof_status(p: &[u8]) -> Result<u16, WireError> {
 }
 
 impl Conn {
+    /// The server process, when connected over its Unix socket.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.wire.peer_pid()
+    }
+
     pub fn connect(o: &ConnectOpts<'_>) -> Result<Conn, WireError> {
         let (plain, name, socket) = match o.target {
             Target::Socket(path) => (Socket::unix(path)?, "localhost".to_string(), true),

@@ -60,6 +60,11 @@ fn too_large() -> WireError {
 }
 
 impl Wire {
+    /// The server process, when the stream is a Unix socket.
+    pub fn peer_pid(&self) -> Option<u32> {
+        self.io.peer_pid()
+    }
+
     pub fn new(io: Stream, max_allowed_packet: usize) -> Self {
         Wire {
             io,

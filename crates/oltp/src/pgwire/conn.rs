@@ -87,6 +87,12 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// The server process that listens on the Unix socket (the postmaster: the backend
+    /// serving this connection is its child), when connected over one.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.io.peer_pid()
+    }
+
     pub fn connect(p: &ConnectParams<'_>, tls: &Tls) -> Result<Conn, Error> {
         let io = if p.host.starts_with('/') {
             // `{dir}/.s.PGSQL.{port}`, as libpq names a server's socket in a directory.

@@ -1,0 +1,125 @@
+//! The load baseline of a mysqlslap run is watched while its setup (schema, population)
+//! runs in the local MariaDB, not after it: other programs' load during the setup is still
+//! seen and still makes `noisy-machine` fire, and the server's own work for the setup is
+//! left out of the other load. Without a server the tests say so and pass, except under
+//! CI=true.
+
+mod common;
+
+use common::{available, plumb};
+
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+/// A busy loop in a process of its own: other load on the machine.
+struct Spinner(Child);
+
+impl Spinner {
+    fn start() -> Spinner {
+        Spinner(
+            Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("sh starts"),
+        )
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        // The child the test started, by its own handle.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A mysqlslap run in schema `schema` with `population` rows inserted by its setup; its
+/// JSON record.
+fn slap(schema: &str, population: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let o = plumb()
+        .current_dir(dir.path())
+        .args([
+            "mysqlslap",
+            "--no-history",
+            &format!("--plumb-json={}", json.display()),
+            "-uroot",
+            "--auto-generate-sql",
+            &format!("--auto-generate-sql-write-number={population}"),
+            &format!("--create-schema={schema}"),
+            "--concurrency=2",
+            "--number-of-queries=20",
+            "--iterations=1",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+fn first_load(r: &Value) -> &Value {
+    &r["groups"][0]["observations"]["load_at_start"]
+}
+
+#[test]
+fn other_load_during_the_setup_makes_the_noisy_machine_finding_fire() {
+    if !available("mysql") {
+        return;
+    }
+    // Running from before the setup's start to after the run: the whole baseline window.
+    let _spin = Spinner::start();
+    let r = slap("slap_baseline_busy", "100");
+    let l = first_load(&r);
+    let during = &l["during_setup"];
+    assert!(during.is_object(), "watched during the setup: {l}");
+    assert!(during["server_pid"].as_u64().unwrap() > 0, "{l}");
+    // One spinning process on this machine's CPUs: at least a core's share of them busy
+    // with other work (a busier machine only adds to it), and one runnable task or more.
+    let cpus = r["groups"][0]["observations"]["system"]["cpus"]
+        .as_f64()
+        .unwrap();
+    let busy = l["busy_other_pct"].as_f64().unwrap();
+    assert!(busy >= 100.0 / cpus * 0.5, "{busy} on {cpus} CPUs: {l}");
+    assert!(l["runnable_other_max"].as_u64().unwrap() >= 1, "{l}");
+    let ids: Vec<&str> = r["groups"][0]["jobs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"noisy-machine"), "{ids:?}: {l}");
+}
+
+#[test]
+fn the_servers_work_during_the_population_is_not_other_load() {
+    if !available("mysql") {
+        return;
+    }
+    // A population long enough that the server works through the whole window.
+    let r = slap("slap_baseline_server", "3000");
+    let l = first_load(&r);
+    let during = &l["during_setup"];
+    assert!(during.is_object(), "watched during the setup: {l}");
+    let name = during["server_name"].as_str().unwrap_or_default();
+    assert!(name.contains("mariadb") || name.contains("mysql"), "{l}");
+    // The window ended as the run began, and the setup filled it.
+    let window = l["window_s"].as_f64().unwrap();
+    assert!(window >= 0.25, "{l}");
+    assert!(during["setup_s"].as_f64().unwrap() > 0.0, "{l}");
+    // The server worked during the window, and its CPU is not in the other load: the
+    // machine's busy share, less the server's, bounds it (plumb's own is left out too).
+    let server = during["server_cpu_pct"].as_f64().unwrap();
+    assert!(
+        server > 0.0,
+        "the server inserted rows during the window: {l}"
+    );
+    let busy = l["busy_cpu_pct"].as_f64().unwrap();
+    let other = l["busy_other_pct"].as_f64().unwrap();
+    assert!(other <= (busy - server).max(0.0) + 1e-6, "{l}");
+    // Its runnable threads are not other programs' either.
+    assert!(during["server_runnable_mean"].as_f64().unwrap() >= 0.0);
+}
