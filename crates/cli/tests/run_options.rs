@@ -371,3 +371,21 @@ fn low_verbosity_prints_nothing_but_keeps_the_result() {
         "{err}"
     );
 }
+
+/// Under plumb's name too: a sysbench option plumb lacks is unsupported (exit 2), an unknown
+/// name is unknown.
+#[test]
+fn sysbench_options_plumb_lacks_are_named_unsupported() {
+    let (code, out, err) = run(&["cpu", "--debug", "run"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "plumb: --debug is a sysbench option plumb does not support yet\n"
+    );
+    let (code, _, err) = run(&["cpu", "--no-such-option=1", "run"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown option --no-such-option for the 'cpu' test"),
+        "{err}"
+    );
+}

@@ -697,3 +697,37 @@ fn verbosity_above_3_is_refused() {
         assert!(!ours.stdout.contains("events per second"), "{ours:?}");
     }
 }
+
+/// An option sysbench has and plumb does not take is named as unsupported, one line on
+/// stderr, exit 1, nothing run; a name sysbench does not know stays sysbench's "invalid
+/// option".
+#[test]
+fn sysbench_options_plumb_lacks_are_unsupported_not_invalid() {
+    let drop_in = DropIn::named("sysbench");
+    let d = TempDir::new().unwrap();
+    for (args, name) in [
+        (&["--debug", "cpu", "run"][..], "debug"),
+        (
+            &["--report-checkpoints=1,2", "cpu", "run"][..],
+            "report-checkpoints",
+        ),
+        (
+            &["--thread-stack-size=64K", "threads", "run"][..],
+            "thread-stack-size",
+        ),
+    ] {
+        let ours = run_in(&drop_in.bin(), d.path(), args);
+        assert_eq!(ours.code, 1, "{ours:?}");
+        assert_eq!(
+            ours.stderr,
+            format!("--{name} is a sysbench option plumb does not support yet\n")
+        );
+        assert!(!ours.stdout.contains("Threads started"), "{ours:?}");
+    }
+    let ours = run_in(
+        &drop_in.bin(),
+        d.path(),
+        &["--cpu-max-prime=5", "memory", "run"],
+    );
+    assert_eq!(ours.stderr, "invalid option: --cpu-max-prime=5\n");
+}

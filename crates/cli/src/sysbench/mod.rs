@@ -231,10 +231,14 @@ fn checked(
         &raw,
         &[common::OPTIONS, common::HISTORY, test.options],
         |n| {
-            UsageError(format!(
-                "unknown option --{n} for the '{}' test (see 'plumb {} help' and 'plumb --help')",
-                test.name, test.name
-            ))
+            UsageError(if dropin::sysbench_knows(n, test.name) {
+                dropin::unsupported(n)
+            } else {
+                format!(
+                    "unknown option --{n} for the '{}' test (see 'plumb {} help' and 'plumb --help')",
+                    test.name, test.name
+                )
+            })
         },
     )?;
     test.check_rand(&values)?;

@@ -148,9 +148,13 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             .find(|o| o.name == name || o.name == alt)
     };
     for ((name, value), typed) in options() {
-        let o = general(name)
-            .or_else(|| own(name))
-            .ok_or_else(|| Stop::Stderr(format!("invalid option: {typed}")))?;
+        let o = general(name).or_else(|| own(name)).ok_or_else(|| {
+            Stop::Stderr(if texts::sysbench_knows(name, test.name) {
+                unsupported(name)
+            } else {
+                format!("invalid option: {typed}")
+            })
+        })?;
         if matches!(o.kind, Kind::Bool) {
             check_option(o, value.as_deref(), typed)?;
         }
@@ -196,6 +200,17 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         Stop::fatal(format!("{e:#}")).print(json);
         Ok(code)
     })
+}
+
+/// A sysbench option plumb does not take: sysbench would run with it, so plumb says it
+/// cannot rather than calling it invalid.
+pub fn unsupported(name: &str) -> String {
+    format!("--{name} is a sysbench option plumb does not support yet")
+}
+
+/// Whether sysbench has the option (see [`texts::sysbench_knows`]).
+pub fn sysbench_knows(name: &str, test: &str) -> bool {
+    texts::sysbench_knows(name, test)
 }
 
 /// No test named: sysbench runs the Lua script on standard input. An empty script does

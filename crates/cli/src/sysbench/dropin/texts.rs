@@ -331,6 +331,28 @@ pub fn test_help(test: &str) -> String {
     s
 }
 
+/// Whether sysbench 1.0.20 has the option `name` (general, database and driver options,
+/// and `test`'s own): one plumb does not take is then refused as unsupported, not unknown.
+pub fn sysbench_knows(name: &str, test: &str) -> bool {
+    let own: &[Line] = match test {
+        "cpu" => CPU,
+        "fileio" => FILEIO,
+        "memory" => MEMORY,
+        "threads" => THREADS,
+        "mutex" => MUTEX,
+        t if t.starts_with("oltp_") || t.starts_with("select_random_") || t == "bulk_insert" => {
+            OLTP_COMMON
+        }
+        _ => &[],
+    };
+    [GENERAL, RANDOM, LOG, LATENCY, DATABASE, MYSQL, PGSQL, own]
+        .iter()
+        .flat_map(|t| t.iter())
+        .filter_map(|(flag, _)| flag.strip_prefix("--"))
+        .map(|f| f.split(['=', '[']).next().unwrap_or(f))
+        .any(|f| f == name || f.replace('_', "-") == name)
+}
+
 /// sysbench's message for a test option whose value is out of range, or None when it reports
 /// none of its own (plumb's wording then follows "FATAL: ").
 pub fn invalid_test_value(option: &str, raw: &str) -> Option<String> {

@@ -71,7 +71,7 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
 fn mysql_config(v: &Values) -> Result<MysqlConfig, UsageError> {
     for (name, what) in [
         ("mysql-debug", "client library tracing"),
-        ("mysql-dry-run", "a dry run"),
+        ("mysql-dry-run", "dry-run mode"),
     ] {
         if v.flag(name) {
             return Err(UsageError(format!(
