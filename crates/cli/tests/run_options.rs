@@ -389,3 +389,22 @@ fn sysbench_options_plumb_lacks_are_named_unsupported() {
         "{err}"
     );
 }
+
+/// --config-file under plumb's name: options from the file, a later typed option wins, a
+/// misspelt name in the file is refused like a typed one.
+#[test]
+fn config_file_options_count_as_typed() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("sb.conf");
+    std::fs::write(&f, "threads=2\nevents=30\ntime=0\n").unwrap();
+    let opt = format!("--config-file={}", f.display());
+    let v = json_run(&["cpu", FAST, &opt, "--events=40", "run"]);
+    assert_eq!(v["events"], 40);
+    assert_eq!(v["threads"].as_array().unwrap().len(), 2);
+    let v = json_run(&["cpu", FAST, "--events=40", &opt, "run"]);
+    assert_eq!(v["events"], 30);
+    std::fs::write(&f, "thredas=2\n").unwrap();
+    let (code, _, err) = run(&["cpu", &opt, "run"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown option --thredas"), "{err}");
+}

@@ -731,3 +731,34 @@ fn sysbench_options_plumb_lacks_are_unsupported_not_invalid() {
     );
     assert_eq!(ours.stderr, "invalid option: --cpu-max-prime=5\n");
 }
+
+/// --config-file: the file's options stand where the option does (a later one wins), in
+/// sysbench's format (comments, lists, quotes); the run is sysbench's.
+#[test]
+fn config_file_options_as_sysbench_reads_them() {
+    let d = TempDir::new().unwrap();
+    let f = d.path().join("sb.conf");
+    std::fs::write(
+        &f,
+        "# cpu test\nthreads=2\nevents=40 # a comment\ntime='0'\ncpu-max-prime=500\n",
+    )
+    .unwrap();
+    let opt = format!("--config-file={}", f.display());
+    same(&[&opt, "cpu", "run"]);
+    same(&["--events=10", &opt, "--threads=1", "cpu", "run"]);
+    // A file that cannot be read: one line, nothing runs (sysbench prints perror's line and
+    // runs without the options).
+    let drop_in = DropIn::named("sysbench");
+    let ours = run_in(
+        &drop_in.bin(),
+        d.path(),
+        &["--config-file=missing.conf", "cpu", "run"],
+    );
+    assert_eq!(ours.code, 1);
+    assert_eq!(ours.stdout, "");
+    assert!(
+        ours.stderr
+            .starts_with("--config-file: cannot read missing.conf: No such file"),
+        "{ours:?}"
+    );
+}

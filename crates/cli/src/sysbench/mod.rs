@@ -2,6 +2,7 @@
 //! in place of `sysbench`.
 
 pub mod common;
+mod config_file;
 pub mod dropin;
 pub mod options;
 pub mod sweep;
@@ -103,6 +104,7 @@ pub fn general_help() -> String {
 
 /// Run a sysbench-style command line; returns the exit code.
 pub fn main(args: &[String]) -> anyhow::Result<i32> {
+    let args = &config_file::expand(args).map_err(UsageError)?;
     let p = split(args, false);
     if p.version {
         println!("plumb {}", env!("CARGO_PKG_VERSION"));
@@ -195,6 +197,7 @@ pub fn words(args: &[String]) -> Result<Words, UsageError> {
 
 /// A command line split, with its test and command words found.
 fn named(args: &[String]) -> Result<(Parsed, &'static TestDef, Vec<Command>), UsageError> {
+    let args = &config_file::expand(args).map_err(UsageError)?;
     let p = split(args, false);
     let name = p
         .test

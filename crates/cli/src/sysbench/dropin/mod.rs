@@ -67,6 +67,16 @@ impl Stop {
 
 /// Run a sysbench command line under the drop-in name; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
+    // sysbench reads a config file where the option stands; one it cannot read is reported
+    // on stderr and the run goes on without it (perror), which plumb does not do: a run
+    // without the options the user meant is not the run they asked for.
+    let args = &match super::config_file::expand(args) {
+        Ok(a) => a,
+        Err(m) => {
+            eprintln!("{m}");
+            return exit::RUNTIME;
+        }
+    };
     let p = split(args, true);
     let json = p
         .raw
