@@ -762,3 +762,84 @@ fn config_file_options_as_sysbench_reads_them() {
         "{ours:?}"
     );
 }
+
+/// Run `prepare` in each tool's own directory, then compare the two tools on `run`.
+fn same_after_prepare(prepare: &[&str], run: &[&str]) {
+    let Some(peer) = peer() else { return };
+    let drop_in = DropIn::named("sysbench");
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    for (bin, dir) in [(Path::new(peer), a.path()), (&*drop_in.bin(), b.path())] {
+        let out = run_in(bin, dir, prepare);
+        assert_eq!(out.code, 0, "{prepare:?}: {out:?}");
+    }
+    let theirs = run_in(Path::new(peer), a.path(), run);
+    let ours = run_in(&drop_in.bin(), b.path(), run);
+    assert_same(run, &theirs, &ours, |s| s.to_string());
+}
+
+/// A run on a file set that is missing, or smaller than the run needs: sysbench prints the
+/// run's header, then finds out when it opens the files, and says which file and why (its
+/// warning from verbosity 2 up, the header at 3).
+#[test]
+fn fileio_run_on_a_missing_or_short_file_set_prints_the_header_first() {
+    for mode in ["--file-test-mode=rndrw", "--file-test-mode=seqrd"] {
+        same(&[
+            "--file-num=2",
+            "--file-total-size=1M",
+            mode,
+            "fileio",
+            "run",
+        ]);
+    }
+    let prepare = ["--file-num=1", "--file-total-size=1M", "fileio", "prepare"];
+    for v in ["--verbosity=3", "--verbosity=2", "--verbosity=1"] {
+        // Each file smaller than the set needs.
+        same_after_prepare(
+            &prepare,
+            &[
+                v,
+                "--file-num=1",
+                "--file-total-size=2M",
+                "--file-test-mode=rndrd",
+                "fileio",
+                "run",
+            ],
+        );
+    }
+    // The first file large enough, the second one missing.
+    same_after_prepare(
+        &prepare,
+        &[
+            "--file-num=2",
+            "--file-total-size=2M",
+            "--file-test-mode=seqrd",
+            "fileio",
+            "run",
+        ],
+    );
+}
+
+/// An OLTP run whose tables are not there (MariaDB): sysbench prints the header and
+/// "Initializing worker threads...", then each thread's thread_init fails to prepare its
+/// first statement and the run gives up. One thread: two threads' lines may interleave.
+#[test]
+fn oltp_run_without_its_tables_prints_the_header_first() {
+    if peer().is_none() || !common::available("mysql") {
+        return;
+    }
+    let db = "plumb_dropin_unprepared";
+    common::mysql(&format!(
+        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    for (script, tables) in [
+        ("oltp_point_select", "--tables=1"),
+        ("oltp_read_write", "--tables=2"),
+        ("oltp_delete", "--tables=1"),
+        ("select_random_ranges", "--tables=1"),
+        ("select_random_points", "--tables=1"),
+    ] {
+        same(&[script, "--mysql-user=root", &db_opt, tables, "run"]);
+    }
+    common::mysql(&format!("DROP DATABASE {db}"));
+}

@@ -51,6 +51,16 @@ pub enum OltpError {
     // The message carries the driver's: no #[source], so a chain printer does not say it twice.
     #[error("{what}: {error}")]
     Statement { what: String, error: DriverError },
+    /// A table the run reads cannot be read (it was not prepared): `error` is the last
+    /// table's (sbtest`tables`, the one checked), `first` the first of 1..=`tables` that
+    /// cannot be read and its error, where a client that prepares its statements table by
+    /// table (sysbench's scripts) stops.
+    #[error("{}: {}", Setting::Tables.plain(), unprepared(*.tables, .error))]
+    Unprepared {
+        tables: u32,
+        error: DriverError,
+        first: (u32, DriverError),
+    },
     /// Could not connect to the database.
     #[error("cannot connect: {0}")]
     Connect(DriverError),
@@ -69,6 +79,9 @@ impl OltpError {
     pub fn describe(&self, spell: &dyn Fn(Setting) -> String) -> String {
         match self {
             OltpError::Setting { setting, problem } => format!("{}: {problem}", spell(*setting)),
+            OltpError::Unprepared { tables, error, .. } => {
+                format!("{}: {}", spell(Setting::Tables), unprepared(*tables, error))
+            }
             other => other.to_string(),
         }
     }
@@ -79,4 +92,9 @@ impl OltpError {
             problem: problem.into(),
         }
     }
+}
+
+/// What a table that cannot be read says about the set.
+fn unprepared(tables: u32, error: &DriverError) -> String {
+    format!("sbtest{tables} cannot be read ({error}): prepare {tables} tables first")
 }

@@ -277,10 +277,21 @@ pub fn check_prepared(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<(), 
                 spec.table_size
             ),
         )),
-        Err(e) if e.class == ErrorClass::Fatal => Err(OltpError::setting(
-            Setting::Tables,
-            format!("sbtest{t} cannot be read ({e}): prepare {t} tables first"),
-        )),
+        Err(e) if e.class == ErrorClass::Fatal => {
+            // The set is not there: which table is the first missing one, for front ends
+            // that word it as a client that prepares table by table does.
+            let first = (1..t)
+                .find_map(|i| {
+                    let sql = format!("SELECT id FROM sbtest{i} LIMIT 0");
+                    conn.execute_plain(&sql, &[]).err().map(|e| (i, e))
+                })
+                .unwrap_or((t, e.clone()));
+            Err(OltpError::Unprepared {
+                tables: t,
+                error: e,
+                first,
+            })
+        }
         Err(e) => Err(OltpError::Statement {
             what: format!("checking sbtest{t}"),
             error: e,

@@ -454,7 +454,19 @@ fn run_group(
     let mut opened = Vec::with_capacity(group.jobs.len());
     for (spec, _) in group.jobs.iter().zip(skipped).filter(|(_, s)| s.is_none()) {
         let mut notes = Vec::new();
-        let workload = spec.job.workload(&mut notes)?;
+        let workload = match spec.job.workload(&mut notes) {
+            Ok(w) => w,
+            // A job that cannot open (not a command line it cannot take) found that out
+            // where its peer does: after printing what it was going to run.
+            Err(e @ JobError::Failed(_)) => {
+                if opts.text {
+                    let _ = write!(out.report, "{}", layout.unopened(&head(spec, opts)));
+                    let _ = out.report.flush();
+                }
+                return Err(e.into());
+            }
+            Err(e) => return Err(e.into()),
+        };
         for n in notes.iter().filter(|_| opts.notes) {
             let _ = writeln!(out.diagnostics, "plumb: note: {n}");
         }

@@ -17,6 +17,13 @@ pub trait Layout: Sync {
     fn preamble(&self, _job: &JobRecord) -> String {
         String::new()
     }
+    /// Printed instead of the preamble when a job fails to open for its run (its files or
+    /// tables are not there): what the peer prints before it finds that out. `job` holds
+    /// its settings as they were before the opening. Live output only (no record keeps a
+    /// run that never started). None by default.
+    fn unopened(&self, _job: &JobRecord) -> String {
+        String::new()
+    }
     /// One interval line (`--report-interval`); empty (the default): the layout prints none.
     fn interval(&self, _job: &JobRecord, _i: &IntervalResult) -> String {
         String::new()

@@ -46,7 +46,13 @@ pub struct OltpJob {
     observer: std::cell::RefCell<Option<Box<dyn plumb_oltp::Connection>>>,
     /// Set on SIGINT/SIGTERM: cleanup stops before the next table.
     stop: Option<StopFlag>,
+    /// The front end's own words for an error, where its peer has some (None: plain
+    /// wording with `spell`).
+    words: Option<Words>,
 }
+
+/// A front end's words for an OLTP error, or None to leave it to the plain wording.
+pub type Words = Box<dyn Fn(&OltpError) -> Option<String>>;
 
 impl OltpJob {
     pub fn new(spec: OltpSpec, driver: Arc<dyn Driver>, threads: usize, seed: u64) -> Self {
@@ -60,6 +66,7 @@ impl OltpJob {
             observer: Default::default(),
             spell: |s| s.plain().to_string(),
             stop: None,
+            words: None,
         }
     }
     /// Let a signal stop cleanup between two tables.
@@ -72,11 +79,17 @@ impl OltpJob {
         self.spell = spell;
         self
     }
+    /// Word errors as the front end's peer does, where `words` has words for them.
+    pub fn worded(mut self, words: Words) -> Self {
+        self.words = Some(words);
+        self
+    }
     pub fn spec(&self) -> &OltpSpec {
         &self.spec
     }
     fn failed(&self, e: OltpError) -> JobError {
-        JobError::failed(e.describe(&self.spell))
+        let own = self.words.as_ref().and_then(|w| w(&e));
+        JobError::failed(own.unwrap_or_else(|| e.describe(&self.spell)))
     }
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use plumb_advise::{Knob, Spelling};
 use plumb_core::result::{IntervalResult, RunResult, Status};
 use plumb_core::stats::LatencySummary;
-use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record};
+use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record, Settings};
 
 mod blocks;
 mod cpu;
@@ -168,6 +168,17 @@ impl Layout for Sysbench {
         let mut s = header(job);
         s.push_str(&blocks::header(job, self.plumb_sections));
         s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
+        s
+    }
+
+    fn unopened(&self, job: &JobRecord) -> String {
+        let mut s = header(job);
+        s.push_str(&blocks::header(job, self.plumb_sections));
+        // sysbench opens fileio's files before it starts its threads, but an OLTP script
+        // prepares its statements in each thread's thread_init, after this line.
+        if matches!(job.workload, Settings::Oltp(_)) {
+            s.push_str("Initializing worker threads...\n\n");
+        }
         s
     }
 

@@ -1,6 +1,7 @@
 //! sysbench's words for plumb-fileio's settings and errors: option names, notes about
 //! options without effect, the extra-flags list, sizes as sysbench prints them.
 
+use plumb_core::size::format_sysbench;
 use plumb_fileio::setting::Setting;
 use plumb_fileio::spec::{FileioSpec, FsyncMode, OpenFlags, SpecError};
 use plumb_fileio::FileioError;
@@ -115,30 +116,20 @@ pub(super) fn job_error(spec: &FileioSpec, dropin: Option<u64>, e: JobError) -> 
     match e {
         FileioError::Spec(s) => JobError::Usage(usage(&s).0),
         FileioError::Interrupted(sig) => JobError::Interrupted(sig),
-        FileioError::NotPrepared(_) if dropin.is_some() && first_missing(spec).is_some() => {
-            // sysbench opens the files in order and stops at the first it cannot open; its
-            // warning is a level-2 message.
-            let name = first_missing(spec).unwrap_or_default();
-            let warning = if dropin.is_some_and(|v| v >= 2) {
-                "\nWARNING: Did you forget to run the prepare step?"
-            } else {
-                ""
-            };
-            JobError::failed(format!(
-                "Cannot open file '{name}' errno = 2 (No such file or directory){warning}"
-            ))
-        }
-        FileioError::NotPrepared(what) => JobError::failed(format!(
-            "{}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
-            what.describe(&spell),
-            spec.num_files,
-            spec.total_size,
-            if spec.dir == std::path::Path::new(".") {
-                String::new()
-            } else {
-                format!(" --file-dir={}", spec.dir.display())
-            }
-        )),
+        FileioError::NotPrepared(what) => match dropin.and_then(|v| unfit_file(spec, v)) {
+            Some(words) => JobError::failed(words),
+            None => JobError::failed(format!(
+                "{}: run 'plumb fileio --file-num={} --file-total-size={} prepare'{} first",
+                what.describe(&spell),
+                spec.num_files,
+                spec.total_size,
+                if spec.dir == std::path::Path::new(".") {
+                    String::new()
+                } else {
+                    format!(" --file-dir={}", spec.dir.display())
+                }
+            )),
+        },
         e @ (FileioError::Direct(_) | FileioError::Settings(_) | FileioError::Foreign { .. }) => {
             JobError::failed(e.describe(&spell))
         }
@@ -146,11 +137,37 @@ pub(super) fn job_error(spec: &FileioSpec, dropin: Option<u64>, e: JobError) -> 
     }
 }
 
-/// The first of the set's files that does not exist, as sysbench names it.
-fn first_missing(spec: &FileioSpec) -> Option<String> {
-    (0..spec.num_files)
-        .map(plumb_fileio::fileset::file_name)
-        .find(|n| !spec.dir.join(n).exists())
+/// sysbench's words (under the drop-in name, at `verbosity`) for the first of the set's
+/// files it would refuse: sysbench opens them in order and stops at the first that is
+/// missing or smaller than the set needs; its warning is a level-2 message. None when every
+/// file is there and large enough (plumb refused the set for a reason sysbench has not).
+fn unfit_file(spec: &FileioSpec, verbosity: u64) -> Option<String> {
+    let warn = |w: &str| {
+        if verbosity >= 2 {
+            format!("\nWARNING: {w}")
+        } else {
+            String::new()
+        }
+    };
+    let need = spec.file_size();
+    (0..spec.num_files).find_map(|i| {
+        let name = plumb_fileio::fileset::file_name(i);
+        match std::fs::metadata(spec.dir.join(&name)) {
+            Err(_) => Some(format!(
+                "Cannot open file '{name}' errno = 2 (No such file or directory){}",
+                warn("Did you forget to run the prepare step?")
+            )),
+            Ok(m) if m.len() < need => {
+                Some(format!(
+                "Size of file '{name}' is {}, but at least {} is expected.{}",
+                format_sysbench(m.len()),
+                format_sysbench(need),
+                warn("Did you run 'prepare' with different --file-total-size or --file-num values?")
+            ))
+            }
+            Ok(_) => None,
+        }
+    })
 }
 
 #[cfg(test)]
