@@ -843,3 +843,55 @@ fn oltp_run_without_its_tables_prints_the_header_first() {
     }
     common::mysql(&format!("DROP DATABASE {db}"));
 }
+
+/// Below verbosity 3 an OLTP script's prepare and cleanup messages still print (they are
+/// the Lua script's print()s) while the run prints nothing; fileio's are log lines and go
+/// too (sysbench's own suite, script_oltp_common.sh and test_fileio.t).
+#[test]
+fn low_verbosity_keeps_the_oltp_scripts_own_messages() {
+    if peer().is_none() || !common::available("mysql") {
+        return;
+    }
+    let db = "plumb_dropin_verbosity";
+    common::mysql(&format!(
+        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    // Each tool prepares, runs and cleans up in turn (they share the database).
+    let drop_in = DropIn::named("sysbench");
+    let d = TempDir::new().unwrap();
+    let mut printed = Vec::new();
+    for bin in [Path::new(PEER).to_path_buf(), drop_in.bin()] {
+        for command in ["prepare", "run", "cleanup"] {
+            let args = [
+                "oltp_point_select",
+                "--mysql-user=root",
+                &db_opt,
+                "--tables=1",
+                "--table-size=100",
+                "--events=20",
+                "--time=0",
+                "--verbosity=1",
+                command,
+            ];
+            printed.push((args.map(str::to_string), run_in(&bin, d.path(), &args)));
+        }
+    }
+    common::mysql(&format!("DROP DATABASE {db}"));
+    let (theirs, ours) = printed.split_at(3);
+    for ((args, t), (_, o)) in theirs.iter().zip(ours) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_same(&args, t, o, |s| s.to_string());
+    }
+    assert!(theirs[0]
+        .1
+        .stdout
+        .contains("Inserting 100 records into 'sbtest1'"));
+    same(&[
+        "fileio",
+        "--file-num=1",
+        "--file-total-size=1M",
+        "--verbosity=2",
+        "prepare",
+    ]);
+}

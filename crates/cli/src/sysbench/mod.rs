@@ -169,6 +169,9 @@ pub struct Checked {
     pub plan: Plan,
     pub layout: Sysbench,
     pub common: Common,
+    /// Below verbosity 3, the test's step messages still print (see
+    /// [`testdefs::TestPlan::prints_steps`]) while its report does not.
+    pub steps_print: bool,
 }
 
 /// A command line's test, its command words and its options as typed, without checking the
@@ -260,6 +263,7 @@ fn assemble(
     args: &[String],
 ) -> Checked {
     let keep_going = plan.reports_partial_run();
+    let steps_print = plan.prints_steps();
     let layout = Sysbench {
         drop_in: common.dropin,
         plumb_sections: common.plumb_sections,
@@ -302,6 +306,7 @@ fn assemble(
         plan,
         layout,
         common,
+        steps_print,
     }
 }
 
@@ -311,18 +316,22 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
         plan,
         layout,
         common,
-        ..
+        steps_print,
     } = c;
     let stop = signals::install();
     let mut bar = Bar::new("Writing test files");
     // Lines logged while the bar is up are written with the bar lifted.
-    // Below verbosity 3 the text report is not printed; a JSON document on stdout is the
-    // result asked for, not a log message, so it still goes out.
-    let report: Box<dyn std::io::Write + Send> = if common.quiet() && plan.options.text {
+    // Below verbosity 3 the text report is not printed (nor a built-in test's step
+    // messages, which are sysbench log lines too); a JSON document on stdout is the result
+    // asked for, not a log message, so it still goes out.
+    let quiet = common.quiet() && plan.options.text;
+    let report: Box<dyn std::io::Write + Send> = if quiet && !steps_print {
         Box::new(std::io::sink())
     } else {
         Box::new(std::io::stdout())
     };
+    let silent = Silent(&layout);
+    let layout: &dyn Layout = if quiet { &silent } else { &layout };
     let mut stdout = bar.log_above(report);
     let mut stderr = bar.log_above(Box::new(std::io::stderr()));
     let mut out = plumb_pipeline::Output {
@@ -331,7 +340,7 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
         progress: &mut bar,
         live: None,
     };
-    let finished = plumb_pipeline::execute(&plan, &layout, &stop, &mut out).map_err(cli_error)?;
+    let finished = plumb_pipeline::execute(&plan, layout, &stop, &mut out).map_err(cli_error)?;
     crate::keep::keep(&finished.record, &common.keep);
     // The partial report is out; the error that cut the run short ends it.
     if let Some(error) = finished.record.jobs().find_map(|j| j.error.clone()) {
@@ -346,6 +355,26 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
         }
         None => 0,
     })
+}
+
+/// A layout that prints nothing live (sysbench below verbosity 3) but keeps the wording of
+/// advice and the replay of a saved record as the layout it stands for.
+struct Silent<'a>(&'a dyn Layout);
+
+impl Layout for Silent<'_> {
+    fn report(
+        &self,
+        _record: &plumb_pipeline::Record,
+        _group: &plumb_pipeline::GroupRecord,
+    ) -> String {
+        String::new()
+    }
+    fn spelling(&self) -> Option<plumb_advise::Spelling> {
+        self.0.spelling()
+    }
+    fn replay(&self, record: &plumb_pipeline::Record) -> String {
+        self.0.replay(record)
+    }
 }
 
 /// A pipeline error classified for the exit status.

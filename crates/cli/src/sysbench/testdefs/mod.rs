@@ -98,6 +98,12 @@ pub trait TestPlan: Job {
     fn layout(&self) -> Option<serde_json::Value> {
         None
     }
+    /// The test's prepare and cleanup messages are its script's `print()`s, which sysbench's
+    /// --verbosity does not silence (the OLTP scripts); a built-in test's are log messages,
+    /// silenced below verbosity 3 with its report.
+    fn prints_steps(&self) -> bool {
+        false
+    }
     /// A run that fails part way still reports what it measured until then (then the
     /// error, exit 1), where sysbench prints nothing: true for the SQL tests, whose servers
     /// can go away mid-run.

@@ -212,6 +212,9 @@ impl TestPlan for OltpJob {
     fn reports_partial_run(&self) -> bool {
         true
     }
+    fn prints_steps(&self) -> bool {
+        true
+    }
 }
 
 /// A setting as sysbench's OLTP options name it.
