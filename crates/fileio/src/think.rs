@@ -9,6 +9,13 @@
 //! queue before a stall count towards the next one, so with a queue the first stall comes
 //! after more requests than the later ones.
 //!
+//! With an I/O time (fio's `thinktime_iotime`) the stall is due by the clock instead: once
+//! the I/O time and the stall's own length have passed since the last stall was found due
+//! (or since the first request, for the first), so after each stall the job does I/O for
+//! the I/O time, and before the first for both together, as fio 3.33 counts it. A count of
+//! requests given as well stalls too, whichever comes first; without one only the clock
+//! does (fio's default count of 1 would stall after every request).
+//!
 //! A worker without think time carries no [`Thinker`], and pays one untaken branch per
 //! request for the possibility.
 
@@ -36,6 +43,12 @@ pub struct Think {
     /// request, before it completes).
     pub every: u64,
     pub count: ThinkCount,
+    /// I/O time between stalls (0: none, the count alone decides).
+    #[serde(default)]
+    pub io_time_ns: u64,
+    /// With an I/O time: whether `every` counts as well (the user gave a count).
+    #[serde(default)]
+    pub every_with_time: bool,
 }
 
 /// Longest single sleep: a stop (time limit, signal) is seen within this.
@@ -50,6 +63,9 @@ pub struct Thinker {
     issued: u64,
     /// The count at the last stall.
     last: u64,
+    /// With an I/O time: when the last stall was found due (the first request's check
+    /// starts the clock).
+    last_time: Option<Instant>,
 }
 
 impl Thinker {
@@ -59,6 +75,7 @@ impl Thinker {
             think,
             issued: 0,
             last: 0,
+            last_time: None,
         })
     }
 
@@ -72,10 +89,25 @@ impl Thinker {
     /// count now is where the next N start from.
     #[inline]
     pub fn due(&mut self, in_flight: u64) -> bool {
-        let now = self.count(in_flight);
-        let due = now >= self.last + self.think.every;
+        let t = self.think;
+        let mut due = false;
+        let mut clock = None;
+        if t.io_time_ns > 0 {
+            let now = Instant::now();
+            let since = *self.last_time.get_or_insert(now);
+            due = now.duration_since(since) >= Duration::from_nanos(t.io_time_ns + t.stall_ns);
+            clock = Some(now);
+            if !due && !t.every_with_time {
+                return false;
+            }
+        }
+        let count = self.count(in_flight);
+        due |= count >= self.last + t.every;
         if due {
-            self.last = now;
+            self.last = count;
+            if clock.is_some() {
+                self.last_time = clock;
+            }
         }
         due
     }
@@ -127,6 +159,8 @@ mod tests {
             spin_ns: 500_000,
             every,
             count,
+            io_time_ns: 0,
+            every_with_time: false,
         }
     }
 
@@ -176,6 +210,65 @@ mod tests {
         let mut every = Thinker::new(think(0, ThinkCount::Completed)).unwrap();
         every.issued(1);
         assert!(every.due(1), "every=0 stalls before completions");
+    }
+
+    #[test]
+    fn io_time_alone_stalls_by_the_clock_not_the_count() {
+        let mut t = Thinker::new(Think {
+            stall_ns: 2_000_000,
+            io_time_ns: 8_000_000,
+            ..think(1, ThinkCount::Completed)
+        })
+        .unwrap();
+        let start = Instant::now();
+        t.issued(1);
+        assert!(!t.due(0), "the first check starts the clock");
+        // The first stall comes after the I/O time and the stall's length together.
+        let mut n = 1;
+        loop {
+            t.issued(1);
+            n += 1;
+            if t.due(0) {
+                break;
+            }
+        }
+        assert!(n > 2, "the count of 1 does not stall");
+        assert!(start.elapsed() >= Duration::from_millis(10));
+        // Found due before the stall: the stall itself counts towards the next period.
+        let stalled = Instant::now();
+        t.stall(|| false);
+        t.issued(1);
+        assert!(!t.due(0));
+        while !t.due(0) {
+            t.issued(1);
+        }
+        assert!(stalled.elapsed() >= Duration::from_millis(9));
+    }
+
+    #[test]
+    fn io_time_with_a_count_stalls_at_whichever_comes_first() {
+        let mut t = Thinker::new(Think {
+            io_time_ns: 60_000_000_000,
+            every_with_time: true,
+            ..think(3, ThinkCount::Issued)
+        })
+        .unwrap();
+        t.issued(2);
+        assert!(!t.due(2));
+        t.issued(1);
+        assert!(t.due(3), "the count comes first");
+        let mut timed = Thinker::new(Think {
+            stall_ns: 1_000_000,
+            io_time_ns: 1_000_000,
+            every_with_time: true,
+            ..think(1_000_000, ThinkCount::Issued)
+        })
+        .unwrap();
+        timed.issued(1);
+        assert!(!timed.due(1));
+        std::thread::sleep(Duration::from_millis(3));
+        timed.issued(1);
+        assert!(timed.due(1), "the clock comes first");
     }
 
     #[test]
