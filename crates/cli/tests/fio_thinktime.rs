@@ -257,3 +257,61 @@ fn io_time_values_are_refused_as_fio_refuses_them() {
     assert_eq!(theirs.code, 1, "{}", theirs.stderr);
     assert_eq!(theirs, ours);
 }
+
+// ---------------------------------------------------------------------------------------
+// rate_ignore_thinktime: the rate does not make up for the stalls. fio 3.33 moves the
+// schedule back by the requests a stall would have held, less one (which goes out at once):
+// with 1000 requests a second, a stall of 100 ms after every 250 requests and a run of 1 s,
+// fio makes 250, 250, 250 requests (750) where it makes 1000 without the option.
+
+#[test]
+fn a_rate_that_ignores_think_time_does_not_catch_up() {
+    let drop_in = DropIn::named("fio");
+    let fio = installed(&[FIO], "apt-get install fio", "the thinktime comparison");
+    for (extra, want) in [
+        (&["--rate_ignore_thinktime=1"][..], &[250, 250, 250][..]),
+        (
+            &["--rate_ignore_thinktime=1", "--rate_process=poisson"][..],
+            &[250, 250, 250][..],
+        ),
+        (
+            &["--rate_ignore_thinktime=0"][..],
+            &[250, 250, 250, 250][..],
+        ),
+    ] {
+        let extra = [&["--thinktime_blocks=250"][..], extra].concat();
+        let ours = logged_groups(&drop_in.bin(), &extra);
+        assert_eq!(ours, want, "plumb {extra:?}");
+        if fio {
+            assert_eq!(ours, logged_groups(Path::new(FIO), &extra), "plumb vs fio");
+        }
+    }
+}
+
+#[test]
+fn ignoring_think_time_over_two_rated_directions_is_refused() {
+    // fio moves back only the schedule of the direction whose request found the stall due;
+    // plumb's one schedule carries both directions.
+    let dir = TempDir::new().unwrap();
+    let drop_in = DropIn::named("fio");
+    let args = [
+        "--name=b",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=randrw",
+        "--rate=1m,2m",
+        "--thinktime=1",
+        "--rate_ignore_thinktime=1",
+    ];
+    let out = common::peers::run_named(&drop_in.bin(), dir.path(), &args);
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (1, "", "plumb: fio option 'rate_ignore_thinktime' (value '1') is not supported yet: plumb keeps one rate schedule for all directions; fio moves back one direction's\n")
+    );
+    if installed(&[FIO], "apt-get install fio", "the thinktime comparison") {
+        let bad = ["--name=b", "--size=64k", "--rate_ignore_thinktime=x"];
+        let (theirs, ours) = common::peers::fio_and_drop_in(&[], &bad);
+        assert_eq!(theirs.code, 1, "{}", theirs.stderr);
+        assert_eq!(theirs, ours);
+    }
+}

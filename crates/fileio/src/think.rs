@@ -49,6 +49,10 @@ pub struct Think {
     /// With an I/O time: whether `every` counts as well (the user gave a count).
     #[serde(default)]
     pub every_with_time: bool,
+    /// Under a rate: the schedule does not make up for the stall (fio's
+    /// rate_ignore_thinktime), see [`Thinker::skipped`].
+    #[serde(default)]
+    pub rate_ignores: bool,
 }
 
 /// Longest single sleep: a stop (time limit, signal) is seen within this.
@@ -119,24 +123,40 @@ impl Thinker {
         }
     }
 
+    /// How far a rate's schedule moves back after a stall of `stalled_ns` when the rate
+    /// ignores think time, given the schedule's spacing (`even`, mean gap): fio 3.33 counts
+    /// the requests the stall would have held as done, less one request when the stall is
+    /// at least one gap long so that one goes out at once (even spacing); for exponential
+    /// gaps it moves the last start by the whole stall. 0 when the rate makes up for stalls.
+    pub fn skipped(&self, stalled_ns: u64, even: bool, gap_ns: u64) -> u64 {
+        if !self.think.rate_ignores || stalled_ns == 0 {
+            0
+        } else if even && gap_ns <= stalled_ns {
+            stalled_ns - gap_ns
+        } else {
+            stalled_ns
+        }
+    }
+
     /// Stall now (the caller has found it [`Thinker::due`] and waited for its requests in
-    /// flight); returns early once `stopping` says so.
-    pub fn stall(&self, stopping: impl Fn() -> bool) {
+    /// flight); returns early once `stopping` says so. Returns how long it stalled, ns.
+    pub fn stall(&self, stopping: impl Fn() -> bool) -> u64 {
         let t = self.think;
         let spin = Duration::from_nanos(t.spin_ns.min(t.stall_ns));
         let start = Instant::now();
+        let took = || start.elapsed().as_nanos() as u64;
         let end = start + Duration::from_nanos(t.stall_ns);
         let spin_end = start + spin;
         while Instant::now() < spin_end {
             if stopping() {
-                return;
+                return took();
             }
             std::hint::spin_loop();
         }
         loop {
             let now = Instant::now();
             if now >= end || stopping() {
-                return;
+                return took();
             }
             let left = end - now;
             if left > SLACK + SLACK / 3 {
@@ -161,6 +181,7 @@ mod tests {
             count,
             io_time_ns: 0,
             every_with_time: false,
+            rate_ignores: false,
         }
     }
 
@@ -269,6 +290,21 @@ mod tests {
         std::thread::sleep(Duration::from_millis(3));
         timed.issued(1);
         assert!(timed.due(1), "the clock comes first");
+    }
+
+    #[test]
+    fn a_rate_that_ignores_stalls_moves_back_by_all_but_one_gap() {
+        let plain = Thinker::new(think(1, ThinkCount::Completed)).unwrap();
+        assert_eq!(plain.skipped(100_000_000, true, 1_000_000), 0);
+        let t = Thinker::new(Think {
+            rate_ignores: true,
+            ..think(1, ThinkCount::Completed)
+        })
+        .unwrap();
+        assert_eq!(t.skipped(100_000_000, true, 1_000_000), 99_000_000);
+        assert_eq!(t.skipped(500_000, true, 1_000_000), 500_000);
+        assert_eq!(t.skipped(100_000_000, false, 1_000_000), 100_000_000);
+        assert_eq!(t.skipped(0, true, 1_000_000), 0);
     }
 
     #[test]

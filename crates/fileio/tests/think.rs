@@ -73,6 +73,7 @@ fn think(every: u64, count: ThinkCount) -> Think {
         count,
         io_time_ns: 0,
         every_with_time: false,
+        rate_ignores: false,
     }
 }
 

@@ -9,7 +9,7 @@ use plumb_core::random::Rng;
 use plumb_fileio::think::{Think, ThinkCount};
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_int, parse_time_ns, TimeUnit};
+use super::values::{parse_bool, parse_int, parse_time_ns, TimeUnit};
 
 /// The random stream a start delay range is drawn from, apart from the workers' streams
 /// (which are numbered from 0).
@@ -60,6 +60,10 @@ pub fn think(j: &(impl JobOptions + ?Sized)) -> Result<Option<Think>, TranslateE
         // fio counts requests beside the clock only when the job gave a count itself: its
         // default of 1 would stall after every request.
         every_with_time: j.get("thinktime_blocks").is_some(),
+        rate_ignores: match j.get("rate_ignore_thinktime") {
+            None => false,
+            Some(v) => parse_bool(v).map_err(|_| parse_err("rate_ignore_thinktime", v))?,
+        },
     }))
 }
 
@@ -117,6 +121,7 @@ mod tests {
                 count: ThinkCount::Completed,
                 io_time_ns: 0,
                 every_with_time: false,
+                rate_ignores: false,
             })
         );
         assert_eq!(
@@ -134,6 +139,7 @@ mod tests {
                 count: ThinkCount::Issued,
                 io_time_ns: 0,
                 every_with_time: true,
+                rate_ignores: false,
             })
         );
         // thinktime_iotime is in seconds when bare; a count given with it counts too.

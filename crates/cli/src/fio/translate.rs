@@ -791,6 +791,19 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
     };
 
+    // fio moves back the schedule of the direction whose request found the stall due; plumb
+    // keeps one schedule for every direction, so only a job rated in one direction can have
+    // it moved as fio moves it.
+    if think.is_some_and(|t| t.rate_ignores)
+        && rate.is_some()
+        && !matches!(mix, Mix::Read | Mix::Write | Mix::Trim)
+    {
+        return Err(unsupported(
+            "rate_ignore_thinktime",
+            g.raw("rate_ignore_thinktime").unwrap_or("1"),
+            "plumb keeps one rate schedule for all directions; fio moves back one direction's",
+        ));
+    }
     let min_rate = super::min_rate::spec(j, kb)?;
     let max_latency = super::max_latency::spec(j)?;
     let sample_window = sample_window(&g)?;
