@@ -760,21 +760,96 @@ fn unified_rw_reporting_mixed_sums_the_directions_as_fio_does() {
     assert_eq!(issued(&ours.stdout), issued(&theirs.stdout));
     assert!(ours.stdout.contains("  mixed: IOPS="), "{}", ours.stdout);
     assert!(ours.stdout.contains("\n  MIXED: bw="), "{}", ours.stdout);
-    // fio 3.33's `both` prints an empty mixed block: refused rather than copied.
-    let o = run_both(&[
-        "--name=m",
+    // fio prints a mixed unit's terse line with the read fields only.
+    terse_fields_match(&mixed);
+}
+
+/// The terse lines of fio and plumb on `args` (plus `--minimal`) have as many fields each.
+fn terse_fields_match(args: &[&str]) {
+    let mut args = args.to_vec();
+    args.push("--minimal");
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
+    assert_eq!((theirs.code, ours.code), (0, 0), "{}", ours.stderr);
+    let fields = |s: &str| -> Vec<usize> { s.lines().map(|l| l.split(';').count()).collect() };
+    assert_eq!(fields(&theirs.stdout), fields(&ours.stdout), "{args:?}");
+}
+
+/// The directions' I/O counts added, and the `mixed` object's count and bytes, of a JSON
+/// report (the split between reads and writes is each program's own random draw).
+fn mixed_counts(stdout: &str) -> Vec<[u64; 3]> {
+    let v: Value = serde_json::from_str(stdout).unwrap();
+    let n = |j: &Value, d: &str, k: &str| j[d][k].as_u64().unwrap_or(u64::MAX);
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            [
+                n(j, "read", "total_ios") + n(j, "write", "total_ios"),
+                n(j, "mixed", "total_ios"),
+                n(j, "mixed", "io_bytes"),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn unified_rw_reporting_both_adds_the_sum_after_the_directions() {
+    for both in ["--unified_rw_reporting=both", "--unified_rw_reporting=2"] {
+        let job = ["--name=b", "--rw=randrw", "--size=64k", "--bs=4k", both];
+        same_normal(&job);
+        same_json(&job);
+        terse_fields_match(&job);
+        let mut grouped = job.to_vec();
+        grouped.extend(["--numjobs=2", "--group_reporting"]);
+        same_normal(&grouped);
+        same_json(&grouped);
+        terse_fields_match(&grouped);
+        // Every request once, in its direction and in the sum (the random map makes the
+        // count exact: 16 blocks of 4 KiB a job).
+        let mut json = grouped.clone();
+        json.push("--output-format=json");
+        let Some((theirs, ours)) = run_both(&json) else {
+            return;
+        };
+        let (a, b) = (mixed_counts(&theirs.stdout), mixed_counts(&ours.stdout));
+        assert_eq!(a, b, "{json:?}");
+        assert_eq!(b, [[32, 32, 2 * 65536]]);
+        // fio 3.33 prints the sum's IOPS, bandwidth and size as 0 (fio #1844), and its
+        // group line `MIXED` after the directions'.
+        let Some((theirs, ours)) = run_both(&job) else {
+            return;
+        };
+        for out in [&theirs.stdout, &ours.stdout] {
+            assert!(out.contains("\n  mixed: IOPS=0, BW=0 (0)(0B/"), "{out}");
+            assert!(
+                out.contains("\n  WRITE: bw=") && out.contains("\n  MIXED: bw="),
+                "{out}"
+            );
+        }
+    }
+    // fio reads the word before a `:`; a word it does not know is its own error.
+    same_normal(&[
+        "--name=b",
         "--rw=randrw",
         "--size=64k",
-        "--unified_rw_reporting=both",
+        "--unified_rw_reporting=both:1",
     ]);
-    if let Some((_, ours)) = o {
-        assert_eq!(ours.code, 1);
-        assert!(
-            ours.stderr.contains("unified_rw_reporting"),
-            "{}",
-            ours.stderr
-        );
-    }
+    same_error_with(
+        &[],
+        &[
+            "--name=b",
+            "--rw=randrw",
+            "--size=64k",
+            "--unified_rw_reporting=3",
+        ],
+    );
+    same_error_with(
+        &[],
+        &["--name=b", "--size=64k", "--unified_rw_reporting=Both"],
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -123,6 +123,8 @@ pub(crate) struct Pacer {
     origin: Stamp,
     /// Events scheduled so far (even spacing counts from the origin, so gaps never drift).
     n: u64,
+    /// Exponential gaps: time the starts after the next one are pushed back by.
+    pushed_ns: u64,
 }
 
 impl Pacer {
@@ -133,6 +135,7 @@ impl Pacer {
             even: arrivals == Arrivals::Even,
             origin,
             n: 0,
+            pushed_ns: 0,
         }
     }
     fn advance(&mut self, rng: &mut Rng) -> Stamp {
@@ -143,9 +146,18 @@ impl Pacer {
                 .add_ns((self.n as f64 * self.mean_gap_ns) as u64)
         } else {
             let u = rng.next_f64();
-            at.add_ns((-(1.0 - u).ln() * self.mean_gap_ns) as u64)
+            let pushed = std::mem::take(&mut self.pushed_ns);
+            at.add_ns(pushed + (-(1.0 - u).ln() * self.mean_gap_ns) as u64)
         };
         at
+    }
+    /// Push every start after the next one back by `ns`.
+    fn push_back(&mut self, ns: u64) {
+        if self.even {
+            self.origin = self.origin.add_ns(ns);
+        } else {
+            self.pushed_ns += ns;
+        }
     }
 }
 
@@ -212,6 +224,20 @@ impl<'a> WorkerCtx<'a> {
     /// not the first one's.
     pub fn paced(&self) -> bool {
         self.pacer.is_some()
+    }
+
+    /// The schedule's spacing (open loop): whether its gaps are even, and their mean, ns.
+    pub fn schedule_gap(&self) -> Option<(bool, u64)> {
+        self.pacer.as_ref().map(|p| (p.even, p.mean_gap_ns as u64))
+    }
+
+    /// Push the schedule's starts after the next one back by `ns`, for time the worker
+    /// spent idle on purpose that the schedule should not make up for (fio's
+    /// rate_ignore_thinktime). The next start stays where it was, already due or not.
+    pub fn push_schedule_back(&mut self, ns: u64) {
+        if let Some(p) = self.pacer.as_mut() {
+            p.push_back(ns);
+        }
     }
 
     /// Like [`WorkerCtx::next_event`], but never waits: in open-loop mode, when the next

@@ -9,6 +9,13 @@
 //! queue before a stall count towards the next one, so with a queue the first stall comes
 //! after more requests than the later ones.
 //!
+//! With an I/O time (fio's `thinktime_iotime`) the stall is due by the clock instead: once
+//! the I/O time and the stall's own length have passed since the last stall was found due
+//! (or since the first request, for the first), so after each stall the job does I/O for
+//! the I/O time, and before the first for both together, as fio 3.33 counts it. A count of
+//! requests given as well stalls too, whichever comes first; without one only the clock
+//! does (fio's default count of 1 would stall after every request).
+//!
 //! A worker without think time carries no [`Thinker`], and pays one untaken branch per
 //! request for the possibility.
 
@@ -36,6 +43,16 @@ pub struct Think {
     /// request, before it completes).
     pub every: u64,
     pub count: ThinkCount,
+    /// I/O time between stalls (0: none, the count alone decides).
+    #[serde(default)]
+    pub io_time_ns: u64,
+    /// With an I/O time: whether `every` counts as well (the user gave a count).
+    #[serde(default)]
+    pub every_with_time: bool,
+    /// Under a rate: the schedule does not make up for the stall (fio's
+    /// rate_ignore_thinktime), see [`Thinker::skipped`].
+    #[serde(default)]
+    pub rate_ignores: bool,
 }
 
 /// Longest single sleep: a stop (time limit, signal) is seen within this.
@@ -50,6 +67,9 @@ pub struct Thinker {
     issued: u64,
     /// The count at the last stall.
     last: u64,
+    /// With an I/O time: when the last stall was found due (the first request's check
+    /// starts the clock).
+    last_time: Option<Instant>,
 }
 
 impl Thinker {
@@ -59,6 +79,7 @@ impl Thinker {
             think,
             issued: 0,
             last: 0,
+            last_time: None,
         })
     }
 
@@ -72,10 +93,25 @@ impl Thinker {
     /// count now is where the next N start from.
     #[inline]
     pub fn due(&mut self, in_flight: u64) -> bool {
-        let now = self.count(in_flight);
-        let due = now >= self.last + self.think.every;
+        let t = self.think;
+        let mut due = false;
+        let mut clock = None;
+        if t.io_time_ns > 0 {
+            let now = Instant::now();
+            let since = *self.last_time.get_or_insert(now);
+            due = now.duration_since(since) >= Duration::from_nanos(t.io_time_ns + t.stall_ns);
+            clock = Some(now);
+            if !due && !t.every_with_time {
+                return false;
+            }
+        }
+        let count = self.count(in_flight);
+        due |= count >= self.last + t.every;
         if due {
-            self.last = now;
+            self.last = count;
+            if clock.is_some() {
+                self.last_time = clock;
+            }
         }
         due
     }
@@ -87,24 +123,40 @@ impl Thinker {
         }
     }
 
+    /// How far a rate's schedule moves back after a stall of `stalled_ns` when the rate
+    /// ignores think time, given the schedule's spacing (`even`, mean gap): fio 3.33 counts
+    /// the requests the stall would have held as done, less one request when the stall is
+    /// at least one gap long so that one goes out at once (even spacing); for exponential
+    /// gaps it moves the last start by the whole stall. 0 when the rate makes up for stalls.
+    pub fn skipped(&self, stalled_ns: u64, even: bool, gap_ns: u64) -> u64 {
+        if !self.think.rate_ignores || stalled_ns == 0 {
+            0
+        } else if even && gap_ns <= stalled_ns {
+            stalled_ns - gap_ns
+        } else {
+            stalled_ns
+        }
+    }
+
     /// Stall now (the caller has found it [`Thinker::due`] and waited for its requests in
-    /// flight); returns early once `stopping` says so.
-    pub fn stall(&self, stopping: impl Fn() -> bool) {
+    /// flight); returns early once `stopping` says so. Returns how long it stalled, ns.
+    pub fn stall(&self, stopping: impl Fn() -> bool) -> u64 {
         let t = self.think;
         let spin = Duration::from_nanos(t.spin_ns.min(t.stall_ns));
         let start = Instant::now();
+        let took = || start.elapsed().as_nanos() as u64;
         let end = start + Duration::from_nanos(t.stall_ns);
         let spin_end = start + spin;
         while Instant::now() < spin_end {
             if stopping() {
-                return;
+                return took();
             }
             std::hint::spin_loop();
         }
         loop {
             let now = Instant::now();
             if now >= end || stopping() {
-                return;
+                return took();
             }
             let left = end - now;
             if left > SLACK + SLACK / 3 {
@@ -127,6 +179,9 @@ mod tests {
             spin_ns: 500_000,
             every,
             count,
+            io_time_ns: 0,
+            every_with_time: false,
+            rate_ignores: false,
         }
     }
 
@@ -176,6 +231,80 @@ mod tests {
         let mut every = Thinker::new(think(0, ThinkCount::Completed)).unwrap();
         every.issued(1);
         assert!(every.due(1), "every=0 stalls before completions");
+    }
+
+    #[test]
+    fn io_time_alone_stalls_by_the_clock_not_the_count() {
+        let mut t = Thinker::new(Think {
+            stall_ns: 2_000_000,
+            io_time_ns: 8_000_000,
+            ..think(1, ThinkCount::Completed)
+        })
+        .unwrap();
+        let start = Instant::now();
+        t.issued(1);
+        assert!(!t.due(0), "the first check starts the clock");
+        // The first stall comes after the I/O time and the stall's length together.
+        let mut n = 1;
+        loop {
+            t.issued(1);
+            n += 1;
+            if t.due(0) {
+                break;
+            }
+        }
+        assert!(n > 2, "the count of 1 does not stall");
+        assert!(start.elapsed() >= Duration::from_millis(10));
+        // Found due before the stall: the stall itself counts towards the next period.
+        let stalled = Instant::now();
+        t.stall(|| false);
+        t.issued(1);
+        assert!(!t.due(0));
+        while !t.due(0) {
+            t.issued(1);
+        }
+        assert!(stalled.elapsed() >= Duration::from_millis(9));
+    }
+
+    #[test]
+    fn io_time_with_a_count_stalls_at_whichever_comes_first() {
+        let mut t = Thinker::new(Think {
+            io_time_ns: 60_000_000_000,
+            every_with_time: true,
+            ..think(3, ThinkCount::Issued)
+        })
+        .unwrap();
+        t.issued(2);
+        assert!(!t.due(2));
+        t.issued(1);
+        assert!(t.due(3), "the count comes first");
+        let mut timed = Thinker::new(Think {
+            stall_ns: 1_000_000,
+            io_time_ns: 1_000_000,
+            every_with_time: true,
+            ..think(1_000_000, ThinkCount::Issued)
+        })
+        .unwrap();
+        timed.issued(1);
+        assert!(!timed.due(1));
+        std::thread::sleep(Duration::from_millis(3));
+        timed.issued(1);
+        assert!(timed.due(1), "the clock comes first");
+    }
+
+    #[test]
+    fn a_rate_that_ignores_stalls_moves_back_by_all_but_one_gap() {
+        let plain = Thinker::new(think(1, ThinkCount::Completed)).unwrap();
+        assert_eq!(plain.skipped(100_000_000, true, 1_000_000), 0);
+        let t = Thinker::new(Think {
+            rate_ignores: true,
+            ..think(1, ThinkCount::Completed)
+        })
+        .unwrap();
+        assert_eq!(t.skipped(100_000_000, true, 1_000_000), 99_000_000);
+        assert_eq!(t.skipped(500_000, true, 1_000_000), 500_000);
+        assert_eq!(t.skipped(100_000_000, false, 1_000_000), 100_000_000);
+        assert_eq!(t.skipped(0, true, 1_000_000), 0);
     }
 
     #[test]

@@ -653,7 +653,13 @@ impl<E: Engine> IoWorker<E> {
         }
         self.drain(ctx)?;
         if let Some(th) = self.s.think.as_mut() {
-            th.stall(|| ctx.stopping());
+            let stalled = th.stall(|| ctx.stopping());
+            if let Some((even, gap)) = ctx.schedule_gap() {
+                let skip = th.skipped(stalled, even, gap);
+                if skip > 0 {
+                    ctx.push_schedule_back(skip);
+                }
+            }
         }
         Ok(())
     }

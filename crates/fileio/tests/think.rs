@@ -71,6 +71,9 @@ fn think(every: u64, count: ThinkCount) -> Think {
         spin_ns: 1_000_000,
         every,
         count,
+        io_time_ns: 0,
+        every_with_time: false,
+        rate_ignores: false,
     }
 }
 

@@ -404,8 +404,8 @@ mod tests {
         // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
-        // userspace_reap; then opendir.
-        assert_eq!(n, 112);
+        // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime.
+        assert_eq!(n, 114);
     }
 
     #[test]

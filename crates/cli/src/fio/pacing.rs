@@ -1,5 +1,6 @@
 //! fio's pacing options into plumb's job model: `thinktime` (with `thinktime_spin`,
-//! `thinktime_blocks`, `thinktime_blocks_type`) into the job's [`Think`], and `startdelay`
+//! `thinktime_blocks`, `thinktime_blocks_type`, `thinktime_iotime`) into the job's
+//! [`Think`], and `startdelay`
 //! (a time, or a range `a-b` drawn per job) into the job's start delay.
 
 use std::time::Duration;
@@ -8,7 +9,7 @@ use plumb_core::random::Rng;
 use plumb_fileio::think::{Think, ThinkCount};
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_int, parse_time_ns, TimeUnit};
+use super::values::{parse_bool, parse_int, parse_time_ns, TimeUnit};
 
 /// The random stream a start delay range is drawn from, apart from the workers' streams
 /// (which are numbered from 0).
@@ -21,18 +22,25 @@ fn parse_err(name: &str, value: &str) -> TranslateError {
     }
 }
 
-fn time_ns(j: &(impl JobOptions + ?Sized), name: &str) -> Result<u64, TranslateError> {
+/// A time option's nanoseconds (0 when unset); bare numbers are in `unit`.
+fn time_ns(
+    j: &(impl JobOptions + ?Sized),
+    name: &str,
+    unit: TimeUnit,
+) -> Result<u64, TranslateError> {
     match j.get(name) {
         None => Ok(0),
-        Some(v) => parse_time_ns(v, TimeUnit::Micros).map_err(|_| parse_err(name, v)),
+        Some(v) => parse_time_ns(v, unit).map_err(|_| parse_err(name, v)),
     }
 }
 
-/// The job's think time, `None` when `thinktime` is 0 or unset (then the other three have
+/// The job's think time, `None` when `thinktime` is 0 or unset (then the other four have
 /// no effect, as in fio).
 pub fn think(j: &(impl JobOptions + ?Sized)) -> Result<Option<Think>, TranslateError> {
-    let stall_ns = time_ns(j, "thinktime")?;
-    let spin_ns = time_ns(j, "thinktime_spin")?;
+    let stall_ns = time_ns(j, "thinktime", TimeUnit::Micros)?;
+    let spin_ns = time_ns(j, "thinktime_spin", TimeUnit::Micros)?;
+    // Seconds when bare, unlike the other think times (fio's is_seconds).
+    let io_time_ns = time_ns(j, "thinktime_iotime", TimeUnit::Seconds)?;
     let every = match j.get("thinktime_blocks") {
         None => 1,
         Some(v) => parse_int(v).map_err(|_| parse_err("thinktime_blocks", v))?,
@@ -48,6 +56,14 @@ pub fn think(j: &(impl JobOptions + ?Sized)) -> Result<Option<Think>, TranslateE
         spin_ns: spin_ns.min(stall_ns),
         every,
         count,
+        io_time_ns,
+        // fio counts requests beside the clock only when the job gave a count itself: its
+        // default of 1 would stall after every request.
+        every_with_time: j.get("thinktime_blocks").is_some(),
+        rate_ignores: match j.get("rate_ignore_thinktime") {
+            None => false,
+            Some(v) => parse_bool(v).map_err(|_| parse_err("rate_ignore_thinktime", v))?,
+        },
     }))
 }
 
@@ -102,7 +118,10 @@ mod tests {
                 stall_ns: 250_000,
                 spin_ns: 0,
                 every: 1,
-                count: ThinkCount::Completed
+                count: ThinkCount::Completed,
+                io_time_ns: 0,
+                every_with_time: false,
+                rate_ignores: false,
             })
         );
         assert_eq!(
@@ -117,8 +136,30 @@ mod tests {
                 stall_ns: 2_000_000,
                 spin_ns: 2_000_000,
                 every: 8,
-                count: ThinkCount::Issued
+                count: ThinkCount::Issued,
+                io_time_ns: 0,
+                every_with_time: true,
+                rate_ignores: false,
             })
+        );
+        // thinktime_iotime is in seconds when bare; a count given with it counts too.
+        let timed = |extra: Vec<(&'static str, &'static str)>| {
+            let mut o = vec![("thinktime", "100")];
+            o.extend(extra);
+            think(&Opts(o)).unwrap().unwrap()
+        };
+        let t = timed(vec![("thinktime_iotime", "2")]);
+        assert_eq!((t.io_time_ns, t.every_with_time), (2_000_000_000, false));
+        let t = timed(vec![
+            ("thinktime_iotime", "250ms"),
+            ("thinktime_blocks", "1"),
+        ]);
+        assert_eq!((t.io_time_ns, t.every_with_time), (250_000_000, true));
+        assert_eq!(
+            think(&Opts(vec![("thinktime", "1"), ("thinktime_iotime", "-1")]))
+                .unwrap_err()
+                .to_string(),
+            "fio: failed parsing thinktime_iotime=-1"
         );
         assert_eq!(
             think(&Opts(vec![("thinktime", "x")]))

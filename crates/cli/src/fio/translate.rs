@@ -307,11 +307,6 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
 const NOT_YET: &[(&str, &[&str], &str)] = &[
-    (
-        "unified_rw_reporting",
-        &["none", "0", "mixed", "1"],
-        "fio 3.33 prints 'both' with an empty mixed block",
-    ),
     // plumb's buffers come from the heap allocator, as fio's malloc ones do.
     (
         "mem",
@@ -796,6 +791,19 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
     };
 
+    // fio moves back the schedule of the direction whose request found the stall due; plumb
+    // keeps one schedule for every direction, so only a job rated in one direction can have
+    // it moved as fio moves it.
+    if think.is_some_and(|t| t.rate_ignores)
+        && rate.is_some()
+        && !matches!(mix, Mix::Read | Mix::Write | Mix::Trim)
+    {
+        return Err(unsupported(
+            "rate_ignore_thinktime",
+            g.raw("rate_ignore_thinktime").unwrap_or("1"),
+            "plumb keeps one rate schedule for all directions; fio moves back one direction's",
+        ));
+    }
     let min_rate = super::min_rate::spec(j, kb)?;
     let max_latency = super::max_latency::spec(j)?;
     let sample_window = sample_window(&g)?;
@@ -1246,6 +1254,15 @@ pub fn translate<J: JobOptions + ?Sized>(
             steady: None,
         };
         let laid: u64 = layout_files.iter().map(|f| f.1).sum();
+        // fio reads the word before any `:` or `,` (`both:1` is `both`).
+        let unified = match g.raw("unified_rw_reporting") {
+            None => None,
+            Some(v) => Some(
+                parse_enum(v, &["none", "mixed", "both", "0", "1", "2"])
+                    .map_err(|_| parse_err("unified_rw_reporting", v))?
+                    .word,
+            ),
+        };
         let info = FioJobInfo {
             header: JobHeader {
                 name: name.clone(),
@@ -1284,7 +1301,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             pid: std::process::id(),
             laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),
             output: ctx.output.clone(),
-            unified_mixed: matches!(g.raw("unified_rw_reporting"), Some("mixed" | "1")),
+            unified_mixed: matches!(unified, Some("mixed" | "1")),
+            unified_both: matches!(unified, Some("both" | "2")),
             failure: None,
             stderr: Vec::new(),
             steady: None,

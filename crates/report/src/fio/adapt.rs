@@ -360,6 +360,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
             slat: fi.slat_percentiles && split,
         },
         mixed: false,
+        both: None,
         steady: fi.steady.clone(),
     }
 }
@@ -433,12 +434,28 @@ fn merge_lat(
     *a = Some(lat_stats(x, with.then_some(pct)));
 }
 
+/// fio's sum of two sample series (`sum_stat` with `pure_sum`): min, max, mean and count
+/// added, and the sums of squared deviations added, from which the stddev is taken again
+/// over the summed count.
 fn add_samples(a: &mut SampleStats, b: &SampleStats) {
+    if b.samples == 0 {
+        return;
+    }
+    if a.samples == 0 {
+        *a = b.clone();
+        return;
+    }
+    let squares = |s: &SampleStats| s.stddev * s.stddev * (s.samples as f64 - 1.0).max(0.0);
+    let sum_sq = squares(a) + squares(b);
     a.min += b.min;
     a.max += b.max;
     a.mean += b.mean;
-    a.stddev += b.stddev;
     a.samples += b.samples;
+    a.stddev = if a.samples > 1 {
+        (sum_sq / (a.samples as f64 - 1.0)).sqrt()
+    } else {
+        0.0
+    };
 }
 
 /// Add `job`'s figures to `unit` (group_reporting).
@@ -515,12 +532,46 @@ fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecor
     }
 }
 
+/// unified_rw_reporting=both's `mixed` figures of `unit`: the latencies of `summed` (the
+/// directions' histograms merged), the directions' counts added, and their bandwidth and
+/// IOPS samples added field by field, counts too, as fio's sum of a unit's directions adds
+/// them.
+fn both_sum(unit: &Unit, summed: DirStats) -> DirStats {
+    let dirs = [&unit.read, &unit.write, &unit.trim];
+    let mut m = DirStats {
+        io_bytes: dirs.iter().map(|d| d.io_bytes).sum(),
+        total_ios: dirs.iter().map(|d| d.total_ios).sum(),
+        short_ios: dirs.iter().map(|d| d.short_ios).sum(),
+        drop_ios: dirs.iter().map(|d| d.drop_ios).sum(),
+        runtime_ms: dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
+        bw: SampleStats::default(),
+        iops: SampleStats::default(),
+        ..summed
+    };
+    for d in dirs {
+        add_samples(&mut m.bw, &d.bw);
+        add_samples(&mut m.iops, &d.iops);
+    }
+    m
+}
+
 #[derive(Default)]
 struct UnitHists {
     read: Option<Histogram>,
     write: Option<Histogram>,
     trim: Option<Histogram>,
     sync: Option<Histogram>,
+}
+
+impl UnitHists {
+    fn of(job: &JobRecord) -> UnitHists {
+        UnitHists {
+            read: histogram(job, "read"),
+            write: histogram(job, "write"),
+            trim: histogram(job, "trim"),
+            sync: histogram(job, "fsync"),
+        }
+    }
 }
 
 /// The fio report model of a whole run.
@@ -542,6 +593,9 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
         .ceil() as u64;
     let mut units: Vec<Unit> = Vec::new();
     let mut hists: Vec<UnitHists> = Vec::new();
+    // unified_rw_reporting=both: each unit's directions summed, as a unit of its own whose
+    // read is the sum, merged the way the units are.
+    let mut sums: Vec<Option<(Unit, UnitHists)>> = Vec::new();
     for g in &record.groups {
         let total_ms: u64 = g.jobs.iter().map(|j| runtime_ms(j.total_time_s)).sum();
         let share = GroupShare::new(g.observations.as_ref(), total_ms);
@@ -559,19 +613,31 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
                 && units
                     .last()
                     .is_some_and(|last| last.groupid == fi.header.groupid);
+            // A merged unit reports as its first member says, whatever the others say.
+            let both = if merge {
+                sums.last().is_some_and(Option::is_some)
+            } else {
+                fi.unified_both
+            };
+            let sum = both.then(|| {
+                let summed = super::mixed::fold_directions(job);
+                (unit_of(&summed, &fi, &share, kb), summed)
+            });
             if merge {
                 let (last, lh) = (units.last_mut().unwrap(), hists.last_mut().unwrap());
                 merge_into(last, lh, u, job, &fi.percentiles);
+                if let (Some(Some((su, sh))), Some((next, summed))) = (sums.last_mut(), sum) {
+                    merge_into(su, sh, next, &summed, &fi.percentiles);
+                }
             } else {
-                hists.push(UnitHists {
-                    read: histogram(job, "read"),
-                    write: histogram(job, "write"),
-                    trim: histogram(job, "trim"),
-                    sync: histogram(job, "fsync"),
-                });
+                hists.push(UnitHists::of(job));
                 units.push(u);
+                sums.push(sum.map(|(next, summed)| (next, UnitHists::of(&summed))));
             }
         }
+    }
+    for (u, sum) in units.iter_mut().zip(sums) {
+        u.both = sum.map(|(s, _)| both_sum(u, s.read));
     }
     FioDoc {
         version: "fio-3.33".into(),
@@ -636,7 +702,73 @@ fn disks(record: &Record) -> Vec<DiskUtil> {
 
 #[cfg(test)]
 mod tests {
-    use super::{errno_of, runtime_ms};
+    use super::{add_samples, both_sum, errno_of, runtime_ms};
+    use crate::fio::model::{DirStats, SampleStats, Unit};
+
+    fn samples(min: u64, max: u64, mean: f64, stddev: f64, samples: u64) -> SampleStats {
+        SampleStats {
+            min,
+            max,
+            mean,
+            stddev,
+            samples,
+        }
+    }
+
+    /// fio 3.33's JSON of unified_rw_reporting=both (tests/fixtures/fio/null_both): the
+    /// `mixed` bandwidth and IOPS samples are the read and write ones added, deviations
+    /// through their sums of squares.
+    #[test]
+    fn both_adds_the_directions_samples_as_fio_does() {
+        let dir = |bytes, ios, bw, iops| DirStats {
+            io_bytes: bytes,
+            total_ios: ios,
+            runtime_ms: 2004,
+            bw,
+            iops,
+            ..DirStats::default()
+        };
+        let unit = Unit {
+            read: dir(
+                18_299_453_440,
+                4_467_640,
+                samples(8706112, 9116136, 8873530.666667, 98301.604391, 7),
+                samples(2176528, 2279034, 2218383.166667, 24575.473456, 7),
+            ),
+            write: dir(
+                18_290_941_952,
+                4_465_562,
+                samples(8698736, 9101432, 8869194.0, 97857.765013, 7),
+                samples(2174684, 2275356, 2217298.5, 24464.371192, 7),
+            ),
+            ..Unit::default()
+        };
+        let m = both_sum(&unit, DirStats::default());
+        assert_eq!(
+            (m.io_bytes, m.total_ios, m.runtime_ms),
+            (36_590_395_392, 8_933_202, 2004)
+        );
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-4 * b, "{a} vs {b}");
+        assert_eq!((m.bw.min, m.bw.max, m.bw.samples), (17404848, 18217568, 14));
+        close(m.bw.mean, 17742724.666667);
+        close(m.bw.stddev, 94232.154236);
+        assert_eq!(
+            (m.iops.min, m.iops.max, m.iops.samples),
+            (4351212, 4554390, 14)
+        );
+        close(m.iops.mean, 4435681.666667);
+        close(m.iops.stddev, 23558.039818);
+    }
+
+    #[test]
+    fn adding_no_samples_changes_nothing() {
+        let one = samples(5, 9, 7.0, 2.0, 3);
+        let mut a = SampleStats::default();
+        add_samples(&mut a, &one);
+        assert_eq!(a, one);
+        add_samples(&mut a, &SampleStats::default());
+        assert_eq!(a, one);
+    }
 
     #[test]
     fn errno_comes_from_the_failed_call_when_the_message_names_it() {

@@ -150,7 +150,9 @@ impl Scenario {
                 lat: self.lat_percentiles,
                 slat: false,
             },
-            mixed: j.get("mixed").is_some(),
+            // unified_rw_reporting: `mixed` alone (mixed), or besides the directions (both).
+            mixed: j.get("mixed").is_some() && j.get("read").is_none(),
+            both: j.get("mixed").filter(|_| j.get("read").is_some()).map(dir),
             steady: j.get("steadystate").map(steady),
         }
     }
@@ -453,6 +455,11 @@ fn libaio_randrw_with_slat_and_mixed_units() {
         true,
         Some(TerseVersion::V3),
     );
+}
+
+#[test]
+fn unified_both_after_the_directions_merged_by_group_reporting() {
+    check(Scenario::plain("null_both"), true, Some(TerseVersion::V3));
 }
 
 #[test]

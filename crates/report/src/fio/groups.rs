@@ -22,14 +22,40 @@ pub struct GroupRun {
     pub groupid: u32,
     /// read, write, trim.
     pub dirs: [GroupDir; 3],
-    /// A unit of the group sums its directions (unified_rw_reporting=mixed): the read
-    /// figures are the mixed ones.
-    pub mixed: bool,
+    /// The group's units' unified_rw_reporting, OR-ed together as fio does: 1 (`mixed`:
+    /// the read figures are the mixed ones, labelled `MIXED`), 2 (`both`: a `MIXED` line
+    /// after the directions'); 3, units of both kinds, is neither.
+    pub unified: u8,
 }
+
+/// `GroupRun::unified` of a group whose units sum their directions.
+pub const UNIFIED_MIXED: u8 = 1;
+/// `GroupRun::unified` of a group whose units report the sum besides the directions.
+pub const UNIFIED_BOTH: u8 = 2;
 
 impl GroupRun {
     pub fn dir(&self, d: Dir) -> &GroupDir {
         &self.dirs[d as usize]
+    }
+
+    /// unified_rw_reporting=both's `MIXED` line: the directions that ran, their bytes and
+    /// aggregates added, the extremes of their bandwidths and run times. A group where no
+    /// direction ran keeps the extremes' starting values, as fio prints them.
+    pub fn mixed_line(&self) -> GroupDir {
+        let mut m = GroupDir {
+            min_bw: u64::MAX,
+            min_run_ms: u64::MAX,
+            ..GroupDir::default()
+        };
+        for d in self.dirs.iter().filter(|d| d.max_run_ms != 0) {
+            m.io_bytes += d.io_bytes;
+            m.agg_bw += d.agg_bw;
+            m.min_bw = m.min_bw.min(d.min_bw);
+            m.max_bw = m.max_bw.max(d.max_bw);
+            m.min_run_ms = m.min_run_ms.min(d.min_run_ms);
+            m.max_run_ms = m.max_run_ms.max(d.max_run_ms);
+        }
+        m
     }
 }
 
@@ -44,14 +70,19 @@ pub fn group_runs(doc: &FioDoc) -> Vec<GroupRun> {
                 min_run_ms: u64::MAX,
                 ..GroupDir::default()
             }; 3],
-            mixed: false,
+            unified: 0,
         })
         .collect();
     for unit in &doc.units {
         let Some(group) = groups.get_mut(unit.groupid as usize) else {
             continue;
         };
-        group.mixed |= unit.mixed;
+        if unit.mixed {
+            group.unified |= UNIFIED_MIXED;
+        }
+        if unit.both.is_some() {
+            group.unified |= UNIFIED_BOTH;
+        }
         for d in Dir::ALL {
             let s = unit.dir(d);
             if s.runtime_ms == 0 {

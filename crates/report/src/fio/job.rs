@@ -68,6 +68,9 @@ pub struct FioJobInfo {
     /// unified_rw_reporting=mixed.
     #[serde(default)]
     pub unified_mixed: bool,
+    /// unified_rw_reporting=both: the directions as usual, then their sum as `mixed`.
+    #[serde(default)]
+    pub unified_both: bool,
     /// What fio's status line (`--eta`) needs to say how far the job has got.
     #[serde(default)]
     pub progress: JobProgress,

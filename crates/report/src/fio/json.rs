@@ -94,7 +94,10 @@ fn unit(u: &Unit, group: &GroupRun, plus: bool) -> Obj {
     }
     // A mixed unit has its sum as `mixed` and no per-direction objects.
     for d in Dir::ALL.into_iter().filter(|&d| !u.mixed || d == Dir::Read) {
-        o.obj(u.dir_name(d), direction(u, d, group, plus));
+        o.obj(
+            u.dir_name(d),
+            direction(u, u.dir(d), group.dir(d).agg_bw, plus),
+        );
     }
     // fio leaves the sync object out of a mixed report too.
     if !u.mixed {
@@ -104,6 +107,14 @@ fn unit(u: &Unit, group: &GroupRun, plus: bool) -> Obj {
         let p = &u.percentiles;
         sync.obj("lat_ns", lat(&sync_stats.lat, p.clat || p.lat, plus));
         o.obj("sync", sync);
+    }
+    // unified_rw_reporting=both: the sum after the directions, its share of the read
+    // aggregate (fio keeps the sum in the read slot).
+    if let Some(mixed) = &u.both {
+        o.obj(
+            "mixed",
+            direction(u, mixed, group.dir(Dir::Read).agg_bw, plus),
+        );
     }
     o.int("job_runtime", u.job_runtime_ms);
     o.float("usr_cpu", u.usr_cpu_pct);
@@ -185,8 +196,8 @@ fn labelled(labels: &[&str], values: &[f64]) -> Obj {
     o
 }
 
-fn direction(u: &Unit, d: Dir, group: &GroupRun, plus: bool) -> Obj {
-    let s: &DirStats = u.dir(d);
+/// One direction's object; `agg_bw` is its group's aggregate, B/s.
+fn direction(u: &Unit, s: &DirStats, agg_bw: u64, plus: bool) -> Obj {
     let mut o = Obj::default();
     let bw_bytes = bytes_per_s(s.io_bytes, s.runtime_ms);
     let iops = if s.runtime_ms == 0 {
@@ -218,7 +229,7 @@ fn direction(u: &Unit, d: Dir, group: &GroupRun, plus: bool) -> Obj {
     if bw.samples > 0 {
         o.int("bw_min", bw.min);
         o.int("bw_max", bw.max);
-        o.float("bw_agg", share_of_agg(bw.mean, group.dir(d).agg_bw));
+        o.float("bw_agg", share_of_agg(bw.mean, agg_bw));
         o.float("bw_mean", bw.mean);
         o.float("bw_dev", bw.stddev);
     } else {

@@ -81,6 +81,11 @@ pub struct Unit {
     /// unified_rw_reporting=mixed: every direction is summed in `read`, reported as `mixed`.
     #[serde(default)]
     pub mixed: bool,
+    /// unified_rw_reporting=both: the directions' sum, reported as `mixed` after them. fio
+    /// builds it afresh at print time, so its bandwidth and IOPS samples are the directions'
+    /// added field by field (their counts too) and its significant figures are unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub both: Option<DirStats>,
     /// Steady-state detection (fio's steadystate), when the job had it: its group's window.
     #[serde(default)]
     pub steady: Option<plumb_core::steady::SteadyReport>,

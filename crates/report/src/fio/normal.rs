@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::dist::{
     depth_pct, lat_pct, percentile_unit, scale_lat, BATCH_LABELS, DEPTH_LABELS, LAT_LABELS,
 };
-use super::groups::{bytes_per_s, group_runs, share_of_agg, GroupRun};
+use super::groups::{bytes_per_s, group_runs, share_of_agg, GroupRun, UNIFIED_BOTH, UNIFIED_MIXED};
 use super::header::is_pow2;
 use super::model::{Dir, DirStats, DiskUtil, FioDoc, LatStats, Unit};
 use super::num::{num2str, N2sUnit};
@@ -62,6 +62,9 @@ fn unit_block(out: &mut String, doc: &FioDoc, u: &Unit, group: &GroupRun) {
         if u.dir(d).io_bytes != 0 {
             dir_block(out, doc, u, d, group);
         }
+    }
+    if let Some(mixed) = &u.both {
+        mixed_block(out, doc, u, mixed, group);
     }
     lat_lines(out, "nsec", &lat_pct(&u.lat_buckets.ns, u));
     lat_lines(out, "usec", &lat_pct(&u.lat_buckets.us, u));
@@ -136,28 +139,69 @@ fn unit_block(out: &mut String, doc: &FioDoc, u: &Unit, group: &GroupRun) {
 }
 
 fn dir_block(out: &mut String, doc: &FioDoc, u: &Unit, d: Dir, group: &GroupRun) {
-    let s: &DirStats = u.dir(d);
-    if s.runtime_ms == 0 {
-        return;
-    }
-    let iec = is_pow2(doc.kb_base);
-    let sig = doc.sig_figs;
-    let bw = bytes_per_s(s.io_bytes, s.runtime_ms);
-    let iops = bytes_per_s(s.total_ios, s.runtime_ms);
     let post = if d == Dir::Write {
         format!("; {} zone resets", u.zone_resets)
     } else {
         String::new()
     };
+    let title = DirTitle {
+        name: u.dir_name(d),
+        post: &post,
+        sig_figs: doc.sig_figs,
+        rate: rate_unit(doc),
+    };
+    stats_block(out, doc, u, u.dir(d), &title, group.dir(d).agg_bw);
+}
+
+/// unified_rw_reporting=both's `mixed` block. fio prints it from a sum it makes without
+/// copying the job's significant_figures and unit_base, so its IOPS, bandwidth and size
+/// come out as num2str's zero-digit "0" with no rate unit (fixed after 3.33, fio #1844);
+/// its bandwidth share is of the group's read aggregate, as the sum sits in the read slot.
+fn mixed_block(out: &mut String, doc: &FioDoc, u: &Unit, s: &DirStats, group: &GroupRun) {
+    let title = DirTitle {
+        name: "mixed",
+        post: "",
+        sig_figs: 0,
+        rate: N2sUnit::None,
+    };
+    stats_block(out, doc, u, s, &title, group.dir(Dir::Read).agg_bw);
+}
+
+/// How a direction's first line is titled and its figures written.
+struct DirTitle<'a> {
+    name: &'a str,
+    /// Text after the size and run time (`; 0 zone resets` for writes).
+    post: &'a str,
+    sig_figs: u32,
+    rate: N2sUnit,
+}
+
+fn stats_block(
+    out: &mut String,
+    doc: &FioDoc,
+    u: &Unit,
+    s: &DirStats,
+    title: &DirTitle,
+    agg_bw: u64,
+) {
+    if s.runtime_ms == 0 {
+        return;
+    }
+    let iec = is_pow2(doc.kb_base);
+    let sig = title.sig_figs;
+    let bw = bytes_per_s(s.io_bytes, s.runtime_ms);
+    let iops = bytes_per_s(s.total_ios, s.runtime_ms);
+    let rate = title.rate;
     let _ = writeln!(
         out,
-        "  {}: IOPS={}, BW={} ({})({}/{}msec){post}",
-        u.dir_name(d),
+        "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
+        title.name,
         num2str(iops, sig, false, N2sUnit::None),
-        num2str(bw, sig, iec, rate_unit(doc)),
-        num2str(bw, sig, !iec, rate_unit(doc)),
+        num2str(bw, sig, iec, rate),
+        num2str(bw, sig, !iec, rate),
         num2str(s.io_bytes, sig, iec, N2sUnit::Byte),
-        s.runtime_ms
+        s.runtime_ms,
+        title.post
     );
     let series = [("slat", &s.slat), ("clat", &s.clat), (" lat", &s.lat)];
     for (name, stats) in series {
@@ -178,7 +222,7 @@ fn dir_block(out: &mut String, doc: &FioDoc, u: &Unit, d: Dir, group: &GroupRun)
     }
     if s.bw.samples > 0 {
         let kb = f64::from(doc.kb_base);
-        let per = share_of_agg(s.bw.mean, group.dir(d).agg_bw);
+        let per = share_of_agg(s.bw.mean, agg_bw);
         let (mut min, mut max, mut mean, mut dev) = (s.bw.min, s.bw.max, s.bw.mean, s.bw.stddev);
         // 3.33 means to say Kibit/kbit with unit_base=1 but compares against the wrong
         // constant, so this line stays in bytes whatever the unit.
@@ -284,13 +328,20 @@ fn group_lines(out: &mut String, doc: &FioDoc, g: &GroupRun) {
     let iec = is_pow2(doc.kb_base);
     let sig = doc.sig_figs;
     let rate = |n: u64, iec: bool| num2str(n, sig, iec, rate_unit(doc));
-    let read = if g.mixed { "  MIXED" } else { "   READ" };
+    let read = if g.unified == UNIFIED_MIXED {
+        "  MIXED"
+    } else {
+        "   READ"
+    };
     let labels = [read, "  WRITE", "   TRIM"];
-    for (d, label) in Dir::ALL.into_iter().zip(labels) {
-        let s = g.dir(d);
-        if s.max_run_ms == 0 {
-            continue;
-        }
+    let dirs = Dir::ALL
+        .into_iter()
+        .zip(labels)
+        .map(|(d, label)| (label, *g.dir(d)))
+        .filter(|(_, s)| s.max_run_ms != 0);
+    // unified_rw_reporting=both: the directions' sum after them, whether any ran or not.
+    let both = (g.unified == UNIFIED_BOTH).then(|| ("  MIXED", g.mixed_line()));
+    for (label, s) in dirs.chain(both) {
         let _ = writeln!(
             out,
             "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",

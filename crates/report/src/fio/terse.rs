@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::dist::{depth_pct, lat_pct, terse_us_pct};
 use super::groups::{bytes_per_s, group_runs, GroupRun};
-use super::model::{Dir, DiskUtil, FioDoc, LatStats, Unit};
+use super::model::{Dir, DirStats, DiskUtil, FioDoc, LatStats, Unit};
 use super::num::f6;
 
 /// fio keeps 20 percentile fields whatever the list's length.
@@ -70,10 +70,18 @@ fn unit_line(out: &mut String, doc: &FioDoc, u: &Unit, g: &GroupRun, v: TerseVer
             u.error
         );
     }
-    dir_fields(out, u, Dir::Read, g, v);
-    dir_fields(out, u, Dir::Write, g, v);
-    if v != TerseVersion::V3 {
-        dir_fields(out, u, Dir::Trim, g, v);
+    dir_fields(out, u, &u.read, g.dir(Dir::Read).agg_bw, v);
+    // A mixed unit's sum is its read slot; fio prints no write or trim fields for it.
+    if !u.mixed {
+        dir_fields(out, u, &u.write, g.dir(Dir::Write).agg_bw, v);
+        if v != TerseVersion::V3 {
+            dir_fields(out, u, &u.trim, g.dir(Dir::Trim).agg_bw, v);
+        }
+    }
+    // unified_rw_reporting=both: the sum's fields after the directions', measured
+    // against the read aggregate (fio keeps the sum in the read slot).
+    if let Some(mixed) = &u.both {
+        dir_fields(out, u, mixed, g.dir(Dir::Read).agg_bw, v);
     }
     let _ = write!(
         out,
@@ -110,8 +118,8 @@ fn unit_line(out: &mut String, doc: &FioDoc, u: &Unit, g: &GroupRun, v: TerseVer
     out.push('\n');
 }
 
-fn dir_fields(out: &mut String, u: &Unit, d: Dir, g: &GroupRun, v: TerseVersion) {
-    let s = u.dir(d);
+/// One direction's fields; `agg` is its group's aggregate, B/s.
+fn dir_fields(out: &mut String, u: &Unit, s: &DirStats, agg: u64, v: TerseVersion) {
     let bw_kib = bytes_per_s(s.io_bytes, s.runtime_ms) / 1024;
     let iops = bytes_per_s(s.total_ios, s.runtime_ms);
     let _ = write!(
@@ -148,7 +156,6 @@ fn dir_fields(out: &mut String, u: &Unit, d: Dir, g: &GroupRun, v: TerseVersion)
     lat_fields(out, LatStats::sampled(&s.lat));
     let bw = &s.bw;
     if bw.samples > 0 {
-        let agg = g.dir(d).agg_bw;
         // Unlike the other layouts: whole KiB of the aggregate, no guard for a small one.
         let share = if agg != 0 {
             (bw.mean * 100.0 / (agg / 1024) as f64).min(100.0)
