@@ -819,18 +819,26 @@ fn fileio_run_on_a_missing_or_short_file_set_prints_the_header_first() {
     );
 }
 
+/// A new empty MariaDB database for a test that compares with the peer, or None (with
+/// the peer's or the server's absence said) when either is missing outside CI.
+fn empty_database(db: &'static str) -> Option<&'static str> {
+    if peer().is_none() || !common::available("mysql") {
+        return None;
+    }
+    common::mysql(&format!(
+        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
+    ));
+    Some(db)
+}
+
 /// An OLTP run whose tables are not there (MariaDB): sysbench prints the header and
 /// "Initializing worker threads...", then each thread's thread_init fails to prepare its
 /// first statement and the run gives up. One thread: two threads' lines may interleave.
 #[test]
 fn oltp_run_without_its_tables_prints_the_header_first() {
-    if peer().is_none() || !common::available("mysql") {
+    let Some(db) = empty_database("plumb_dropin_unprepared") else {
         return;
-    }
-    let db = "plumb_dropin_unprepared";
-    common::mysql(&format!(
-        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
-    ));
+    };
     let db_opt = format!("--mysql-db={db}");
     for (script, tables) in [
         ("oltp_point_select", "--tables=1"),
@@ -849,13 +857,9 @@ fn oltp_run_without_its_tables_prints_the_header_first() {
 /// too (sysbench's own suite, script_oltp_common.sh and test_fileio.t).
 #[test]
 fn low_verbosity_keeps_the_oltp_scripts_own_messages() {
-    if peer().is_none() || !common::available("mysql") {
+    let Some(db) = empty_database("plumb_dropin_verbosity") else {
         return;
-    }
-    let db = "plumb_dropin_verbosity";
-    common::mysql(&format!(
-        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
-    ));
+    };
     let db_opt = format!("--mysql-db={db}");
     // Each tool prepares, runs and cleans up in turn (they share the database).
     let drop_in = DropIn::named("sysbench");

@@ -297,8 +297,8 @@ pub struct Ready {
 
 /// A load baseline being taken on its own thread while the plan's setup runs.
 pub struct Baseline {
-    stop: Option<Sender<()>>,
-    thread: Option<JoinHandle<Ready>>,
+    /// The watching thread and what tells it the setup is done; None when it could not start.
+    watch: Option<(Sender<()>, JoinHandle<Ready>)>,
 }
 
 impl Baseline {
@@ -319,32 +319,24 @@ impl Baseline {
                     Ready { host, load }
                 }
             });
-        match spawned {
-            Ok(t) => Baseline {
-                stop: Some(tx),
-                thread: Some(t),
-            },
-            Err(_) => Baseline {
-                stop: None,
-                thread: None,
-            },
+        Baseline {
+            watch: spawned.ok().map(|t| (tx, t)),
         }
     }
 
     /// The setup is done: end the watch once its window is covered. None when the thread
     /// could not be started or failed (the observer then takes the baseline itself).
     pub fn finish(mut self) -> Option<Ready> {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        self.thread.take()?.join().ok()
+        let (tx, thread) = self.watch.take()?;
+        let _ = tx.send(());
+        thread.join().ok()
     }
 }
 
 impl Drop for Baseline {
     /// A plan that ends in its setup stops the watch without waiting for it.
     fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
+        if let Some((tx, _)) = &self.watch {
             let _ = tx.send(());
         }
     }

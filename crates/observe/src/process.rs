@@ -166,12 +166,7 @@ pub fn stat_state(text: &str) -> Option<char> {
 
 /// plumb's own threads that are running or runnable now (the caller among them).
 pub fn own_runnable_threads(roots: &Roots) -> u64 {
-    runnable_threads(&roots.proc("self/task"))
-}
-
-/// The threads of a process (its /proc/PID/task directory) that are running or runnable now.
-pub fn runnable_threads(task_dir: &Path) -> u64 {
-    let Ok(rd) = std::fs::read_dir(task_dir) else {
+    let Ok(rd) = std::fs::read_dir(roots.proc("self/task")) else {
         return 0;
     };
     rd.flatten()

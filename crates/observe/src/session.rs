@@ -89,13 +89,12 @@ struct Ending {
 impl Observer {
     /// Gather start facts and begin sampling. Never fails: what cannot be observed becomes a
     /// note in the result.
-    pub fn start(spec: ObserveSpec) -> Observer {
+    pub fn start(mut spec: ObserveSpec) -> Observer {
         let roots = spec.roots.clone();
         let mut notes = Vec::new();
-        let ready = spec.ready.clone();
-        let host = match &ready {
-            Some(r) => r.host.clone(),
-            None => host::host_facts(&roots),
+        let (host, ready_load) = match spec.ready.take() {
+            Some(r) => (r.host, Some(r.load)),
+            None => (host::host_facts(&roots), None),
         };
         let (target, target_error) = match &spec.dir {
             Some(d) => match target::resolve_with(&roots, d) {
@@ -116,10 +115,7 @@ impl Observer {
                 devices.push((name, role));
             }
         }
-        let load = match ready {
-            Some(r) => r.load,
-            None => host::load_at_start(&roots, spec.baseline),
-        };
+        let load = ready_load.unwrap_or_else(|| host::load_at_start(&roots, spec.baseline));
         let tracer_start = process::tracer(&roots);
         let mut probe = ResidencyProbe::default();
         let residency_start = (!spec.files.is_empty()).then(|| probe.files(&spec.files));

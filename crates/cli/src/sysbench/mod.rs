@@ -237,7 +237,7 @@ fn checked(
         &raw,
         &[common::OPTIONS, common::HISTORY, test.options],
         |n| {
-            UsageError(if dropin::sysbench_knows(n, test.name) {
+            UsageError(if dropin::texts::sysbench_knows(n, test.name) {
                 dropin::unsupported(n)
             } else {
                 format!(

@@ -5,7 +5,7 @@
 //! sysbench's stream, exit 1. plumb's own sections and notes stay in the JSON result unless
 //! --plumb-findings=on asks for them.
 
-mod texts;
+pub(crate) mod texts;
 
 use std::io::Write;
 
@@ -216,11 +216,6 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
 /// cannot rather than calling it invalid.
 pub fn unsupported(name: &str) -> String {
     format!("--{name} is a sysbench option plumb does not support yet")
-}
-
-/// Whether sysbench has the option (see [`texts::sysbench_knows`]).
-pub fn sysbench_knows(name: &str, test: &str) -> bool {
-    texts::sysbench_knows(name, test)
 }
 
 /// No test named: sysbench runs the Lua script on standard input. An empty script does
