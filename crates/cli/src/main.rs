@@ -17,6 +17,12 @@ fn main() {
     // disk, rather than kill the process with SIGXFSZ.
     // SAFETY: setting a signal disposition to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    // A reader that goes away (`plumb cpu help | head -1`) ends plumb quietly, as it ends
+    // sysbench, fio and dd, instead of a panic in print!: Rust starts with SIGPIPE ignored.
+    // Sockets are written with MSG_NOSIGNAL (std's and plumb's own), so a database server
+    // that goes away is still an error to report, not a signal.
+    // SAFETY: restoring a signal's default disposition has no preconditions.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let args: Vec<String> = match std::env::args_os()
         .skip(1)
         .map(|a| a.into_string())

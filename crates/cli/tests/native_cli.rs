@@ -143,3 +143,28 @@ fn clap_errors_are_one_line() {
     );
     assert_usage_error(&["manpage", "--x"], &["unknown option --x"]);
 }
+
+/// A reader that is gone before plumb writes (`plumb cpu help | head -0`): plumb ends
+/// quietly by SIGPIPE as sysbench and fio do, never with a panic and a backtrace on stderr.
+#[test]
+fn a_closed_stdout_ends_plumb_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [
+        &["cpu", "help"][..],
+        &["fio", "--cmdhelp=all"][..],
+        &["cpu", "--events=10", "--time=0", "run"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+            .args(args)
+            .env("PLUMB_HOME", tempfile::tempdir().unwrap().path())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{args:?}: {err}");
+    }
+}
