@@ -15,42 +15,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{available, figure, job_json, mysql, plumb, psql, sh, text};
+use common::{available, figure, job_json, mysql, mysql_fresh_db, pg_fresh_db, plumb, psql, text};
 use tempfile::TempDir;
 
 /// A fresh, empty MariaDB database.
 fn mysql_db(name: &str) -> String {
-    mysql(&format!(
-        "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
-    ));
+    mysql_fresh_db(name);
     name.to_string()
 }
 
-/// A fresh, empty PostgreSQL database. CREATE DATABASE copies template1 and fails while
-/// another session creates one from it at the same moment: try again.
+/// A fresh, empty PostgreSQL database.
 fn pg_db(name: &str) -> String {
-    psql("postgres", &format!("DROP DATABASE IF EXISTS {name}"));
-    for _ in 0..100 {
-        let o = sh(
-            "psql",
-            &[
-                "-U",
-                "postgres",
-                "-h",
-                "127.0.0.1",
-                "-d",
-                "postgres",
-                "-c",
-                &format!("CREATE DATABASE {name}"),
-            ],
-        )
-        .expect("psql");
-        if o.status.success() {
-            return name.to_string();
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("cannot create database {name}");
+    pg_fresh_db(name);
+    name.to_string()
 }
 
 fn my_opts(db: &str) -> Vec<String> {

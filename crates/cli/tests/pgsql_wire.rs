@@ -12,37 +12,15 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
-use common::{available, psql, sh, text};
+use common::{available, pg_fresh_db, psql, sh, text};
 use tempfile::TempDir;
 
 const DB: &str = "plumb_t_wire";
 
-/// A fresh database; CREATE DATABASE fails while another session copies template1: retry.
+/// A fresh database.
 fn fresh_db() {
-    psql("postgres", &format!("DROP DATABASE IF EXISTS {DB}"));
-    for _ in 0..100 {
-        let o = sh(
-            "psql",
-            &[
-                "-U",
-                "postgres",
-                "-h",
-                "127.0.0.1",
-                "-d",
-                "postgres",
-                "-c",
-                &format!("CREATE DATABASE {DB}"),
-            ],
-        )
-        .expect("psql");
-        if o.status.success() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("cannot create database {DB}");
+    pg_fresh_db(DB);
 }
 
 fn base(host: &str, sslmode: &str) -> Vec<String> {

@@ -127,8 +127,10 @@ pub trait Connection: Send {
     fn server_counters(&mut self) -> Option<ServerCounters> {
         None
     }
-    /// The local server process at the other end (over a Unix socket), whose work for
-    /// plumb is not other load on the machine; None over TCP and for an embedded database.
+    /// The local server process at the other end (over a Unix socket, or TCP to this
+    /// host), whose work for plumb is not other load on the machine; None for a server on
+    /// another host or out of this user's sight in /proc, and for an embedded database.
+    /// Over TCP it scans /proc: ask once, not per statement.
     fn server_pid(&self) -> Option<u32> {
         None
     }

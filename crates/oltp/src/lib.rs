@@ -17,6 +17,7 @@ pub mod error;
 mod fanout;
 pub mod mysql;
 mod mywire;
+mod peer;
 pub mod pgsql;
 pub mod pgsql_tls;
 mod pgwire;

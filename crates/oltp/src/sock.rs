@@ -62,11 +62,18 @@ impl Socket {
         }))
     }
 
-    /// The process at the other end of a Unix socket (SO_PEERCRED: for a server's socket,
-    /// the process that listens on it); None over TCP, where the kernel does not say.
+    /// The local process at the other end: the process that listens on the server's Unix
+    /// socket (SO_PEERCRED), or the one that serves a TCP connection to this host, or its
+    /// listening ancestor ([`crate::peer::tcp_server`]: a scan of /proc, for once per
+    /// plan, not per statement). None for a server on another host, or one whose process
+    /// /proc does not show to this user.
     pub fn peer_pid(&self) -> Option<u32> {
-        let Socket::Unix(s) = self else {
-            return None;
+        let s = match self {
+            Socket::Unix(s) => s,
+            Socket::Tcp(t) => {
+                let (local, peer) = (t.local_addr().ok()?, t.peer_addr().ok()?);
+                return crate::peer::tcp_server(Path::new("/proc"), local, peer);
+            }
         };
         let mut cred = libc::ucred {
             pid: 0,
@@ -235,7 +242,7 @@ impl Stream {
         }
     }
 
-    /// The process at the other end, on a Unix socket ([`Socket::peer_pid`]).
+    /// The local process at the other end ([`Socket::peer_pid`]).
     pub fn peer_pid(&self) -> Option<u32> {
         match self {
             Stream::Plain(s) => s.peer_pid(),
@@ -284,14 +291,18 @@ mod tests {
     }
 
     #[test]
-    fn a_unix_peer_is_a_process_and_tcp_says_nothing() {
+    fn a_unix_or_local_tcp_peer_is_a_process() {
         let (a, _b) = UnixStream::pair().unwrap();
         // Both ends are this process.
         assert_eq!(Socket::Unix(a).peer_pid(), Some(std::process::id()));
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         let t = Socket::tcp("127.0.0.1", port, None).unwrap();
-        assert_eq!(Stream::Plain(t).peer_pid(), None);
+        let t = Stream::Plain(t);
+        // Not accepted yet: no process holds the server's end.
+        assert_eq!(t.peer_pid(), None);
+        let (_served, _) = l.accept().unwrap();
+        assert_eq!(t.peer_pid(), Some(std::process::id()));
     }
 
     #[test]

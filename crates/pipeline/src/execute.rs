@@ -13,13 +13,14 @@ use plumb_core::harness::{self, HarnessError, IntervalSample, Peek, RunOutcome};
 use plumb_core::progress::Progress;
 use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings};
 use plumb_core::{OpKind, RunConfig, StopCause, StopFlag, Workload};
-use plumb_observe::{Baseline, ObserveSpec, Observer, Ready};
+use plumb_observe::{ObserveSpec, Observer, Ready};
 
 use crate::facts;
 use crate::layout::Layout;
 use crate::live::{LiveJob, LiveState, LiveStatus, LiveView};
 use crate::plan::{Group, JobError, JobSpec, Plan, Step, StepContext};
 use crate::record::{GroupRecord, JobRecord, Record, StepLog};
+use crate::setup::SetupServer;
 use crate::status::{self, Board, LiveRun};
 
 /// Where the pipeline writes: the report (stdout), diagnostics (stderr) and the progress
@@ -166,7 +167,8 @@ fn run_groups(
         // Jobs that failed before their run and go no further: their messages.
         let mut skipped: Vec<Option<String>> = vec![None; group.jobs.len()];
         // The load baseline, taken while the setup works in a local server.
-        let mut baseline = setup_baseline(plan, group, record.groups.is_empty());
+        let window = baseline_window(record.groups.is_empty());
+        let setup = SetupServer::for_group(plan, group, window);
         for step in &group.steps {
             match step {
                 Step::Prepare | Step::Prewarm | Step::Cleanup => {
@@ -176,6 +178,9 @@ fn run_groups(
                         out.diagnostics,
                         out.progress,
                     );
+                    if *step != Step::Cleanup {
+                        ctx.setup = setup.clone();
+                    }
                     for (k, j) in group.jobs.iter().enumerate() {
                         if skipped[k].is_some() {
                             continue;
@@ -204,7 +209,7 @@ fn run_groups(
                     let genesis = *genesis.get_or_insert_with(Instant::now);
                     let first = record.groups.is_empty();
                     let shown = board.map(|b| (b, gi));
-                    let ready = baseline.take().and_then(Baseline::finish);
+                    let ready = setup.as_ref().and_then(SetupServer::finish);
                     let (g, cut_short) = run_group(
                         plan, group, &skipped, layout, stop, out, genesis, first, shown, ready,
                     )?;
@@ -242,22 +247,6 @@ fn baseline_window(first_group: bool) -> Duration {
     } else {
         LATER_BASELINE
     }
-}
-
-/// A baseline started now, before the group's setup steps, when they work in the plan's
-/// local server: None when the plan names no server or the group has no step before its
-/// run (the observer then takes the baseline just before the run, as it always did).
-fn setup_baseline(plan: &Plan, group: &Group, first_group: bool) -> Option<Baseline> {
-    let server = plan.options.setup_server?;
-    let setup_first = matches!(group.steps.first(), Some(Step::Prepare | Step::Prewarm));
-    if !setup_first || !group.steps.contains(&Step::Run) {
-        return None;
-    }
-    Some(Baseline::start(
-        plumb_observe::Roots::default(),
-        baseline_window(first_group),
-        server,
-    ))
 }
 
 /// Sleep until `delay` after `genesis`, or until a signal arrives (the harness then sees

@@ -15,9 +15,11 @@ pub mod layout;
 pub mod live;
 pub mod plan;
 pub mod record;
+mod setup;
 mod status;
 
 pub use execute::{execute, Finished, Output, PipelineError};
 pub use layout::{replay_with, Layout};
 pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, StepContext, Targets};
 pub use record::{GroupRecord, JobRecord, Record, Settings, SCHEMA};
+pub use setup::SetupServer;

@@ -9,6 +9,7 @@ use plumb_core::progress::Progress;
 use plumb_core::{RunConfig, Workload};
 
 use crate::record::{JobRecord, Settings};
+use crate::setup::SetupServer;
 
 /// One step a group goes through. sysbench's `prepare run cleanup` is one group with these
 /// three steps.
@@ -76,6 +77,8 @@ pub struct StepContext<'a> {
     /// stderr in a text run (warnings); unused stdout when the log goes to stderr.
     pub(crate) other: &'a mut dyn Write,
     pub progress: &'a mut dyn Progress,
+    /// The group's setup baseline, in a setup step before its run.
+    pub(crate) setup: Option<SetupServer>,
 }
 
 impl<'a> StepContext<'a> {
@@ -99,6 +102,7 @@ impl<'a> StepContext<'a> {
             },
             other,
             progress,
+            setup: None,
         }
     }
 
@@ -112,6 +116,14 @@ impl<'a> StepContext<'a> {
         } else {
             self.log.dest
         }
+    }
+
+    /// Where a job whose step connects to a local database server names that server, so
+    /// the group's load baseline is taken while the step runs. None in a cleanup step, in
+    /// a group that does not begin with its setup or has no run, after the run, and once a
+    /// server is named.
+    pub fn setup_server(&self) -> Option<SetupServer> {
+        self.setup.clone().filter(SetupServer::waiting)
     }
 
     /// The log lines written so far.
@@ -231,10 +243,12 @@ pub struct PlanOptions {
     /// (fio); otherwise the first failure ends the plan (sysbench).
     pub keep_going: bool,
     /// The local database server process that a group's setup steps (prepare, prewarm)
-    /// work in, when the front end knows it (the peer of a Unix-socket connection). The
+    /// work in, when the front end knows it (the peer of a connection to this host). The
     /// group's load baseline is then taken while those steps run instead of after them,
     /// leaving out the server's CPU time and runnable threads (it works for plumb) as
-    /// plumb's own are. None: the baseline waits before the run, as for any other plan.
+    /// plumb's own are. None: a job may still name it from its step's first connection
+    /// ([`StepContext::setup_server`]); else the baseline waits before the run, as for any
+    /// other plan.
     pub setup_server: Option<u32>,
 }
 

@@ -363,3 +363,105 @@ fn a_job_that_waits_for_others_starts_when_they_have_ended_in_its_own_group() {
     );
     assert_eq!(text, "");
 }
+
+/// A cpu job whose prepare and cleanup name this process as the server they work in, when
+/// the pipeline asks for one, and note whether it did.
+struct NamesServer {
+    asked: std::sync::Arc<Mutex<Vec<String>>>,
+}
+
+impl NamesServer {
+    fn step(&self, step: &str, ctx: &mut plumb_pipeline::StepContext<'_>) {
+        let setup = ctx.setup_server();
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("{step} {}", setup.is_some()));
+        if let Some(s) = setup {
+            // From another thread, as a step's worker connections name it.
+            std::thread::scope(|t| {
+                t.spawn(|| s.found(std::process::id()));
+            });
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+}
+
+impl Job for NamesServer {
+    fn kind(&self) -> &'static str {
+        "cpu"
+    }
+    fn prepare(
+        &self,
+        ctx: &mut plumb_pipeline::StepContext<'_>,
+    ) -> Result<(), plumb_pipeline::JobError> {
+        self.step("prepare", ctx);
+        Ok(())
+    }
+    fn cleanup(
+        &self,
+        ctx: &mut plumb_pipeline::StepContext<'_>,
+    ) -> Result<(), plumb_pipeline::JobError> {
+        self.step("cleanup", ctx);
+        Ok(())
+    }
+    fn workload(
+        &self,
+        notes: &mut Vec<String>,
+    ) -> Result<std::sync::Arc<dyn plumb_core::Workload>, plumb_pipeline::JobError> {
+        CpuJob(CpuSpec { max_prime: 500 }).workload(notes)
+    }
+    fn settings(&self) -> Settings {
+        CpuJob(CpuSpec { max_prime: 500 }).settings()
+    }
+}
+
+/// A plan of one `NamesServer` job through `steps`: which steps were offered a server to
+/// name, and the run's load baseline.
+fn naming(steps: Vec<Step>) -> (Vec<String>, plumb_observe::host::LoadAtStart) {
+    let asked = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let plan = Plan {
+        front_end: "test",
+        layout: None,
+        command_line: vec![],
+        groups: vec![Group {
+            steps,
+            jobs: vec![JobSpec {
+                job: Box::new(NamesServer {
+                    asked: asked.clone(),
+                }),
+                ..cpu("a", 10)
+            }],
+        }],
+        options: options(),
+    };
+    let layout = Names {
+        seen: Mutex::new(Vec::new()),
+    };
+    let record = run(&plan, &layout).0.unwrap().record;
+    let load = record.groups[0]
+        .observations
+        .as_ref()
+        .unwrap()
+        .load_at_start
+        .clone();
+    let asked = asked.lock().unwrap().clone();
+    (asked, load)
+}
+
+#[test]
+fn a_server_named_in_the_prepare_step_has_the_baseline_watched_during_it() {
+    let (asked, load) = naming(vec![Step::Prepare, Step::Run, Step::Cleanup]);
+    // Offered before the run only.
+    assert_eq!(asked, ["prepare true", "cleanup false"]);
+    let during = load.during_setup.expect("watched during the prepare step");
+    assert_eq!(during.server_pid, std::process::id());
+    assert!(during.setup_s > 0.0, "{during:?}");
+}
+
+#[test]
+fn a_prepare_step_after_the_run_is_not_offered_the_baseline() {
+    let (asked, load) = naming(vec![Step::Run, Step::Prepare]);
+    assert_eq!(asked, ["prepare false"]);
+    assert_eq!(load.during_setup, None);
+}

@@ -283,8 +283,9 @@ fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &Plu
         }
     };
     main.stop_on(stop.clone());
-    // The server behind the main connection's Unix socket: the setup (schema, population)
-    // is its work for plumb, so the load baseline is taken while the setup runs.
+    // The local server behind the main connection (over its socket or TCP): the setup
+    // (schema, population) is its work for plumb, so the load baseline is taken while the
+    // setup runs.
     let setup_server = main.server_pid();
     let shared = Arc::new(SlapRun {
         main: Mutex::new(main),

@@ -297,8 +297,8 @@ fn assemble(
             status_interval: None,
             notes: common.plumb_notes(),
             keep_going,
-            // Its OLTP jobs connect only in their steps: no server is known before the
-            // setup, so the baseline waits before the run.
+            // Its OLTP jobs connect only in their steps: the first connection of a setup
+            // step names the server to the pipeline ([`plumb_pipeline::SetupServer`]).
             setup_server: None,
         },
     };

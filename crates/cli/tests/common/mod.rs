@@ -338,7 +338,14 @@ pub fn mysql(sql: &str) -> String {
 
 /// Run SQL in PostgreSQL's database `db` as postgres; rows unaligned, values only.
 pub fn psql(db: &str, sql: &str) -> String {
-    let o = sh(
+    let o = psql_output(db, sql);
+    assert!(o.status.success(), "{sql}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// `psql`'s run, whether it succeeded or not.
+fn psql_output(db: &str, sql: &str) -> Output {
+    sh(
         "psql",
         &[
             "-U",
@@ -352,9 +359,30 @@ pub fn psql(db: &str, sql: &str) -> String {
             sql,
         ],
     )
-    .expect("psql");
-    assert!(o.status.success(), "{sql}: {}", text(&o.stderr));
-    text(&o.stdout)
+    .expect("psql")
+}
+
+/// A fresh, empty MariaDB database `name`.
+pub fn mysql_fresh_db(name: &str) {
+    mysql(&format!(
+        "DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"
+    ));
+}
+
+/// A fresh, empty PostgreSQL database `name`. CREATE DATABASE copies template1 and fails
+/// while another session creates one from it at the same moment: try again.
+pub fn pg_fresh_db(name: &str) {
+    psql("postgres", &format!("DROP DATABASE IF EXISTS {name}"));
+    for _ in 0..100 {
+        if psql_output("postgres", &format!("CREATE DATABASE {name}"))
+            .status
+            .success()
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("cannot create database {name}");
 }
 
 /// Debian's mariadb-slap, or None (with a message) when it is missing outside CI.

@@ -110,7 +110,7 @@ fn eof_status(p: &[u8]) -> Result<u16, WireError> {
 }
 
 impl Conn {
-    /// The server process, when connected over its Unix socket.
+    /// The server process, when it runs on this host (over its Unix socket or TCP).
     pub fn server_pid(&self) -> Option<u32> {
         self.wire.peer_pid()
     }

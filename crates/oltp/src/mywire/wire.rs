@@ -60,7 +60,7 @@ fn too_large() -> WireError {
 }
 
 impl Wire {
-    /// The server process, when the stream is a Unix socket.
+    /// The server process, when it runs on this host ([`Stream::peer_pid`]).
     pub fn peer_pid(&self) -> Option<u32> {
         self.io.peer_pid()
     }

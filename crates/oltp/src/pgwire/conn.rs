@@ -87,8 +87,8 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// The server process that listens on the Unix socket (the postmaster: the backend
-    /// serving this connection is its child), when connected over one.
+    /// The server process that listens on the Unix socket or TCP port (the postmaster:
+    /// the backend serving this connection is its child), when it runs on this host.
     pub fn server_pid(&self) -> Option<u32> {
         self.io.peer_pid()
     }

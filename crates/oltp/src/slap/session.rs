@@ -256,7 +256,7 @@ impl Main {
 
     /// The server's counters now, read on the main connection (idle while the clients
     /// run, as mysqlslap's is). None for an embedded database and under `--only-print`.
-    /// The local server process the main connection talks to over a Unix socket.
+    /// The local server process the main connection talks to ([`Connection::server_pid`]).
     pub fn server_pid(&self) -> Option<u32> {
         self.conn.as_ref()?.server_pid()
     }

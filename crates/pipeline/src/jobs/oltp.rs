@@ -1,16 +1,16 @@
 //! An OLTP test (sysbench's oltp_* scripts) on a database driver: prepare loads the sbtest
 //! tables, cleanup drops them, the run is the transaction workload.
 
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
 use plumb_core::{StopFlag, Workload};
-use plumb_oltp::settings::OltpSettings;
-use plumb_oltp::{Driver, OltpError, OltpSpec, Setting};
-
-use plumb_oltp::settings::DatabaseSettings;
+use plumb_oltp::settings::{DatabaseSettings, OltpSettings};
+use plumb_oltp::{Connection, Dialect, Driver, DriverError, OltpError, OltpSpec, Setting};
 
 use crate::plan::{Job, JobError, StepContext, Targets};
 use crate::record::{JobRecord, Settings};
+use crate::setup::SetupServer;
 
 /// The directory a database writes to, for the observers: the SQLite file's, or a local
 /// server's data directory.
@@ -49,6 +49,54 @@ pub struct OltpJob {
     /// The front end's own words for an error, where its peer has some (None: plain
     /// wording with `spell`).
     words: Option<Words>,
+}
+
+/// The job's driver in a setup step before the run: the step's first connection names its
+/// server to the group's baseline, which then starts while the step goes on. sysbench's
+/// OLTP tests connect only inside their steps, so no server is known before the first.
+struct Naming<'a> {
+    driver: &'a dyn Driver,
+    setup: SetupServer,
+    /// Only the first connection asks: they all reach the same server, and over TCP the
+    /// answer is a scan of /proc.
+    asked: AtomicBool,
+}
+
+impl<'a> Naming<'a> {
+    fn new(driver: &'a dyn Driver, setup: SetupServer) -> Self {
+        Naming {
+            driver,
+            setup,
+            asked: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Driver for Naming<'_> {
+    fn name(&self) -> &'static str {
+        self.driver.name()
+    }
+    fn dialect(&self) -> Dialect {
+        self.driver.dialect()
+    }
+    fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
+        let c = self.driver.connect()?;
+        if !self.asked.swap(true, Relaxed) {
+            if let Some(pid) = c.server_pid() {
+                self.setup.found(pid);
+            }
+        }
+        Ok(c)
+    }
+    fn observer(&self) -> Result<Box<dyn Connection>, DriverError> {
+        self.driver.observer()
+    }
+    fn settings(&self) -> Option<DatabaseSettings> {
+        self.driver.settings()
+    }
+    fn counters(&self) -> Option<plumb_oltp::ServerCounters> {
+        self.driver.counters()
+    }
 }
 
 /// A front end's words for an OLTP error, or None to leave it to the plain wording.
@@ -98,8 +146,9 @@ impl Job for OltpJob {
         self.spec.test.name()
     }
     fn prepare(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        let naming = ctx.setup_server().map(|s| Naming::new(&*self.driver, s));
         plumb_oltp::prepare::prepare(
-            &*self.driver,
+            naming.as_ref().map_or(&*self.driver, |n| n as &dyn Driver),
             &self.spec,
             self.threads,
             self.seed,
@@ -109,7 +158,9 @@ impl Job for OltpJob {
         .map_err(|e| self.failed(e))
     }
     fn prewarm(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
-        plumb_oltp::prewarm::prewarm(&*self.driver, &self.spec, self.threads, ctx.log())
+        let naming = ctx.setup_server().map(|s| Naming::new(&*self.driver, s));
+        let driver = naming.as_ref().map_or(&*self.driver, |n| n as &dyn Driver);
+        plumb_oltp::prewarm::prewarm(driver, &self.spec, self.threads, ctx.log())
             .map(|_| ())
             .map_err(|e| self.failed(e))
     }
