@@ -51,8 +51,10 @@ pub struct OltpJob {
     words: Option<Words>,
 }
 
-/// A front end's words for an OLTP error, or None to leave it to the plain wording.
-pub type Words = Box<dyn Fn(&OltpError) -> Option<String>>;
+/// A front end's words for an OLTP error, or None to leave it to the plain wording. The
+/// words are an error of the front end's own, so its printer can tell them apart (a peer's
+/// exit status); a failure while the run ran is kept as their text.
+pub type Words = Box<dyn Fn(&OltpError) -> Option<Box<dyn std::error::Error + Send + Sync>>>;
 
 impl OltpJob {
     pub fn new(spec: OltpSpec, driver: Arc<dyn Driver>, threads: usize, seed: u64) -> Self {
@@ -88,8 +90,20 @@ impl OltpJob {
         &self.spec
     }
     fn failed(&self, e: OltpError) -> JobError {
-        let own = self.words.as_ref().and_then(|w| w(&e));
-        JobError::failed(own.unwrap_or_else(|| e.describe(&self.spell)))
+        match self.words.as_ref().and_then(|w| w(&e)) {
+            Some(own) => JobError::Failed(own),
+            None => JobError::failed(e.describe(&self.spell)),
+        }
+    }
+
+    /// A step's error: a setting the step cannot work with is a usage error, as the front
+    /// end's own checks report them.
+    fn step_failed(&self, e: OltpError) -> JobError {
+        match e {
+            OltpError::Setting { .. } => JobError::Usage(e.describe(&self.spell)),
+            OltpError::Interrupted(sig) => JobError::Interrupted(sig),
+            e => self.failed(e),
+        }
     }
 }
 
@@ -106,7 +120,7 @@ impl Job for OltpJob {
             ctx.log(),
         )
         .map(|_| ())
-        .map_err(|e| self.failed(e))
+        .map_err(|e| self.step_failed(e))
     }
     fn prewarm(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         plumb_oltp::prewarm::prewarm(&*self.driver, &self.spec, self.threads, ctx.log())
@@ -122,10 +136,7 @@ impl Job for OltpJob {
             ctx.log(),
         )
         .map(|_| ())
-        .map_err(|e| match e {
-            OltpError::Interrupted(sig) => JobError::Interrupted(sig),
-            e => self.failed(e),
-        })
+        .map_err(|e| self.step_failed(e))
     }
     fn data_set(&self) -> Option<String> {
         let n = plumb_oltp::cleanup::tables_to_drop(&self.spec, self.threads);
@@ -160,6 +171,13 @@ impl Job for OltpJob {
             dir: database_dir(self.database.borrow().as_ref()),
             files: Vec::new(),
         }
+    }
+    fn run_failure(&self, error: &plumb_core::WorkloadError) -> String {
+        let own = error
+            .0
+            .downcast_ref::<OltpError>()
+            .and_then(|e| self.words.as_ref()?(e));
+        own.map_or_else(|| error.to_string(), |w| w.to_string())
     }
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         let before = self.counters_before.borrow().clone();

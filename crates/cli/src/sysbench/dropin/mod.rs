@@ -205,7 +205,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
         let code = match e.downcast_ref::<Interrupted>() {
             Some(i) => exit::for_signal(i.0),
-            None => exit::RUNTIME,
+            None => testdefs::oltp::crashed(&e).map_or(exit::RUNTIME, exit::for_signal),
         };
         Stop::fatal(format!("{e:#}")).print(json);
         Ok(code)
