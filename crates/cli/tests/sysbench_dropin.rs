@@ -85,6 +85,19 @@ fn same(args: &[&str]) {
     }
 }
 
+/// Like [`same`] where sysbench crashes after its last line: plumb prints the same lines
+/// and fails with status 1, not the crash's 139.
+fn same_until_the_crash(args: &[&str]) {
+    if let Some((mut theirs, ours)) = run_both(args) {
+        assert_eq!(
+            theirs.code, 139,
+            "sysbench {args:?} was expected to crash: {theirs:?}"
+        );
+        theirs.code = 1;
+        assert_same(args, &theirs, &ours, |s| s.to_string());
+    }
+}
+
 /// Like [`same`] for runs with --report-interval: how many interval lines fit in the run
 /// depends on timing (sysbench often prints none for the last second), so they are compared
 /// by shape: each tool prints at least one, and every one of plumb's looks like sysbench's.
@@ -819,16 +832,26 @@ fn fileio_run_on_a_missing_or_short_file_set_prints_the_header_first() {
     );
 }
 
-/// A new empty MariaDB database for a test that compares with the peer, or None (with
-/// the peer's or the server's absence said) when either is missing outside CI.
-fn empty_database(db: &'static str) -> Option<&'static str> {
-    if peer().is_none() || !common::available("mysql") {
+/// A new empty database on `server` ("mysql": MariaDB, "pgsql": PostgreSQL) for a test
+/// that compares with the peer, or None (with the peer's or the server's absence said) when
+/// either is missing outside CI.
+fn empty_database(server: &str, db: &'static str) -> Option<&'static str> {
+    if peer().is_none() || !common::available(server) {
         return None;
     }
-    common::mysql(&format!(
-        "DROP DATABASE IF EXISTS {db}; CREATE DATABASE {db}"
-    ));
+    drop_database(server, db);
+    match server {
+        "mysql" => common::mysql(&format!("CREATE DATABASE {db}")),
+        _ => common::psql("postgres", &format!("CREATE DATABASE {db}")),
+    };
     Some(db)
+}
+
+fn drop_database(server: &str, db: &str) {
+    match server {
+        "mysql" => common::mysql(&format!("DROP DATABASE IF EXISTS {db}")),
+        _ => common::psql("postgres", &format!("DROP DATABASE IF EXISTS {db}")),
+    };
 }
 
 /// An OLTP run whose tables are not there (MariaDB): sysbench prints the header and
@@ -836,7 +859,7 @@ fn empty_database(db: &'static str) -> Option<&'static str> {
 /// first statement and the run gives up. One thread: two threads' lines may interleave.
 #[test]
 fn oltp_run_without_its_tables_prints_the_header_first() {
-    let Some(db) = empty_database("plumb_dropin_unprepared") else {
+    let Some(db) = empty_database("mysql", "plumb_dropin_unprepared") else {
         return;
     };
     let db_opt = format!("--mysql-db={db}");
@@ -849,7 +872,110 @@ fn oltp_run_without_its_tables_prints_the_header_first() {
     ] {
         same(&[script, "--mysql-user=root", &db_opt, tables, "run"]);
     }
-    common::mysql(&format!("DROP DATABASE {db}"));
+    drop_database("mysql", db);
+}
+
+/// oltp_insert and bulk_insert prepare no statement: without their tables (MariaDB) the
+/// threads start, and the first INSERT fails: the driver's line with the query (bulk
+/// insert's cut by sysbench's logger), the Lua error, no report.
+#[test]
+fn inserts_without_their_tables_fail_in_their_first_event() {
+    let Some(db) = empty_database("mysql", "plumb_dropin_inserts") else {
+        return;
+    };
+    let db_opt = format!("--mysql-db={db}");
+    for script in ["oltp_insert", "bulk_insert"] {
+        same(&[script, "--mysql-user=root", &db_opt, "--time=1", "run"]);
+    }
+    drop_database("mysql", db);
+}
+
+/// Every script on PostgreSQL without its tables. The prepared ones: each thread's
+/// thread_init logs libpq's message for every statement the server refuses (where in the
+/// statement, shown as libpq shows it; a second thread's same message is counted, not
+/// repeated), the threads start, and sysbench dies of SIGSEGV running a statement that was
+/// never prepared (139; plumb fails with 1). The inserts: the first one fails, exit 1. One
+/// thread where several would interleave their lines.
+#[test]
+fn postgresql_runs_without_their_tables_end_as_sysbench_s() {
+    let Some(db) = empty_database("pgsql", "plumb_dropin_pg_unprepared") else {
+        return;
+    };
+    let db_opt = format!("--pgsql-db={db}");
+    let pg = [
+        "--db-driver=pgsql",
+        "--pgsql-user=postgres",
+        "--pgsql-host=127.0.0.1",
+        &db_opt,
+        "--time=1",
+    ];
+    for script in [
+        &["oltp_read_write", "--tables=2"][..],
+        &["oltp_point_select", "--threads=2"],
+        &["oltp_write_only"],
+        &["oltp_delete"],
+        &["select_random_points"],
+        &["select_random_ranges"],
+    ] {
+        same_until_the_crash(&[&pg[..], script, &["run"]].concat());
+    }
+    for script in ["oltp_insert", "bulk_insert"] {
+        same(&[&pg[..], &[script], &["run"]].concat());
+    }
+    drop_database("pgsql", db);
+}
+
+/// select_random_points and select_random_ranges read sbtest1 alone, whatever --tables
+/// says: with only sbtest1 prepared, a run with --tables=4 works, as sysbench's does.
+#[test]
+fn select_random_runs_read_sbtest1_whatever_the_table_count() {
+    if !common::available("mysql") {
+        return;
+    }
+    let db = "plumb_dropin_random_tables";
+    drop_database("mysql", db);
+    common::mysql(&format!("CREATE DATABASE {db}"));
+    let db_opt = format!("--mysql-db={db}");
+    let base = ["--mysql-user=root", &db_opt, "--table-size=100"];
+    let plumb = assert_cmd::cargo::cargo_bin("plumb");
+    let d = TempDir::new().unwrap();
+    let prepare = [
+        &["select_random_points"],
+        &base[..],
+        &["--tables=1", "prepare"],
+    ]
+    .concat();
+    let out = run_in(&plumb, d.path(), &prepare);
+    assert_eq!(out.code, 0, "{out:?}");
+    for script in ["select_random_points", "select_random_ranges"] {
+        let run = [
+            &[script],
+            &base[..],
+            &["--tables=4", "--events=20", "--time=0", "run"],
+        ]
+        .concat();
+        let out = run_in(&plumb, d.path(), &run);
+        assert_eq!(out.code, 0, "{out:?}");
+        let events = out
+            .stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("total number of events:"));
+        assert_eq!(events.map(str::trim), Some("20"), "{out:?}");
+        same(&run);
+    }
+    drop_database("mysql", db);
+    // sysbench's prepare command lays out every table (it runs oltp_common's prepare, not
+    // the script's asserting one); the script's cleanup refuses more than one.
+    common::mysql(&format!("CREATE DATABASE {db}"));
+    let two = [&["select_random_points"], &base[..], &["--tables=2"]].concat();
+    let out = run_in(&plumb, d.path(), &[&two[..], &["prepare"]].concat());
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        common::mysql(&format!("SHOW TABLES FROM {db}")),
+        "sbtest1\nsbtest2\n"
+    );
+    same(&[&two[..], &["cleanup"]].concat());
+    drop_database("mysql", db);
 }
 
 /// Below verbosity 3 an OLTP script's prepare and cleanup messages still print (they are
@@ -857,7 +983,7 @@ fn oltp_run_without_its_tables_prints_the_header_first() {
 /// too (sysbench's own suite, script_oltp_common.sh and test_fileio.t).
 #[test]
 fn low_verbosity_keeps_the_oltp_scripts_own_messages() {
-    let Some(db) = empty_database("plumb_dropin_verbosity") else {
+    let Some(db) = empty_database("mysql", "plumb_dropin_verbosity") else {
         return;
     };
     let db_opt = format!("--mysql-db={db}");
@@ -881,7 +1007,7 @@ fn low_verbosity_keeps_the_oltp_scripts_own_messages() {
             printed.push((args.map(str::to_string), run_in(&bin, d.path(), &args)));
         }
     }
-    common::mysql(&format!("DROP DATABASE {db}"));
+    drop_database("mysql", db);
     let (theirs, ours) = printed.split_at(3);
     for ((args, t), (_, o)) in theirs.iter().zip(ours) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -30,6 +30,7 @@ pub fn cleanup(
     stop: Option<&StopFlag>,
     out: &mut dyn Write,
 ) -> Result<u32, OltpError> {
+    spec.check_cleanup(driver.dialect())?;
     let mut conn = driver.connect().map_err(OltpError::Connect)?;
     let n = tables_to_drop(spec, threads);
     for i in 1..=n {

@@ -66,6 +66,26 @@ pub struct DriverError {
     /// error number, PostgreSQL's SQLSTATE).
     pub code: Option<String>,
     pub message: String,
+    /// The server's error in the parts a client library prints (a front end that words
+    /// errors as its peer's client does builds its lines from them); None when the error
+    /// is not the server's, or the driver keeps no parts.
+    pub said: Option<Box<ServerSaid>>,
+}
+
+/// A server's error, part by part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerSaid {
+    /// The SQLSTATE (MySQL sends one too).
+    pub state: String,
+    /// PostgreSQL's severity ("ERROR"); empty for MySQL.
+    pub severity: String,
+    /// The server's message alone: no code, state or severity around it.
+    pub message: String,
+    /// Where in `query` the server found the error (PostgreSQL: 1-based, in characters).
+    pub position: Option<u32>,
+    /// The statement as the driver sent it, when it went as text (a plain query, or one
+    /// being prepared, with the driver's placeholders).
+    pub query: Option<String>,
 }
 
 impl DriverError {
@@ -74,7 +94,23 @@ impl DriverError {
             class,
             code,
             message: message.into(),
+            said: None,
         }
+    }
+
+    /// With the server's error in parts.
+    pub fn said(mut self, said: ServerSaid) -> Self {
+        self.said = Some(Box::new(said));
+        self
+    }
+
+    /// With the statement the server refused, as it was sent (`sql`), when the error is the
+    /// server's. Only errors pay for the copy.
+    pub fn sent(mut self, sql: &str) -> Self {
+        if let Some(s) = self.said.as_mut() {
+            s.query = Some(sql.to_string());
+        }
+        self
     }
 }
 

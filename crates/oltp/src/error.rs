@@ -51,15 +51,17 @@ pub enum OltpError {
     // The message carries the driver's: no #[source], so a chain printer does not say it twice.
     #[error("{what}: {error}")]
     Statement { what: String, error: DriverError },
-    /// A table the run reads cannot be read (it was not prepared): `error` is the last
-    /// table's (sbtest`tables`, the one checked), `first` the first of 1..=`tables` that
-    /// cannot be read and its error, where a client that prepares its statements table by
-    /// table (sysbench's scripts) stops.
+    /// A table the run reads cannot be read (it was not prepared): sbtest`tables`, the last
+    /// table the run reads (the one checked), and its `error`. `refused` holds the database's
+    /// errors for the statements a client of the run prepares, in the order sysbench's
+    /// scripts prepare them (each statement on every table in turn), for front ends that
+    /// word the failure as such a client does; empty when preparing does not reach the
+    /// database (`--db-ps-mode=disable`).
     #[error("{}: {}", Setting::Tables.plain(), unprepared(*.tables, .error))]
     Unprepared {
         tables: u32,
         error: DriverError,
-        first: (u32, DriverError),
+        refused: Vec<DriverError>,
     },
     /// Could not connect to the database.
     #[error("cannot connect: {0}")]

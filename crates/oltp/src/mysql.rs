@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::driver::{
     Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
-    StmtId, TxIntent, Value,
+    ServerSaid, StmtId, TxIntent, Value,
 };
 use crate::mywire::{text_columns, Conn, ConnectOpts, Stmt, Target, WireError};
 use crate::settings::{DatabaseSettings, ServerSettings};
@@ -211,16 +211,26 @@ fn classify(e: WireError, ignore: &IgnoreErrors) -> DriverError {
         DriverError::new(class, Some(code.to_string()), message)
     };
     match e {
-        WireError::Server { code, .. } => {
+        WireError::Server {
+            code,
+            ref state,
+            message: ref text,
+        } => {
+            let said = ServerSaid {
+                state: state.clone(),
+                message: text.clone(),
+                ..ServerSaid::default()
+            };
             let message = e.to_string();
             let code_text = code.to_string();
-            if SESSION_ENDED.contains(&code) {
+            let error = if SESSION_ENDED.contains(&code) {
                 lost(&code_text, message)
             } else if ignore.covers(&code_text) {
                 DriverError::new(ErrorClass::Ignorable, Some(code_text), message)
             } else {
                 DriverError::new(ErrorClass::Fatal, Some(code_text), message)
-            }
+            };
+            error.said(said)
         }
         e if e.is_connectivity() => lost(
             "2013",
@@ -270,7 +280,7 @@ impl MysqlConnection {
     fn text(&mut self, sql: &str) -> Result<Outcome, DriverError> {
         self.check_alive()?;
         let r = self.conn.query(sql);
-        r.map_err(|e| self.fail(e))
+        r.map_err(|e| self.fail(e).sent(sql))
     }
 
     /// The first two columns of each row of `sql`, as text (a NULL as empty).
@@ -408,7 +418,7 @@ impl MysqlConnection {
 impl Connection for MysqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
         self.check_alive()?;
-        let st = self.conn.prepare(sql).map_err(|e| self.fail(e))?;
+        let st = self.conn.prepare(sql).map_err(|e| self.fail(e).sent(sql))?;
         self.stmts.push(st);
         Ok(StmtId(self.stmts.len() - 1))
     }

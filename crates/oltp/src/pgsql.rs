@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::driver::{
     Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
-    StmtId, TxIntent, Value,
+    ServerSaid, StmtId, TxIntent, Value,
 };
 use crate::pgsql_tls::SslMode;
 use crate::pgwire::{Conn, ConnectParams, Error, Prepared};
@@ -168,7 +168,13 @@ fn classify(e: &Error, ignore: &IgnoreErrors) -> DriverError {
             } else {
                 ErrorClass::Fatal
             };
-            DriverError::new(class, Some(db.code.clone()), db.to_string())
+            DriverError::new(class, Some(db.code.clone()), db.to_string()).said(ServerSaid {
+                state: db.code.clone(),
+                severity: db.severity.clone(),
+                message: db.message.clone(),
+                position: db.position,
+                query: None,
+            })
         }
         // A failed connect counts as a lost connection, so a reconnect that cannot connect
         // yet is tried again where the list allows it.
@@ -270,7 +276,10 @@ impl PgsqlConnection {
     /// Simple-query protocol, as sysbench's plain queries go.
     fn simple(&mut self, sql: &str) -> Result<Outcome, DriverError> {
         self.check_alive()?;
-        let o = self.conn.simple(sql, |_| {}).map_err(|e| self.fail(e))?;
+        let o = self
+            .conn
+            .simple(sql, |_| {})
+            .map_err(|e| self.fail(e).sent(sql))?;
         Ok(if o.described || o.rows > 0 {
             Outcome::Rows(o.rows)
         } else {
@@ -407,10 +416,11 @@ impl PgsqlConnection {
 impl Connection for PgsqlConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
         self.check_alive()?;
+        let text = number_placeholders(sql);
         let st = self
             .conn
-            .prepare(&number_placeholders(sql))
-            .map_err(|e| self.fail(e))?;
+            .prepare(&text)
+            .map_err(|e| self.fail(e).sent(&text))?;
         self.stmts.push(st);
         Ok(StmtId(self.stmts.len() - 1))
     }
@@ -426,10 +436,11 @@ impl Connection for PgsqlConnection {
         }
         self.check_alive()?;
         // The unnamed statement: the next one replaces it, nothing is left on the server.
+        let text = number_placeholders(sql);
         let st = self
             .conn
-            .prepare_as(String::new(), &number_placeholders(sql))
-            .map_err(|e| self.fail(e))?;
+            .prepare_as(String::new(), &text)
+            .map_err(|e| self.fail(e).sent(&text))?;
         self.run(None, Some(&st), values)
     }
 

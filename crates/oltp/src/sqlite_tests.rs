@@ -413,3 +413,48 @@ fn a_column_is_read_back_as_text() {
         .unwrap();
     assert_eq!(got, ["a", "NULL"]);
 }
+
+#[test]
+fn the_run_s_check_reads_the_tables_the_test_reads() {
+    use crate::error::OltpError;
+    use crate::prepare::check_prepared;
+    let dir = tempfile::tempdir().unwrap();
+    let d = db(&dir);
+    let mut spec = OltpSpec::new(Test::SelectRandomPoints);
+    spec.table_size = 100;
+    prepare(&d, &spec, 1, 3, &mut Vec::new()).unwrap();
+    let mut conn = d.connect().unwrap();
+    // select_random_* read sbtest1 alone, whatever --tables says.
+    spec.tables = 4;
+    check_prepared(&mut *conn, &spec).unwrap();
+    // The others read every table: each statement that names the missing sbtest2 is
+    // refused, in the order sysbench's scripts prepare them.
+    let mut rw = OltpSpec::new(Test::OltpReadWrite);
+    rw.tables = 2;
+    rw.table_size = 100;
+    match check_prepared(&mut *conn, &rw) {
+        Err(OltpError::Unprepared {
+            tables: 2, refused, ..
+        }) => {
+            assert_eq!(refused.len(), 9, "{refused:?}");
+            assert!(refused.iter().all(|e| e.message.contains("sbtest2")));
+        }
+        other => panic!("{other:?}"),
+    }
+    rw.tables = 1;
+    check_prepared(&mut *conn, &rw).unwrap();
+    // Nothing there: every statement on every table, each kind on all tables in turn.
+    let empty = tempfile::tempdir().unwrap();
+    let mut conn = db(&empty).connect().unwrap();
+    rw.tables = 2;
+    match check_prepared(&mut *conn, &rw) {
+        Err(OltpError::Unprepared { refused, .. }) => {
+            let tables: Vec<bool> = refused
+                .iter()
+                .map(|e| e.message.contains("sbtest1"))
+                .collect();
+            assert_eq!(tables, [true, false].repeat(9), "{refused:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

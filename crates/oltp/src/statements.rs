@@ -92,21 +92,26 @@ impl Stmt {
     }
 }
 
+// The select_random_* scripts write their statement over several indented lines; the
+// server gets that text as it is (a PostgreSQL error points into it by line).
+
 /// select_random_points: `n` placeholders in one IN list on sbtest1.
 pub fn random_points_sql(n: u32) -> String {
-    let mut s = String::from("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (");
+    let mut s = String::from(
+        "        SELECT id, k, c, pad\n          FROM sbtest1\n          WHERE k IN (",
+    );
     for i in 0..n {
         s.push_str(if i == 0 { "?" } else { ", ?" });
     }
-    s.push(')');
+    s.push_str(")\n        ");
     s
 }
 
 /// select_random_ranges: `n` k ranges OR-ed together on sbtest1.
 pub fn random_ranges_sql(n: u32) -> String {
-    let mut s = String::from("SELECT count(k) FROM sbtest1 WHERE");
+    let mut s = String::from("        SELECT count(k)\n          FROM sbtest1\n          WHERE ");
     for i in 0..n {
-        let _ = write!(s, "{} k BETWEEN ? AND ?", if i == 0 { "" } else { " OR" });
+        let _ = write!(s, "{}k BETWEEN ? AND ?", if i == 0 { "" } else { " OR " });
     }
     s
 }
@@ -152,11 +157,11 @@ mod tests {
         assert_eq!(Stmt::Begin.table_sql(1), None);
         assert_eq!(
             random_points_sql(3),
-            "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?, ?)"
+            "        SELECT id, k, c, pad\n          FROM sbtest1\n          WHERE k IN (?, ?, ?)\n        "
         );
         assert_eq!(
             random_ranges_sql(2),
-            "SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?"
+            "        SELECT count(k)\n          FROM sbtest1\n          WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ?"
         );
     }
 }

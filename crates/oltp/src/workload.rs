@@ -195,6 +195,29 @@ impl Workload for Oltp {
     }
 }
 
+/// The statements a client of the run prepares, in the order sysbench's thread_init
+/// prepares them: each statement kind on every table in turn (plumb's own clients go table
+/// by table, see [`prepare_all`]).
+fn script_statements(spec: &OltpSpec) -> Vec<String> {
+    match spec.test {
+        Test::SelectRandomPoints => vec![random_points_sql(spec.random_points)],
+        Test::SelectRandomRanges => vec![random_ranges_sql(spec.number_of_ranges)],
+        _ => per_table_statements(spec)
+            .into_iter()
+            .flat_map(|s| (1..=spec.tables).filter_map(move |t| s.table_sql(t)))
+            .collect(),
+    }
+}
+
+/// The errors `conn`'s database gives for the statements a client of the run prepares
+/// (sysbench's order), the ones it refuses only.
+pub(crate) fn refused_statements(conn: &mut dyn Connection, spec: &OltpSpec) -> Vec<DriverError> {
+    script_statements(spec)
+        .iter()
+        .filter_map(|sql| conn.prepare(sql).err())
+        .collect()
+}
+
 /// The statements prepared on one connection.
 #[derive(Default)]
 struct Prepared {

@@ -410,6 +410,11 @@ fn bulk_insert_appends_rows_and_flushes_a_full_buffer() {
     assert!(first.len() + next_row.len() + 1 > BULK_PACKET_SIZE);
 }
 
+/// A statement with its line breaks and indentation folded to single spaces.
+fn flat(sql: &str) -> String {
+    sql.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[test]
 fn select_random_tests_use_their_thread_s_slice() {
     let d = driver();
@@ -417,7 +422,7 @@ fn select_random_tests_use_their_thread_s_slice() {
     spec.table_size = 1000;
     go(spec, &d, 2, 40);
     let sql = d.sql();
-    assert!(sql[0].starts_with("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?"));
+    assert!(flat(&sql[0]).starts_with("SELECT id, k, c, pad FROM sbtest1 WHERE k IN (?, ?"));
     for e in d.log() {
         assert_eq!(e.params.len(), 10);
         let (lo, hi) = if e.conn == 0 { (0, 500) } else { (500, 1000) };
@@ -436,7 +441,7 @@ fn select_random_tests_use_their_thread_s_slice() {
     go(spec, &d, 1, 5);
     for e in d.log() {
         assert_eq!(
-            e.sql,
+            flat(&e.sql),
             "SELECT count(k) FROM sbtest1 WHERE k BETWEEN ? AND ? OR k BETWEEN ? AND ? OR k BETWEEN ? AND ?"
         );
         for pair in e.params.chunks(2) {
@@ -480,4 +485,23 @@ fn run_refuses_empty_tables() {
     spec.table_size = 0;
     let e = Oltp::new(spec, driver(), 1).err().unwrap();
     assert!(e.to_string().starts_with("table size:"), "{e}");
+}
+
+#[test]
+fn select_random_tests_touch_sbtest1_alone_whatever_the_table_count() {
+    for test in [Test::SelectRandomPoints, Test::SelectRandomRanges] {
+        let d = driver();
+        let mut spec = OltpSpec::new(test);
+        spec.tables = 4;
+        spec.table_size = 100;
+        go(spec, &d, 2, 20);
+        // One statement per connection, and every one that ran reads sbtest1.
+        assert_eq!(*d.shared.prepared.lock().unwrap(), [1, 1], "{test:?}");
+        let sql = d.sql();
+        assert_eq!(sql.len(), 20, "{test:?}");
+        assert!(
+            sql.iter().all(|s| flat(s).contains("FROM sbtest1 WHERE")),
+            "{sql:?}"
+        );
+    }
 }

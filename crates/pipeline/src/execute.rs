@@ -664,7 +664,7 @@ fn run_group(
         let (outcome, error) = match outcome {
             Ok(o) => (o, None),
             Err(HarnessError::Failed { error, partial }) if opts.keep_going => {
-                (*partial, Some(error.to_string()))
+                (*partial, Some(o.spec.job.run_failure(&error)))
             }
             Err(e) => return Err(e.into()),
         };

@@ -185,6 +185,11 @@ pub trait Job {
     fn after_run(&self, _job: &mut JobRecord) -> Result<(), JobError> {
         Ok(())
     }
+    /// How a failure of the workload while it ran reads, in the record and in the front
+    /// end's last line (a front end may word it as its peer does).
+    fn run_failure(&self, error: &plumb_core::WorkloadError) -> String {
+        error.to_string()
+    }
     fn unsupported(&self, step: Step) -> JobError {
         JobError::Unsupported {
             job: self.kind().to_string(),

@@ -120,8 +120,14 @@ pub fn run_named<S: AsRef<std::ffi::OsStr>>(bin: &Path, dir: &Path, args: &[S]) 
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
+    use std::os::unix::process::ExitStatusExt;
     Printed {
-        code: out.status.code().unwrap_or(-1),
+        // A death by a signal as a shell reports it: 128 + the signal.
+        code: out
+            .status
+            .code()
+            .or_else(|| out.status.signal().map(|s| 128 + s))
+            .unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }

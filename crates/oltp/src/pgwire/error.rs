@@ -10,6 +10,8 @@ pub struct DbError {
     /// The SQLSTATE.
     pub code: String,
     pub message: String,
+    /// Where in the statement the error is (1-based, in characters), when the server says.
+    pub position: Option<u32>,
 }
 
 impl DbError {

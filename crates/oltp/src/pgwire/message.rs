@@ -15,12 +15,13 @@ pub mod tag {
 }
 
 /// An ErrorResponse's fields: S (localised severity), V (severity in English, from 9.6),
-/// C (SQLSTATE), M (message); the others are not reported.
+/// C (SQLSTATE), M (message), P (where in the statement); the others are not reported.
 pub fn db_error(body: &[u8]) -> DbError {
     let mut severity = None;
     let mut english = None;
     let mut code = None;
     let mut message = None;
+    let mut position = None;
     let mut rest = body;
     while let Some((&field, tail)) = rest.split_first() {
         if field == 0 {
@@ -32,6 +33,7 @@ pub fn db_error(body: &[u8]) -> DbError {
             b'V' => english = Some(value),
             b'C' => code = Some(value),
             b'M' => message = Some(value),
+            b'P' => position = std::str::from_utf8(value).ok().and_then(|p| p.parse().ok()),
             _ => {}
         }
         rest = tail;
@@ -41,6 +43,7 @@ pub fn db_error(body: &[u8]) -> DbError {
         severity: text(severity.or(english)),
         code: text(code),
         message: text(message),
+        position,
     }
 }
 
@@ -142,6 +145,9 @@ mod tests {
         // Cut short: what is there is kept.
         let e = db_error(b"SERROR\0C2350");
         assert_eq!((e.code.as_str(), e.message.as_str()), ("2350", ""));
+        assert_eq!(e.position, None);
+        let e = db_error(b"SERROR\0C42P01\0Mrelation \"t\" does not exist\0P15\0\0");
+        assert_eq!(e.position, Some(15));
     }
 
     #[test]

@@ -139,6 +139,19 @@ impl OltpJob {
         let own = self.words.as_ref().and_then(|w| w(&e));
         JobError::failed(own.unwrap_or_else(|| e.describe(&self.spell)))
     }
+
+    /// A step's error: a setting the step cannot work with is a usage error, as the front
+    /// end's own checks report them.
+    fn step_failed(&self, e: OltpError) -> JobError {
+        match e {
+            OltpError::Interrupted(sig) => JobError::Interrupted(sig),
+            // Unless the peer words it as a failure of its script.
+            OltpError::Setting { .. } if self.words.as_ref().and_then(|w| w(&e)).is_none() => {
+                JobError::Usage(e.describe(&self.spell))
+            }
+            e => self.failed(e),
+        }
+    }
 }
 
 impl Job for OltpJob {
@@ -155,7 +168,7 @@ impl Job for OltpJob {
             ctx.log(),
         )
         .map(|_| ())
-        .map_err(|e| self.failed(e))
+        .map_err(|e| self.step_failed(e))
     }
     fn prewarm(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
         let naming = ctx.setup_server().map(|s| Naming::new(&*self.driver, s));
@@ -173,10 +186,7 @@ impl Job for OltpJob {
             ctx.log(),
         )
         .map(|_| ())
-        .map_err(|e| match e {
-            OltpError::Interrupted(sig) => JobError::Interrupted(sig),
-            e => self.failed(e),
-        })
+        .map_err(|e| self.step_failed(e))
     }
     fn data_set(&self) -> Option<String> {
         let n = plumb_oltp::cleanup::tables_to_drop(&self.spec, self.threads);
@@ -211,6 +221,13 @@ impl Job for OltpJob {
             dir: database_dir(self.database.borrow().as_ref()),
             files: Vec::new(),
         }
+    }
+    fn run_failure(&self, error: &plumb_core::WorkloadError) -> String {
+        let own = error
+            .0
+            .downcast_ref::<OltpError>()
+            .and_then(|e| self.words.as_ref()?(e));
+        own.unwrap_or_else(|| error.to_string())
     }
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
         let before = self.counters_before.borrow().clone();

@@ -193,6 +193,10 @@ impl Layout for Sysbench {
     fn report(&self, _record: &Record, group: &GroupRecord) -> String {
         let mut out = String::new();
         for job in &group.jobs {
+            // sysbench prints no report after a fatal error: its last lines are the error's.
+            if self.drop_in && job.error.is_some() {
+                continue;
+            }
             if !self.plumb_sections {
                 out.push_str(&sysbench_report(job));
                 continue;

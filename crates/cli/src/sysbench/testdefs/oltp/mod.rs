@@ -2,8 +2,10 @@
 //! scripts' own (sysbench accepts `table_size` and `table-size` alike); the database is
 //! SQLite, embedded, MySQL/MariaDB or PostgreSQL (see db_drivers.rs).
 
+mod words;
+
 use plumb_core::random::RandType;
-use plumb_oltp::{Dialect, OltpError, OltpSpec, Setting, Test};
+use plumb_oltp::{OltpSpec, Setting, Test};
 use plumb_pipeline::jobs::oltp::OltpJob;
 
 use super::{db_drivers, RandUse, TestDef, TestPlan};
@@ -156,56 +158,21 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     spec.mysql_storage_engine = v.word("mysql_storage_engine").to_string();
     spec.check(driver.dialect())
         .map_err(|e| UsageError(e.describe(&spell)))?;
-    let mysql = driver.dialect() == Dialect::Mysql;
+    let script = words::Script {
+        test,
+        dialect: driver.dialect(),
+        threads: c.run.threads,
+        auto_inc: spec.auto_inc,
+        tables: spec.tables,
+    };
     let job = OltpJob::new(spec, driver, c.run.threads, c.run.seed)
         .spelled(spell)
         .stopped_by(crate::signals::install());
-    let threads = c.run.threads;
-    Ok(Box::new(if c.dropin && mysql {
-        job.worded(Box::new(move |e| unprepared_words(test, threads, e)))
+    Ok(Box::new(if c.dropin {
+        job.worded(Box::new(move |e| script.words(e)))
     } else {
         job
     }))
-}
-
-/// sysbench's words (MySQL driver) when a script's tables are not there: each thread's
-/// thread_init fails to prepare its first statement on the first missing table, then the
-/// main thread gives up. The first line's "FATAL: " is the drop-in's.
-fn unprepared_words(test: Test, threads: usize, e: &OltpError) -> Option<String> {
-    let OltpError::Unprepared {
-        first: (table, error),
-        ..
-    } = e
-    else {
-        return None;
-    };
-    // Where the script prepares its first statement on a table, and on which tables.
-    let (script, line, every_table) = match test {
-        Test::SelectRandomPoints => ("select_random_points.lua", 38, false),
-        Test::SelectRandomRanges => ("select_random_ranges.lua", 42, false),
-        // These prepare no statement: they fail in their events, not here.
-        Test::OltpInsert | Test::BulkInsert => return None,
-        _ => ("oltp_common.lua", 284, true),
-    };
-    if !every_table && *table != 1 {
-        return None;
-    }
-    let code = error.code.as_deref()?;
-    // The server's own text, without the client's "error N (STATE): " before it.
-    let message = error
-        .message
-        .split_once("): ")
-        .map_or(error.message.as_str(), |(_, m)| m);
-    let one = format!(
-        "FATAL: mysql_stmt_prepare() failed\n\
-         FATAL: MySQL error: {code} \"{message}\"\n\
-         FATAL: `thread_init' function failed: /usr/share/sysbench/{script}:{line}: SQL API error\n"
-    );
-    let all = one.repeat(threads.max(1));
-    Some(format!(
-        "{}FATAL: Thread initialization failed!",
-        all.strip_prefix("FATAL: ").unwrap_or(&all)
-    ))
 }
 
 impl TestPlan for OltpJob {

@@ -1,0 +1,431 @@
+//! sysbench 1.0.20's words when an OLTP script meets a database that refuses it (its tables
+//! are not there, a query fails), under the drop-in name: what its MySQL and PostgreSQL
+//! drivers, its Lua layer and its logger print, built from the server's own error (code,
+//! state, message, position) and the statement as plumb sent it.
+//!
+//! A text here is what follows the drop-in's "FATAL: " up to its last line end (the drop-in
+//! prints every error that way).
+
+use std::fmt::Write as _;
+
+use plumb_oltp::driver::ServerSaid;
+use plumb_oltp::{Dialect, DriverError, OltpError, Setting, Test};
+
+/// The script a drop-in run stands for, as far as its words depend on it.
+pub(super) struct Script {
+    pub test: Test,
+    pub dialect: Dialect,
+    pub threads: usize,
+    pub auto_inc: bool,
+    pub tables: u32,
+}
+
+impl Script {
+    /// sysbench's words for `e`, or None where plumb's own say it.
+    pub fn words(&self, e: &OltpError) -> Option<String> {
+        match e {
+            OltpError::Unprepared { refused, .. } => self.unprepared(refused),
+            // The only check of --tables these scripts make: their cleanup's assertion.
+            OltpError::Setting {
+                setting: Setting::Tables,
+                ..
+            } if self.test.is_select_random() && self.tables != 1 => {
+                let (script, line) = match self.test {
+                    Test::SelectRandomPoints => ("select_random_points.lua", 27),
+                    _ => ("select_random_ranges.lua", 29),
+                };
+                Some(format!(
+                    "`cleanup' function failed: /usr/share/sysbench/{script}:{line}: this benchmark does not support --tables > 1"
+                ))
+            }
+            OltpError::Statement { error, .. } => self.query_failed(error),
+            _ => None,
+        }
+    }
+
+    /// The tables are not there: every thread's thread_init prepares the script's
+    /// statements. The MySQL driver gives up at the first refusal, and so does the run. The
+    /// PostgreSQL driver logs each refusal and goes on, and the run then executes a
+    /// statement that was never prepared, which kills sysbench (SIGSEGV, status 139):
+    /// plumb prints the same lines and fails as any failed run does (status 1), a crash
+    /// being sysbench's bug, not its behaviour.
+    fn unprepared(&self, refused: &[DriverError]) -> Option<String> {
+        let mut log = Log::default();
+        match self.dialect {
+            Dialect::Mysql => {
+                let first = refused.first()?;
+                let said = first.said.as_deref()?;
+                let code = first.code.as_deref()?;
+                let (script, line) = match self.test {
+                    Test::SelectRandomPoints => ("select_random_points.lua", 38),
+                    Test::SelectRandomRanges => ("select_random_ranges.lua", 42),
+                    _ => ("oltp_common.lua", 284),
+                };
+                for _ in 0..self.threads.max(1) {
+                    log.fatal("mysql_stmt_prepare() failed");
+                    log.fatal(&format!("MySQL error: {code} \"{}\"", said.message));
+                    log.fatal(&format!(
+                        "`thread_init' function failed: /usr/share/sysbench/{script}:{line}: SQL API error"
+                    ));
+                }
+                log.fatal("Thread initialization failed!");
+                Some(log.printed())
+            }
+            Dialect::Pgsql => {
+                let said: Vec<&ServerSaid> =
+                    refused.iter().filter_map(|e| e.said.as_deref()).collect();
+                if said.is_empty() {
+                    return None;
+                }
+                for _ in 0..self.threads.max(1) {
+                    for s in &said {
+                        log.fatal(&format!("PQprepare() failed: {}", libpq_message(s)));
+                    }
+                }
+                log.notice("Threads started!\n");
+                Some(log.printed())
+            }
+            Dialect::Sqlite => None,
+        }
+    }
+
+    /// A plain query the server refused in an event (oltp_insert's INSERT, bulk_insert's
+    /// multi-row INSERT): the driver's lines, then the Lua error that ends the thread.
+    fn query_failed(&self, error: &DriverError) -> Option<String> {
+        let said = error.said.as_deref()?;
+        let query = said.query.as_deref()?;
+        let mut log = Log::default();
+        let errno = match self.dialect {
+            Dialect::Mysql => {
+                let code = error.code.as_deref()?;
+                log.fatal(&format!(
+                    "mysql_drv_query() returned error {code} ({}) for query '{query}'",
+                    said.message
+                ));
+                code
+            }
+            Dialect::Pgsql => {
+                // 7: libpq's PGRES_FATAL_ERROR; sysbench's pgsql driver sets no errno.
+                log.fatal(&format!("PQexec() failed: 7 {}", said.message));
+                log.fatal(&format!("failed query was: {query}"));
+                "0"
+            }
+            Dialect::Sqlite => return None,
+        };
+        let failed = match self.test {
+            // oltp_insert.lua sends PostgreSQL's auto-increment INSERT from its line 50,
+            // every other one from line 61.
+            Test::OltpInsert => {
+                let line = if self.dialect == Dialect::Pgsql && self.auto_inc {
+                    50
+                } else {
+                    61
+                };
+                format!(
+                    "/usr/share/sysbench/oltp_insert.lua:{line}: SQL error, errno = {errno}, state = '{}': {}",
+                    said.state, said.message
+                )
+            }
+            Test::BulkInsert => {
+                "/usr/share/sysbench/bulk_insert.lua:38: db_bulk_insert_next() failed".to_string()
+            }
+            // Their statements are prepared: another driver function, other lines.
+            _ => return None,
+        };
+        log.fatal(&format!("`thread_run' function failed: {failed}"));
+        Some(log.printed())
+    }
+}
+
+/// sysbench's logger: one message at a time, formatted into a buffer of this many bytes.
+const LOG_BUFFER: usize = 4096;
+
+/// What sysbench's logger prints for a sequence of messages.
+#[derive(Default)]
+struct Log {
+    out: String,
+    /// The last message printed (line end included), and how often it came again since.
+    last: String,
+    repeats: u32,
+}
+
+impl Log {
+    fn fatal(&mut self, body: &str) {
+        self.message("FATAL: ", body);
+    }
+
+    fn notice(&mut self, body: &str) {
+        self.message("", body);
+    }
+
+    fn message(&mut self, prefix: &str, body: &str) {
+        // The message and its line end share the buffer with the closing NUL: a longer one
+        // is cut, and loses its line end.
+        let text = if body.len() + 1 < LOG_BUFFER {
+            format!("{body}\n")
+        } else {
+            let mut cut = LOG_BUFFER - 1;
+            while !body.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            body[..cut].to_string()
+        };
+        // A message that repeats the last one is counted, and the count is printed before
+        // the next different one.
+        if text == self.last {
+            self.repeats += 1;
+            return;
+        }
+        if self.repeats > 0 {
+            let _ = writeln!(self.out, "(last message repeated {} times)", self.repeats);
+            self.repeats = 0;
+        }
+        self.out.push_str(prefix);
+        self.out.push_str(&text);
+        self.last = text;
+    }
+
+    /// The lines as the drop-in's error: after the first "FATAL: ", before the last line end.
+    fn printed(self) -> String {
+        let s = self.out.strip_prefix("FATAL: ").unwrap_or(&self.out);
+        s.strip_suffix('\n').unwrap_or(s).to_string()
+    }
+}
+
+/// libpq's message for a server's error at its default verbosity: severity, message, then
+/// where in the statement the server found it.
+fn libpq_message(said: &ServerSaid) -> String {
+    let mut m = format!("{}:  {}\n", said.severity, said.message);
+    if let (Some(p), Some(q)) = (said.position, said.query.as_deref()) {
+        m.push_str(&error_position(q, p));
+    }
+    m
+}
+
+/// How wide libpq shows the statement's line, and how far it keeps the cut from the error.
+const DISPLAY_WIDTH: usize = 60;
+const RIGHT_MARGIN: usize = 10;
+
+/// libpq's display of where an error is: `LINE n: ` and the statement's line holding the
+/// 1-based character `position` (cut to 60 columns around it, with `...` where cut), then
+/// a caret under it. Every character counts as one column; a tab shows as a space.
+fn error_position(query: &str, position: u32) -> String {
+    let Some(at) = (position as usize).checked_sub(1) else {
+        return String::new();
+    };
+    let chars: Vec<char> = query
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect();
+    if at > chars.len() {
+        return String::new();
+    }
+    let (mut line, mut begin, mut end) = (1, 0, chars.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c != '\r' && c != '\n' {
+            continue;
+        }
+        if i >= at {
+            end = i;
+            break;
+        }
+        // "\r\n" ends one line.
+        if c == '\r' || i == 0 || chars[i - 1] != '\r' {
+            line += 1;
+        }
+        begin = i + 1;
+    }
+    let (mut cut_left, mut cut_right) = (false, false);
+    if end - begin > DISPLAY_WIDTH {
+        if begin + DISPLAY_WIDTH >= at + RIGHT_MARGIN {
+            end = begin + DISPLAY_WIDTH;
+            cut_right = true;
+        } else {
+            if at + RIGHT_MARGIN < end {
+                end = at + RIGHT_MARGIN;
+                cut_right = true;
+            }
+            if end - begin > DISPLAY_WIDTH {
+                begin = end - DISPLAY_WIDTH;
+                cut_left = true;
+            }
+        }
+    }
+    let mut out = format!("LINE {line}: ");
+    if cut_left {
+        out.push_str("...");
+    }
+    let caret = out.chars().count() + at - begin;
+    out.extend(&chars[begin..end]);
+    if cut_right {
+        out.push_str("...");
+    }
+    let _ = writeln!(out, "\n{:caret$}^", "");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plumb_oltp::ErrorClass;
+
+    fn refused(message: &str, position: Option<u32>, query: &str) -> DriverError {
+        DriverError::new(ErrorClass::Fatal, Some("42P01".into()), "ERROR: ...").said(ServerSaid {
+            state: "42P01".into(),
+            severity: "ERROR".into(),
+            message: message.into(),
+            position,
+            query: Some(query.into()),
+        })
+    }
+
+    #[test]
+    fn the_error_position_shows_the_line_and_a_caret_as_libpq_does() {
+        // What sysbench printed on this machine (PostgreSQL 15, libpq 15).
+        let q = "SELECT c FROM sbtest1 WHERE id=$1";
+        assert_eq!(
+            error_position(q, 15),
+            "LINE 1: SELECT c FROM sbtest1 WHERE id=$1\n                      ^\n"
+        );
+        // Longer than 60 columns, the error far enough from the end: cut on the right.
+        let q = "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN $1 AND $2 ORDER BY c";
+        assert_eq!(
+            error_position(q, 24),
+            "LINE 1: SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN $1 AND $2 OR...\n                               ^\n"
+        );
+        // On a later line: the line alone.
+        let q = "        SELECT id, k, c, pad\n          FROM sbtest1\n          WHERE k IN ($1)\n        ";
+        assert_eq!(
+            error_position(q, 45),
+            "LINE 2:           FROM sbtest1\n                       ^\n"
+        );
+        // Near the end of a long line: cut on the left.
+        let q = format!("SELECT {} FROM t", "x, ".repeat(40));
+        let at = q.find("FROM").unwrap() as u32 + 1;
+        let shown = error_position(&q, at);
+        let first = shown.lines().next().unwrap();
+        assert!(
+            first.starts_with("LINE 1: ...") && first.ends_with("FROM t"),
+            "{shown}"
+        );
+        assert_eq!(first.len(), "LINE 1: ...".len() + 60);
+        let caret = shown.lines().nth(1).unwrap();
+        assert_eq!(&first[caret.len() - 1..caret.len() + 3], "FROM");
+        // In the middle of a long line: cut on both sides, ten columns kept after the error.
+        let q = format!("{}ERR{}", "x".repeat(100), "y".repeat(100));
+        let shown = error_position(&q, 101);
+        assert_eq!(
+            shown,
+            format!("LINE 1: ...{}ERRyyyyyyy...\n{:61}^\n", "x".repeat(50), "")
+        );
+        // "\r\n" is one line end; a position past the end shows nothing.
+        assert!(error_position("a\r\nb\nc", 6).starts_with("LINE 3: c\n"));
+        assert_eq!(error_position("abc", 9), "");
+        assert_eq!(error_position("abc", 0), "");
+    }
+
+    #[test]
+    fn the_log_cuts_long_messages_and_counts_repeats_as_sysbench_s_does() {
+        let mut log = Log::default();
+        log.fatal("one");
+        log.fatal("one");
+        log.fatal("one");
+        log.notice("two\n");
+        let long = "x".repeat(5000);
+        log.fatal(&long);
+        log.fatal("three");
+        let out = log.out;
+        assert!(out.starts_with("FATAL: one\n(last message repeated 2 times)\ntwo\n\nFATAL: xxx"));
+        assert!(out.ends_with(&format!("{}FATAL: three\n", "x".repeat(10))));
+        assert_eq!(
+            out.len(),
+            "FATAL: one\n(last message repeated 2 times)\ntwo\n\n".len() + 7 + 4095 + 13
+        );
+        // 4094 characters and the line end fit; 4095 do, without the line end.
+        for (n, end) in [(4094, "x\n"), (4095, "x")] {
+            let mut log = Log::default();
+            log.fatal(&"x".repeat(n));
+            assert!(
+                log.out.ends_with(end) && log.out.len() == 7 + n + end.len() - 1,
+                "{n}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_postgresql_run_without_its_tables_prints_each_refusal_then_dies() {
+        let script = Script {
+            test: Test::OltpPointSelect,
+            dialect: Dialect::Pgsql,
+            threads: 2,
+            auto_inc: true,
+            tables: 1,
+        };
+        let e = OltpError::Unprepared {
+            tables: 1,
+            error: refused("x", None, "SELECT 1"),
+            refused: vec![refused(
+                "relation \"sbtest1\" does not exist",
+                Some(15),
+                "SELECT c FROM sbtest1 WHERE id=$1",
+            )],
+        };
+        let words = script.words(&e).unwrap();
+        // The second thread's message repeats the first one's.
+        assert_eq!(
+            format!("FATAL: {words}\n"),
+            "FATAL: PQprepare() failed: ERROR:  relation \"sbtest1\" does not exist\n\
+             LINE 1: SELECT c FROM sbtest1 WHERE id=$1\n                      ^\n\n\
+             (last message repeated 1 times)\nThreads started!\n\n"
+        );
+    }
+
+    #[test]
+    fn a_refused_insert_gives_the_driver_s_lines_and_the_lua_error() {
+        let mut error = refused(
+            "relation \"sbtest1\" does not exist",
+            None,
+            "INSERT INTO sbtest1 VALUES(1,1)",
+        );
+        let e = |error: &DriverError| OltpError::Statement {
+            what: "insert on sbtest1".into(),
+            error: error.clone(),
+        };
+        let pg = Script {
+            test: Test::OltpInsert,
+            dialect: Dialect::Pgsql,
+            threads: 1,
+            auto_inc: true,
+            tables: 1,
+        };
+        assert_eq!(
+            pg.words(&e(&error)).unwrap().to_string(),
+            "PQexec() failed: 7 relation \"sbtest1\" does not exist\n\
+             FATAL: failed query was: INSERT INTO sbtest1 VALUES(1,1)\n\
+             FATAL: `thread_run' function failed: /usr/share/sysbench/oltp_insert.lua:50: SQL error, errno = 0, state = '42P01': relation \"sbtest1\" does not exist"
+        );
+        error.code = Some("1146".into());
+        if let Some(s) = error.said.as_mut() {
+            s.state = "42S02".into();
+            s.message = "Table 'db.sbtest1' doesn't exist".into();
+        }
+        let my = Script {
+            test: Test::BulkInsert,
+            dialect: Dialect::Mysql,
+            ..pg
+        };
+        assert_eq!(
+            my.words(&e(&error)).unwrap().to_string(),
+            "mysql_drv_query() returned error 1146 (Table 'db.sbtest1' doesn't exist) for query 'INSERT INTO sbtest1 VALUES(1,1)'\n\
+             FATAL: `thread_run' function failed: /usr/share/sysbench/bulk_insert.lua:38: db_bulk_insert_next() failed"
+        );
+        // A statement sent prepared, or an error that is not the server's: plumb's words.
+        let prepared = Script {
+            test: Test::OltpPointSelect,
+            ..my
+        };
+        assert!(prepared.words(&e(&error)).is_none());
+        error.said = None;
+        assert!(my.words(&e(&error)).is_none());
+    }
+}
