@@ -50,7 +50,10 @@ def main():
         for k in ("gnu", "plumb"):
             v = res[k]
             print(f"  {k:6} median {statistics.median(v):10.1f} MB/s  range {min(v):.1f}..{max(v):.1f}")
-        print(f"  plumb/gnu {p / g:.3f}")
+        # Each round's two runs are back to back: the disk's drift between rounds cancels.
+        rv = [x / y for x, y in zip(res["plumb"], res["gnu"])]
+        print(f"  plumb/gnu {p / g:.3f}  per-round ratios {statistics.median(rv):.3f} "
+              f"[{min(rv):.3f}-{max(rv):.3f}]")
     try:
         os.remove(os.path.join(args.dir, "dd-bench"))
     except FileNotFoundError:

@@ -14,8 +14,9 @@ targets):
            1 GiB file: each group's bandwidth within +-5% of fio's; peak RSS <= fio's
 
 Every run holds `flock /tmp/plumb-bench.lock` and runs under /usr/bin/time (user+sys CPU of the
-whole process, peak RSS). Prints per-round figures, then medians with [min-max] and the ratio
-of medians plumb/fio.
+whole process, peak RSS), fio and plumb alternating which goes first. Prints per-round figures,
+then medians with [min-max], the ratio of medians plumb/fio, and the median [min-max] of the
+per-round ratios (each round's pair back to back: the disk's drift between rounds cancels).
 
 Usage: bench/fio-frontend.py [--rounds N] [--time S] [--dir DIR] [--cases null,shm,...]
        PLUMB=path/to/plumb (default target/release/plumb)
@@ -112,6 +113,13 @@ def summary(vals):
     return statistics.median(vals), min(vals), max(vals)
 
 
+def paired(res, value):
+    """The per-round ratios plumb/fio of `value`, as 'median [min-max]': each round's two runs
+    are back to back, so the disk's drift between rounds cancels out of each ratio."""
+    r = summary([value(p) / value(f) for f, p in zip(res["fio"], res["plumb"])])
+    return f"{r[0]:.3f} [{r[1]:.3f}-{r[2]:.3f}]"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -135,7 +143,9 @@ def main():
     for case in a.cases.split(","):
         res = {"fio": [], "plumb": []}
         for rnd in range(a.rounds):
-            for name, tool in (("fio", fio), ("plumb", plumb)):
+            # Who goes first alternates: a drift within a round then favours neither.
+            order = (("fio", fio), ("plumb", plumb))
+            for name, tool in order if rnd % 2 == 0 else order[::-1]:
                 m = measure(tool, case, a.time, a.dir, a.shm)
                 res[name].append(m)
                 print(f"{case} round {rnd + 1} {name}: {m}", flush=True)
@@ -144,14 +154,16 @@ def main():
                 f = summary([m["bw"][g] for m in res["fio"]])
                 p = summary([m["bw"][g] for m in res["plumb"]])
                 print(f"{case} group {g}: bw fio {f[0] / 2**20:.1f} MiB/s [{f[1] / 2**20:.1f}-{f[2] / 2**20:.1f}], "
-                      f"plumb {p[0] / 2**20:.1f} [{p[1] / 2**20:.1f}-{p[2] / 2**20:.1f}], ratio {p[0] / f[0]:.3f}")
+                      f"plumb {p[0] / 2**20:.1f} [{p[1] / 2**20:.1f}-{p[2] / 2**20:.1f}], ratio {p[0] / f[0]:.3f}; "
+                      f"per-round ratios {paired(res, lambda m, g=g: m['bw'][g])}")
         else:
             f = summary([m["iops"] for m in res["fio"]])
             p = summary([m["iops"] for m in res["plumb"]])
             fc = summary([m["cpu_per_io_ns"] for m in res["fio"]])
             pc = summary([m["cpu_per_io_ns"] for m in res["plumb"]])
             print(f"{case}: IOPS fio {f[0]:.0f} [{f[1]:.0f}-{f[2]:.0f}], plumb {p[0]:.0f} [{p[1]:.0f}-{p[2]:.0f}], "
-                  f"ratio {p[0] / f[0]:.2f}; CPU/IO ns fio {fc[0]:.0f}, plumb {pc[0]:.0f}, ratio {pc[0] / fc[0]:.2f}")
+                  f"ratio {p[0] / f[0]:.2f}; CPU/IO ns fio {fc[0]:.0f}, plumb {pc[0]:.0f}, ratio {pc[0] / fc[0]:.2f}; "
+                  f"per-round ratios IOPS {paired(res, lambda m: m['iops'])}, CPU/IO {paired(res, lambda m: m['cpu_per_io_ns'])}")
         fr = summary([m["rss"] for m in res["fio"]])
         pr = summary([m["rss"] for m in res["plumb"]])
         print(f"{case}: peak RSS KiB fio {fr[0]:.0f}, plumb {pr[0]:.0f}, ratio {pr[0] / fr[0]:.2f}")
