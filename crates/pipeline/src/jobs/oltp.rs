@@ -146,9 +146,10 @@ impl OltpJob {
         match e {
             OltpError::Interrupted(sig) => JobError::Interrupted(sig),
             // Unless the peer words it as a failure of its script.
-            OltpError::Setting { .. } if self.words.as_ref().and_then(|w| w(&e)).is_none() => {
-                JobError::Usage(e.describe(&self.spell))
-            }
+            OltpError::Setting { .. } => match self.words.as_ref().and_then(|w| w(&e)) {
+                Some(own) => JobError::failed(own),
+                None => JobError::Usage(e.describe(&self.spell)),
+            },
             e => self.failed(e),
         }
     }
