@@ -8,7 +8,11 @@ interleaved, the order alternating, each holding `flock /tmp/plumb-bench.lock`. 
 per-round figures, then per preset and direction the medians with [min-max] and the ratio
 plumb/fio, and plumb's wall time.
 
-Usage: bench/disk-vs-fio.py [--rounds N] [--dir DIR]     PLUMB=path/to/plumb
+With --fio-vs-fio, fio runs in both seats (the second run of a round stands where plumb
+would): the per-round ratios of fio against itself are this disk's noise floor, what the
++-10% target can be judged against.
+
+Usage: bench/disk-vs-fio.py [--rounds N] [--dir DIR] [--fio-vs-fio]     PLUMB=path/to/plumb
 """
 
 import argparse
@@ -72,32 +76,43 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default="/tmp/plumb-bench-disk")
+    ap.add_argument("--fio-vs-fio", action="store_true",
+                    help="fio in plumb's seat too: the disk's own round-to-round noise")
     a = ap.parse_args()
     plumb = os.path.abspath(os.environ.get("PLUMB", "target/release/plumb"))
     os.makedirs(a.dir, exist_ok=True)
     ours, theirs, walls = [], [], []
+    seat = "fio-B" if a.fio_vs_fio else "plumb"
+
+    def ours_round():
+        if a.fio_vs_fio:
+            return fio_round(a.dir), 0.0
+        return plumb_round(plumb, a.dir)
+
     for r in range(a.rounds):
         # Alternate which tool goes first: the one that follows reads a file the host may
         # still cache from the other's run.
         if r % 2 == 0:
-            p, wall = plumb_round(plumb, a.dir)
+            p, wall = ours_round()
             f = fio_round(a.dir)
         else:
             f = fio_round(a.dir)
-            p, wall = plumb_round(plumb, a.dir)
+            p, wall = ours_round()
         ours.append(p)
         theirs.append(f)
         walls.append(wall)
-        print(f"round {r + 1}: plumb {wall:.1f} s {p}\n          fio {f}", flush=True)
+        print(f"round {r + 1}: {seat} {wall:.1f} s {p}\n          fio {f}", flush=True)
     for name in ours[0]:
         pv = [o[name] for o in ours]
         fv = [t[name] for t in theirs]
         pm, fm = statistics.median(pv), statistics.median(fv)
         # Each round's two runs are back to back: the disk's drift between rounds cancels.
         rv = [x / y for x, y in zip(pv, fv)]
-        print(f"{name:18} MB/s plumb {pm:9.1f} [{min(pv):.1f}-{max(pv):.1f}]  fio {fm:9.1f} "
+        print(f"{name:18} MB/s {seat} {pm:9.1f} [{min(pv):.1f}-{max(pv):.1f}]  fio {fm:9.1f} "
               f"[{min(fv):.1f}-{max(fv):.1f}]  ratio {pm / fm:.2f}  per-round ratios "
               f"{statistics.median(rv):.3f} [{min(rv):.3f}-{max(rv):.3f}]")
+    if a.fio_vs_fio:
+        return
     print(f"plumb disk --quick wall time: median {statistics.median(walls):.1f} s "
           f"[{min(walls):.1f}-{max(walls):.1f}]")
 

@@ -121,6 +121,12 @@ pub struct TargetFacts {
     /// Other disks on the machine (names).
     pub other_disks: Vec<String>,
     pub rotational: Option<bool>,
+    /// The disk's largest request, bytes (queue/max_sectors_kb).
+    #[serde(default)]
+    pub max_request_bytes: Option<u64>,
+    /// The disk's most memory segments per request (queue/max_segments).
+    #[serde(default)]
+    pub max_segments: Option<u64>,
 }
 
 /// The machine.

@@ -383,6 +383,58 @@ fn the_page_cache_findings_follow_what_dd_did() {
     assert!(!has(&ids, "page-cache-writes"), "/dev/null: {ids:?}");
 }
 
+/// The largest request (queue/max_sectors_kb, bytes) of the disk holding `dir`, when it is
+/// on a block device sysfs shows.
+fn largest_request(dir: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).ok()?.dev();
+    let (major, minor) = (
+        ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff),
+        (dev & 0xff) | ((dev >> 12) & !0xff),
+    );
+    let mut sys = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    if sys.join("partition").exists() {
+        sys.pop();
+    }
+    let kb = std::fs::read_to_string(sys.join("queue/max_sectors_kb")).ok()?;
+    kb.trim().parse::<u64>().ok().map(|k| k << 10)
+}
+
+#[test]
+fn direct_blocks_larger_than_the_device_takes_are_reported_cut() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let d = dir.path();
+    let of = format!("of={}", d.join("data").display());
+    let has = |ids: &[String]| ids.iter().any(|i| i == "requests-split");
+
+    // 64 pages, below any disk's limits: each write reaches the disk whole.
+    let ids = findings(
+        d,
+        &["if=/dev/zero", &of, "bs=256K", "count=64", "oflag=direct"],
+    );
+    assert!(!has(&ids), "256 KiB direct writes: {ids:?}");
+
+    let Some(largest) = largest_request(d) else {
+        // Not on a disk sysfs shows (a container's overlay): no device figures, no finding.
+        let ids = findings(
+            d,
+            &["if=/dev/zero", &of, "bs=8M", "count=16", "oflag=direct"],
+        );
+        assert!(!has(&ids), "no disk: {ids:?}");
+        return;
+    };
+    // Twice the largest request: every write is cut at least in two.
+    let bs = format!("bs={}K", 2 * largest / 1024);
+    let ids = findings(d, &["if=/dev/zero", &of, &bs, "count=16", "oflag=direct"]);
+    assert!(
+        has(&ids),
+        "{bs} direct writes, largest request {largest}: {ids:?}"
+    );
+    // The same blocks through the page cache: writeback makes its own requests.
+    let ids = findings(d, &["if=/dev/zero", &of, &bs, "count=16", "conv=fdatasync"]);
+    assert!(!has(&ids), "{bs} buffered: {ids:?}");
+}
+
 #[test]
 fn a_saved_dd_run_replays_its_lines() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();

@@ -43,6 +43,14 @@ pub struct BlockDevice {
     /// The active I/O scheduler ("mq-deadline", "none").
     pub scheduler: Option<String>,
     pub nr_requests: Option<u64>,
+    /// The largest request the kernel sends the device (queue/max_sectors_kb, in bytes): a
+    /// larger I/O is cut into several.
+    #[serde(default)]
+    pub max_request_bytes: Option<u64>,
+    /// The most memory segments one request may carry (queue/max_segments): an I/O whose
+    /// buffer pages are not physically contiguous needs one per page.
+    #[serde(default)]
+    pub max_segments: Option<u64>,
     pub logical_block_size_bytes: Option<u64>,
     pub physical_block_size_bytes: Option<u64>,
     /// "write back" (volatile cache, flushes matter) or "write through".
@@ -162,6 +170,8 @@ pub fn describe(dir: &Path) -> BlockDevice {
         rotational: attr_u64(&q.join("rotational")).map(|v| v != 0),
         scheduler: attr(&q.join("scheduler")).map(|s| active_scheduler(&s)),
         nr_requests: attr_u64(&q.join("nr_requests")),
+        max_request_bytes: attr_u64(&q.join("max_sectors_kb")).map(|k| k * 1024),
+        max_segments: attr_u64(&q.join("max_segments")),
         logical_block_size_bytes: attr_u64(&q.join("logical_block_size")),
         physical_block_size_bytes: attr_u64(&q.join("physical_block_size")),
         write_cache: attr(&q.join("write_cache")),
@@ -258,6 +268,8 @@ pub(crate) mod fixture {
         write(&d.join("queue/rotational"), if rot { "1\n" } else { "0\n" });
         write(&d.join("queue/scheduler"), "none [mq-deadline] kyber bfq\n");
         write(&d.join("queue/nr_requests"), "256\n");
+        write(&d.join("queue/max_sectors_kb"), "1280\n");
+        write(&d.join("queue/max_segments"), "128\n");
         write(&d.join("queue/logical_block_size"), "512\n");
         write(&d.join("queue/physical_block_size"), "4096\n");
         write(&d.join("queue/write_cache"), "write back\n");
@@ -321,6 +333,8 @@ mod tests {
         assert_eq!(d.rotational, Some(true));
         assert_eq!(d.scheduler.as_deref(), Some("mq-deadline"));
         assert_eq!(d.nr_requests, Some(256));
+        assert_eq!(d.max_request_bytes, Some(1280 << 10));
+        assert_eq!(d.max_segments, Some(128));
         assert_eq!(d.physical_block_size_bytes, Some(4096));
         assert_eq!(d.write_cache.as_deref(), Some("write back"));
         assert_eq!(d.model.as_deref(), Some("FAKE SSD 1TB"));

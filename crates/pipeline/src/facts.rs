@@ -248,6 +248,8 @@ fn add_observations(f: &mut Facts, o: &Observations) {
             system_disk: t.on_system_disk.unwrap_or(false),
             other_disks: t.other_disks.clone(),
             rotational: t.disks.first().and_then(|d| d.rotational),
+            max_request_bytes: t.disks.first().and_then(|d| d.max_request_bytes),
+            max_segments: t.disks.first().and_then(|d| d.max_segments),
         });
     }
     if let Some(d) = o.filesystem_device() {

@@ -7,6 +7,7 @@ pub(crate) mod database;
 mod fsync;
 mod memory;
 mod method;
+mod split;
 mod target;
 
 use crate::{Facts, Finding};
@@ -26,6 +27,7 @@ pub static ALL: &[Rule] = &[
     concurrency::plumb_bottleneck,
     target::zero_fill_compressing,
     memory::block_in_cache,
+    split::requests_split,
     method::too_short,
     method::noisy_machine,
     method::bimodal_latency,
@@ -91,6 +93,8 @@ pub(crate) mod scenario {
                 other_disks: vec!["vda".into()],
                 rotational: Some(false),
                 compressing: false,
+                max_request_bytes: Some(1280 << 10),
+                max_segments: Some(128),
             }),
             host: Some(HostFacts {
                 cpus: 2,

@@ -30,6 +30,7 @@ const PLACES: &[(&str, Topic)] = &[
     ("target-not-a-disk", Topic::Device),
     ("target-system-disk", Topic::Device),
     ("zero-fill-compressing", Topic::Device),
+    ("requests-split", Topic::Device),
     ("durability-relaxed", Topic::Device),
     ("page-cache-reads", Topic::Cache),
     ("page-cache-writes", Topic::Cache),
