@@ -109,9 +109,22 @@ pub fn requests_split(f: &Facts) -> Option<Finding> {
     if let Some(s) = max_segments {
         x = x.evidence("segments per request", s);
     }
-    Some(x.advice(
-        "Compare runs only when their device requests per I/O agree. For figures that do not depend on memory layout, use a block of at most max_segments pages and no larger than max_sectors_kb, or buffers in huge pages (fio: mem=mmaphuge).",
-    ))
+    // The largest power-of-two block no limit can cut, whatever the buffer's pages.
+    let safe = [max_request, max_segments.map(|s| s * PAGE)]
+        .into_iter()
+        .flatten()
+        .min()
+        .filter(|&m| m >= PAGE)
+        .map(|m| 1u64 << (63 - m.leading_zeros()));
+    let mut advice =
+        "Compare runs only when their device requests per I/O agree (shown here).".to_string();
+    if let Some(b) = safe {
+        advice.push_str(&format!(
+            " For a figure that does not depend on where the buffer's memory lies, use blocks of at most {} on {device}.",
+            format_size(b)
+        ));
+    }
+    Some(x.advice(advice))
 }
 
 #[cfg(test)]
