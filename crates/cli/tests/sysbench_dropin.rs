@@ -890,6 +890,53 @@ fn inserts_without_their_tables_fail_in_their_first_event() {
     drop_database("mysql", db);
 }
 
+/// `--db-ps-mode=disable` without the tables: nothing is prepared, so sysbench's threads
+/// start and the first statement fails, sent as text with its parameters written in: the
+/// driver's line with the query, and the Lua line that executed it (oltp_common.lua's, or
+/// the script's own), exit 1. plumb runs to the same statement rather than refusing first.
+#[test]
+fn runs_without_prepared_statements_fail_at_their_first_statement() {
+    for (driver, db) in [
+        ("mysql", "plumb_dropin_text_my"),
+        ("pgsql", "plumb_dropin_text_pg"),
+    ] {
+        let Some(db) = empty_database(driver, db) else {
+            continue;
+        };
+        let server: Vec<String> = if driver == "mysql" {
+            vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
+        } else {
+            [
+                "--db-driver=pgsql",
+                "--pgsql-user=postgres",
+                "--pgsql-host=127.0.0.1",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([format!("--pgsql-db={db}")])
+            .collect()
+        };
+        for script in [
+            &["oltp_point_select"][..],
+            &["oltp_read_only", "--tables=2"],
+            &["oltp_write_only"],
+            &["oltp_update_non_index"],
+            &["oltp_delete"],
+            &["select_random_points"],
+            &["select_random_ranges"],
+        ] {
+            let args: Vec<&str> = server
+                .iter()
+                .map(String::as_str)
+                .chain(script.iter().copied())
+                .chain(["--db-ps-mode=disable", "--time=1", "run"])
+                .collect();
+            same(&args);
+        }
+        drop_database(driver, db);
+    }
+}
+
 /// Every script on PostgreSQL without its tables. The prepared ones: each thread's
 /// thread_init logs libpq's message for every statement the server refuses (where in the
 /// statement, shown as libpq shows it; a second thread's same message is counted, not

@@ -42,6 +42,7 @@ pub fn cleanup(
             .map_err(|error| OltpError::Statement {
                 what: format!("DROP TABLE sbtest{i}"),
                 error,
+                stmt: None,
             })?;
     }
     Ok(n)

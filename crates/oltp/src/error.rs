@@ -50,7 +50,12 @@ pub enum OltpError {
     /// A statement the database refused; `what` names the statement kind and table.
     // The message carries the driver's: no #[source], so a chain printer does not say it twice.
     #[error("{what}: {error}")]
-    Statement { what: String, error: DriverError },
+    Statement {
+        what: String,
+        error: DriverError,
+        /// The run's statement kind, for a statement of the workload itself.
+        stmt: Option<crate::statements::Stmt>,
+    },
     /// A table the run reads cannot be read (it was not prepared): sbtest`tables`, the last
     /// table the run reads (the one checked), and its `error`. `refused` holds the database's
     /// errors for the statements a client of the run prepares, in the order sysbench's

@@ -64,6 +64,7 @@ pub fn prewarm(
                 .map_err(|error| OltpError::Statement {
                     what: (*sql).to_string(),
                     error,
+                    stmt: None,
                 })?;
         }
         let mut n = 0u32;
@@ -77,6 +78,7 @@ pub fn prewarm(
                     .map_err(|error| OltpError::Statement {
                         what: format!("prewarm of sbtest{i}"),
                         error,
+                        stmt: None,
                     })?;
             }
             n += 1;

@@ -104,6 +104,11 @@ pub struct OltpSpec {
     pub delta: u64,
     /// The distribution of ids and k (sysbench 1.0's `--rand-type`, special by default).
     pub rand_type: RandType,
+    /// When nothing reaches the database before the run (`--db-ps-mode=disable`: no
+    /// statement is prepared), a table that is not there fails the run at its first
+    /// statement, as sysbench's does, instead of being refused before the run. The
+    /// sysbench drop-in sets it; plumb's own name refuses with its own line.
+    pub missing_tables_fail_in_run: bool,
 }
 
 impl OltpSpec {
@@ -131,6 +136,7 @@ impl OltpSpec {
             number_of_ranges: 10,
             delta: 5,
             rand_type: RandType::Special,
+            missing_tables_fail_in_run: false,
         }
     }
 

@@ -231,12 +231,14 @@ struct Prepared {
 struct Failed {
     what: String,
     error: DriverError,
+    stmt: Option<Stmt>,
 }
 
 fn fatal(f: Failed) -> WorkloadError {
     WorkloadError::new(OltpError::Statement {
         what: f.what,
         error: f.error,
+        stmt: f.stmt,
     })
 }
 
@@ -247,6 +249,7 @@ fn failed(stmt: Stmt, table: Option<u32>) -> impl FnOnce(DriverError) -> Failed 
             None => stmt.words().to_string(),
         },
         error,
+        stmt: Some(stmt),
     }
 }
 
@@ -661,6 +664,7 @@ impl OltpWorker {
                     return Err(WorkloadError::new(OltpError::Statement {
                         what: "rollback".to_string(),
                         error: e,
+                        stmt: None,
                     }));
                 }
             }

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 
 use plumb_oltp::driver::ServerSaid;
+use plumb_oltp::statements::Stmt;
 use plumb_oltp::{Dialect, DriverError, OltpError, Setting, Test};
 
 /// The script a drop-in run stands for, as far as its words depend on it.
@@ -38,7 +39,7 @@ impl Script {
                     "`cleanup' function failed: /usr/share/sysbench/{script}:{line}: this benchmark does not support --tables > 1"
                 ))
             }
-            OltpError::Statement { error, .. } => self.query_failed(error),
+            OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt),
             _ => None,
         }
     }
@@ -91,7 +92,11 @@ impl Script {
 
     /// A plain query the server refused in an event (oltp_insert's INSERT, bulk_insert's
     /// multi-row INSERT): the driver's lines, then the Lua error that ends the thread.
-    fn query_failed(&self, error: &DriverError) -> Option<String> {
+    /// A statement of the run failed. Only one that went to the server as text has a query
+    /// here: a plain one (oltp_insert, bulk_insert), or any under `--db-ps-mode=disable`,
+    /// where sysbench's driver writes the parameters into the statement. A prepared
+    /// statement's failure goes through another driver function, with other lines.
+    fn query_failed(&self, error: &DriverError, stmt: Option<Stmt>) -> Option<String> {
         let said = error.said.as_deref()?;
         let query = said.query.as_deref()?;
         let mut log = Log::default();
@@ -129,12 +134,39 @@ impl Script {
             Test::BulkInsert => {
                 "/usr/share/sysbench/bulk_insert.lua:38: db_bulk_insert_next() failed".to_string()
             }
-            // Their statements are prepared: another driver function, other lines.
-            _ => return None,
+            test => {
+                let (script, line) = executed_at(test, stmt?)?;
+                format!(
+                    "/usr/share/sysbench/{script}:{line}: SQL error, errno = {errno}, state = '{}': {}",
+                    said.state, said.message
+                )
+            }
         };
         log.fatal(&format!("`thread_run' function failed: {failed}"));
         Some(log.printed())
     }
+}
+
+/// The script and line of sysbench 1.0.20's Lua that executes a statement of this kind in
+/// `test`'s event (oltp_common.lua's execute_* functions, or the script's own event).
+fn executed_at(test: Test, stmt: Stmt) -> Option<(&'static str, u32)> {
+    const COMMON: &str = "oltp_common.lua";
+    Some(match (test, stmt) {
+        (Test::OltpDelete, Stmt::Delete) => ("oltp_delete.lua", 33),
+        (_, Stmt::Begin) => (COMMON, 405),
+        (_, Stmt::Commit) => (COMMON, 409),
+        (_, Stmt::PointSelect) => (COMMON, 419),
+        (_, Stmt::SimpleRange | Stmt::SumRange | Stmt::OrderRange | Stmt::DistinctRange) => {
+            (COMMON, 432)
+        }
+        (_, Stmt::IndexUpdate) => (COMMON, 458),
+        (_, Stmt::NonIndexUpdate) => (COMMON, 469),
+        (_, Stmt::Delete) => (COMMON, 487),
+        (_, Stmt::Insert) => (COMMON, 488),
+        (_, Stmt::RandomPoints) => ("select_random_points.lua", 71),
+        (_, Stmt::RandomRanges) => ("select_random_ranges.lua", 76),
+        (_, Stmt::BulkInsert) => return None,
+    })
 }
 
 /// sysbench's logger: one message at a time, formatted into a buffer of this many bytes.
@@ -390,6 +422,7 @@ mod tests {
         let e = |error: &DriverError| OltpError::Statement {
             what: "insert on sbtest1".into(),
             error: error.clone(),
+            stmt: Some(Stmt::Insert),
         };
         let pg = Script {
             test: Test::OltpInsert,
@@ -419,13 +452,58 @@ mod tests {
             "mysql_drv_query() returned error 1146 (Table 'db.sbtest1' doesn't exist) for query 'INSERT INTO sbtest1 VALUES(1,1)'\n\
              FATAL: `thread_run' function failed: /usr/share/sysbench/bulk_insert.lua:38: db_bulk_insert_next() failed"
         );
-        // A statement sent prepared, or an error that is not the server's: plumb's words.
+        // A statement sent prepared (the error carries no text), or an error that is not
+        // the server's: plumb's words.
         let prepared = Script {
             test: Test::OltpPointSelect,
             ..my
         };
-        assert!(prepared.words(&e(&error)).is_none());
+        let mut sent_prepared = error.clone();
+        if let Some(s) = sent_prepared.said.as_mut() {
+            s.query = None;
+        }
+        assert!(prepared.words(&e(&sent_prepared)).is_none());
         error.said = None;
         assert!(my.words(&e(&error)).is_none());
+    }
+
+    /// `--db-ps-mode=disable`: every statement goes as text, and its failure names the Lua
+    /// line that executed it.
+    #[test]
+    fn a_statement_sent_as_text_names_the_line_that_ran_it() {
+        let mut error = refused(
+            "Table 'db.sbtest2' doesn't exist",
+            None,
+            "UPDATE sbtest2 SET k=k+1 WHERE id=5012",
+        );
+        error.code = Some("1146".into());
+        if let Some(s) = error.said.as_mut() {
+            s.state = "42S02".into();
+        }
+        let at = |test, stmt| {
+            Script {
+                test,
+                dialect: Dialect::Mysql,
+                threads: 1,
+                auto_inc: true,
+                tables: 2,
+            }
+            .words(&OltpError::Statement {
+                what: "index update on sbtest2".into(),
+                error: error.clone(),
+                stmt: Some(stmt),
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            at(Test::OltpWriteOnly, Stmt::IndexUpdate),
+            "mysql_drv_query() returned error 1146 (Table 'db.sbtest2' doesn't exist) for query 'UPDATE sbtest2 SET k=k+1 WHERE id=5012'\n\
+             FATAL: `thread_run' function failed: /usr/share/sysbench/oltp_common.lua:458: SQL error, errno = 1146, state = '42S02': Table 'db.sbtest2' doesn't exist"
+        );
+        // oltp_delete's event runs its delete itself; oltp_write_only's comes from common.
+        assert!(at(Test::OltpDelete, Stmt::Delete).contains("/oltp_delete.lua:33: "));
+        assert!(at(Test::OltpWriteOnly, Stmt::Delete).contains("/oltp_common.lua:487: "));
+        assert!(at(Test::SelectRandomRanges, Stmt::RandomRanges)
+            .contains("/select_random_ranges.lua:76: "));
     }
 }
