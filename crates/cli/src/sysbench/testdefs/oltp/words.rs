@@ -90,12 +90,12 @@ impl Script {
         }
     }
 
-    /// A plain query the server refused in an event (oltp_insert's INSERT, bulk_insert's
-    /// multi-row INSERT): the driver's lines, then the Lua error that ends the thread.
-    /// A statement of the run failed. Only one that went to the server as text has a query
-    /// here: a plain one (oltp_insert, bulk_insert), or any under `--db-ps-mode=disable`,
-    /// where sysbench's driver writes the parameters into the statement. A prepared
-    /// statement's failure goes through another driver function, with other lines.
+    /// A statement of an event that the server refused, sent as text: a plain query
+    /// (oltp_insert's INSERT, bulk_insert's multi-row INSERT), or any statement under
+    /// `--db-ps-mode=disable`, where sysbench's driver writes the parameters into it. The
+    /// driver's lines, then the Lua error that ends the thread, at the line that executed
+    /// the statement. A prepared statement's failure carries no text (it goes through
+    /// another driver function, with other lines): plumb's words.
     fn query_failed(&self, error: &DriverError, stmt: Option<Stmt>) -> Option<String> {
         let said = error.said.as_deref()?;
         let query = said.query.as_deref()?;
