@@ -11,6 +11,9 @@ const CUT: f64 = 1.4;
 const PAGE: u64 = 4096;
 /// Enough I/Os that a few requests of other programs on the disk cannot make a cut.
 const MIN_IOS: u64 = 16;
+/// The most device traffic, against the bytes the timed run requested, that still counts as
+/// the test's own (a ramp of half the timed part's length adds half).
+const MAX_TRAFFIC: f64 = 3.0;
 
 /// Large O_DIRECT reads or writes arrived at the device as several requests each: the
 /// kernel cut them at the device's limits. When the cut comes from max_segments it depends
@@ -42,18 +45,22 @@ pub fn requests_split(f: &Facts) -> Option<Finding> {
             dev.write_bytes,
         ),
     ];
-    let (what, ops, dev_ios, dev_bytes) = sides
+    // Requests per I/O from the device's average request size, not from counting I/Os: the
+    // device also carried the run's untimed part (fio's ramp_time), the same kind of I/O.
+    let per_io = |dev_ios: u64, dev_bytes: u64| block as f64 * dev_ios as f64 / dev_bytes as f64;
+    let (what, dev_ios, dev_bytes) = sides
         .into_iter()
-        .filter(|s| s.1 && s.2 >= MIN_IOS)
-        // The device's traffic is ours: about the bytes requested.
-        .filter(|s| (s.5 as f64) >= 0.8 * s.3 as f64 && (s.5 as f64) <= 1.25 * s.3 as f64)
-        .map(|s| (s.0, s.2, s.4, s.5))
+        .filter(|s| s.1 && s.2 >= MIN_IOS && s.5 > 0)
+        // The device's traffic is mostly the test's: at least most of the bytes requested,
+        // at most what a ramp before the timed part adds.
+        .filter(|s| (s.5 as f64) >= 0.8 * s.3 as f64 && (s.5 as f64) <= MAX_TRAFFIC * s.3 as f64)
+        .map(|s| (s.0, s.4, s.5))
         .max_by(|a, b| {
-            (a.2 as f64 / a.1 as f64)
-                .partial_cmp(&(b.2 as f64 / b.1 as f64))
+            per_io(a.1, a.2)
+                .partial_cmp(&per_io(b.1, b.2))
                 .unwrap_or(std::cmp::Ordering::Equal)
         })?;
-    let per = dev_ios as f64 / ops as f64;
+    let per = per_io(dev_ios, dev_bytes);
     if per < CUT {
         return None;
     }
@@ -196,11 +203,25 @@ mod tests {
         f.io.as_mut().unwrap().block_size_bytes = 16 << 10;
         assert!(requests_split(&f).is_none());
         let mut f = mib_writes(2.0);
-        f.device.as_mut().unwrap().write_bytes = 6144 << 20;
+        f.device.as_mut().unwrap().write_bytes = 8192 << 20;
         assert!(
             requests_split(&f).is_none(),
             "the disk carried others' traffic"
         );
+    }
+
+    #[test]
+    fn a_ramp_before_the_timed_part_is_not_a_cut() {
+        // A 1 s ramp before 2 timed seconds: the device saw half as much again, whole.
+        let mut f = mib_writes(1.0);
+        let d = f.device.as_mut().unwrap();
+        d.write_ios = 3072;
+        d.write_bytes = 3072 << 20;
+        assert!(requests_split(&f).is_none());
+        // The same, cut in two.
+        f.device.as_mut().unwrap().write_ios = 6144;
+        let x = requests_split(&f).unwrap();
+        assert!(x.message.contains("as 2.0 requests"), "{}", x.message);
     }
 
     #[test]
