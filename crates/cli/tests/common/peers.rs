@@ -60,7 +60,14 @@ pub fn strace(purpose: &str) -> bool {
 
 /// [`traced`] with paths shown, for a run that must succeed: its strace log.
 pub fn traced_ok(bin: &Path, dir: &Path, calls: &str, args: &[&str]) -> String {
-    let (out, text) = traced(bin, dir, &dir.join("../trace"), calls, true, args);
+    // Beside `dir`, not in it (the run's files are compared), and named after it: tests
+    // running side by side once shared one `../trace`, and one strace truncated another's.
+    let name = dir
+        .file_name()
+        .map_or("run".into(), |n| n.to_string_lossy());
+    let log = dir.with_file_name(format!("{name}.strace"));
+    let (out, text) = traced(bin, dir, &log, calls, true, args);
+    let _ = std::fs::remove_file(&log);
     assert!(
         out.status.success(),
         "{} {args:?}: {}",
