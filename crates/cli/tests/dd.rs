@@ -383,21 +383,11 @@ fn the_page_cache_findings_follow_what_dd_did() {
     assert!(!has(&ids, "page-cache-writes"), "/dev/null: {ids:?}");
 }
 
-/// The largest request (queue/max_sectors_kb, bytes) of the disk holding `dir`, when it is
-/// on a block device sysfs shows.
+/// The largest request (queue/max_sectors_kb, bytes) of the disk holding `dir`, as plumb's
+/// own target resolution sees it, when it is on a block device sysfs shows.
 fn largest_request(dir: &Path) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    let dev = std::fs::metadata(dir).ok()?.dev();
-    let (major, minor) = (
-        ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff),
-        (dev & 0xff) | ((dev >> 12) & !0xff),
-    );
-    let mut sys = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
-    if sys.join("partition").exists() {
-        sys.pop();
-    }
-    let kb = std::fs::read_to_string(sys.join("queue/max_sectors_kb")).ok()?;
-    kb.trim().parse::<u64>().ok().map(|k| k << 10)
+    let t = plumb_observe::target::resolve_with(&plumb_observe::Roots::default(), dir).ok()?;
+    t.disks.first()?.max_request_bytes
 }
 
 #[test]

@@ -135,9 +135,7 @@ impl Filler {
             crate::verify::seal(kind, buf, offset);
         }
     }
-}
 
-impl Filler {
     /// A new stamp at the start of every [`STAMP_EVERY`] bytes of `buf`.
     #[inline]
     fn stamp_chunks(&mut self, buf: &mut [u8]) {

@@ -27,6 +27,8 @@ pub fn requests_split(f: &Facts) -> Option<Finding> {
     if block < LARGE_BLOCK || !io.engine_does_io {
         return None;
     }
+    // One direction: its name, whether it was direct, the I/Os and bytes the timed run
+    // asked for, and the device's requests and bytes.
     let sides = [
         (
             "read",
@@ -48,19 +50,19 @@ pub fn requests_split(f: &Facts) -> Option<Finding> {
     // Requests per I/O from the device's average request size, not from counting I/Os: the
     // device also carried the run's untimed part (fio's ramp_time), the same kind of I/O.
     let per_io = |dev_ios: u64, dev_bytes: u64| block as f64 * dev_ios as f64 / dev_bytes as f64;
-    let (what, dev_ios, dev_bytes) = sides
+    let (what, dev_ios, dev_bytes, per) = sides
         .into_iter()
-        .filter(|s| s.1 && s.2 >= MIN_IOS && s.5 > 0)
         // The device's traffic is mostly the test's: at least most of the bytes requested,
         // at most what a ramp before the timed part adds.
-        .filter(|s| (s.5 as f64) >= 0.8 * s.3 as f64 && (s.5 as f64) <= MAX_TRAFFIC * s.3 as f64)
-        .map(|s| (s.0, s.4, s.5))
-        .max_by(|a, b| {
-            per_io(a.1, a.2)
-                .partial_cmp(&per_io(b.1, b.2))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })?;
-    let per = per_io(dev_ios, dev_bytes);
+        .filter(|&(_, direct, ops, asked, _, seen)| {
+            direct
+                && ops >= MIN_IOS
+                && seen > 0
+                && seen as f64 >= 0.8 * asked as f64
+                && seen as f64 <= MAX_TRAFFIC * asked as f64
+        })
+        .map(|(what, _, _, _, ios, bytes)| (what, ios, bytes, per_io(ios, bytes)))
+        .max_by(|a, b| a.3.total_cmp(&b.3))?;
     if per < CUT {
         return None;
     }
