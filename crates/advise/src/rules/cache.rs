@@ -87,8 +87,13 @@ pub fn page_cache_writes(f: &Facts) -> Option<Finding> {
         .cache
         .as_ref()
         .and_then(|c| Some(c.dirty_max_bytes?.saturating_sub(c.dirty_start_bytes?)));
+    // The device's counters are the whole disk's: another writer on it can make the share
+    // look written through. Without any flush, dirty pages that grew by at least half of what
+    // was written say the data sat in memory whatever the disk was doing.
+    let never_flushed = !io.syncs_during_run() && !io.fsync_end;
+    let held_dirty = dirty_growth.is_some_and(|g| g as f64 >= 0.5 * io.bytes_written as f64);
     let absorbed = match device_share {
-        Some(s) => s < 0.5,
+        Some(s) => s < 0.5 || (never_flushed && held_dirty),
         None => !io.syncs_during_run(),
     };
     if !absorbed {
@@ -198,6 +203,32 @@ mod tests {
         f.io.as_mut().unwrap().fsync_end = true;
         assert_eq!(page_cache_writes(&f).unwrap().severity, Severity::Caution);
         assert!(x.evidence.iter().any(|(k, _)| k == "dirty page growth"));
+    }
+
+    #[test]
+    fn another_writer_on_the_disk_does_not_hide_absorbed_writes() {
+        let mut f = fileio("rndwr");
+        let written = {
+            let io = f.io.as_mut().unwrap();
+            io.direct = false;
+            io.bytes_written
+        };
+        // The disk wrote as much as the test, but dirty pages grew by all of it.
+        f.cache.as_mut().unwrap().dirty_max_bytes = Some((1 << 20) + written);
+        assert_eq!(page_cache_writes(&f).unwrap().severity, Severity::Invalid);
+        // A flush at the end wrote the dirty pages out: the disk's figure decides.
+        f.io.as_mut().unwrap().fsync_end = true;
+        assert!(page_cache_writes(&f).is_none());
+    }
+
+    #[test]
+    fn a_writer_held_at_the_dirty_limit_is_written_through() {
+        let mut f = fileio("rndwr");
+        f.io.as_mut().unwrap().direct = false;
+        let written = f.io.as_ref().unwrap().bytes_written;
+        // Dirty pages capped far below what was written: writeback kept pace with the test.
+        f.cache.as_mut().unwrap().dirty_max_bytes = Some((1 << 20) + written / 10);
+        assert!(page_cache_writes(&f).is_none());
     }
 
     #[test]
