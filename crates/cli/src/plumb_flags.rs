@@ -14,7 +14,11 @@ pub struct PlumbFlags {
     /// The history: `--no-history` and `--tag=NAME` under the name `plumb`; under a peer's
     /// name runs are kept silently and those are the peer's unknown options.
     pub keep: Keep,
+    /// `--plumb-buffers=thp`: request buffers in transparent huge pages (front ends that do
+    /// I/O only; `plumb disk` uses it so 1 MiB direct requests reach the disk whole).
+    pub io_buffers: Option<plumb_fileio::buf::BufferMemory>,
     plumb_name: bool,
+    io: bool,
 }
 
 impl PlumbFlags {
@@ -28,8 +32,16 @@ impl PlumbFlags {
             } else {
                 Keep::silent()
             },
+            io_buffers: None,
             plumb_name,
+            io: false,
         }
+    }
+
+    /// Also take the options of front ends that do I/O.
+    pub fn with_io_options(mut self) -> Self {
+        self.io = true;
+        self
     }
 
     /// Take `arg` when it is one of these options: `None` when it is not, `Some(Err)` when
@@ -52,6 +64,12 @@ impl PlumbFlags {
                 "on" => Some(true),
                 "off" => Some(false),
                 _ => return Some(Err(format!("--plumb-findings takes on or off, not '{v}'"))),
+            };
+        } else if let Some(v) = arg.strip_prefix("--plumb-buffers=").filter(|_| self.io) {
+            self.io_buffers = match v {
+                "thp" => Some(plumb_fileio::buf::BufferMemory::Transparent),
+                "heap" => Some(plumb_fileio::buf::BufferMemory::Heap),
+                _ => return Some(Err(format!("--plumb-buffers takes thp or heap, not '{v}'"))),
             };
         } else {
             return None;

@@ -89,6 +89,8 @@ fn the_presets_run_on_a_preconditioned_file_with_o_direct() {
             _ => 1,
         };
         assert_eq!(header["iodepth"], depth, "{name}");
+        // Huge-page buffers: a 1 MiB request is not cut by where its pages happen to lie.
+        assert_eq!(j["workload"]["buffer_memory"], "transparent", "{name}");
         assert!(
             j["layout"]["global_options"]
                 .to_string()

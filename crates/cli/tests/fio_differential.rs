@@ -1190,7 +1190,7 @@ fn defaults_of_unsupported_modes_run_and_other_values_are_refused() {
     let plain = [
         &base[..],
         &[
-            "--mem=malloc",
+            "--mem=mmap",
             "--io_submit_mode=inline",
             "--continue_on_error=none",
         ],
@@ -1203,7 +1203,8 @@ fn defaults_of_unsupported_modes_run_and_other_values_are_refused() {
     assert_eq!(mask_normal(&ours.stdout), mask_normal(&theirs.stdout));
     let d = TempDir::new().unwrap();
     for (opt, line) in [
-        ("--iomem=shm", "plumb: fio option 'mem' (value 'shm') is not supported yet: plumb's I/O buffers come from the heap (fio's malloc)\n"),
+        ("--iomem=shm", "plumb: fio option 'mem' (value 'shm') is not supported yet: plumb's I/O buffers come from the heap (malloc) or an anonymous mapping (mmap, mmaphuge)\n"),
+        ("--mem=mmap:/tmp/plumb-buffers", "plumb: fio option 'mem' (value 'mmap:/tmp/plumb-buffers') is not supported yet: plumb maps anonymous memory only (mem=mmap or mem=mmaphuge without a file)\n"),
         ("--io_submit_mode=offload", "plumb: fio option 'io_submit_mode' (value 'offload') is not supported yet: plumb submits from the job's own thread (fio's inline)\n"),
         ("--continue_on_error=all", "plumb: fio option 'continue_on_error' (value 'all') is not supported yet: every I/O error ends the job\n"),
     ] {

@@ -1,18 +1,137 @@
-//! Heap buffers with a chosen alignment, as O_DIRECT needs (the buffer's address must be a
-//! multiple of the device's DMA alignment; plumb always aligns to at least a page).
+//! Request buffers with a chosen alignment, as O_DIRECT needs (the buffer's address must be a
+//! multiple of the device's DMA alignment; plumb always aligns to at least a page), from the
+//! heap or from one anonymous mapping, in huge pages when asked.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
+use serde::{Deserialize, Serialize};
+
+/// Where a job's request buffers live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferMemory {
+    /// The heap allocator (sysbench; fio's mem=malloc).
+    #[default]
+    Heap,
+    /// One anonymous private mapping for all of them (fio's mem=mmap).
+    Mapped,
+    /// One mapping in reserved huge pages of this size (fio's mem=mmaphuge, MAP_HUGETLB): the
+    /// size is rounded up to whole pages, and it fails when vm.nr_hugepages holds too few.
+    HugeTlb { page: u64 },
+    /// One 2 MiB-aligned mapping with transparent huge pages asked for
+    /// (madvise MADV_HUGEPAGE). A buffer inside one huge page is physically contiguous, so
+    /// a large direct request needs one device segment per huge page rather than one per
+    /// 4 KiB page: it is not cut by the disk's segment limit depending on where the kernel
+    /// happened to place each page. Falls back to small pages where THP is off.
+    Transparent,
+}
+
+impl BufferMemory {
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferMemory::Heap => "heap",
+            BufferMemory::Mapped => "mapped",
+            BufferMemory::HugeTlb { .. } => "hugetlb",
+            BufferMemory::Transparent => "transparent huge pages",
+        }
+    }
+}
+
+/// One buffer: owns its heap allocation, or points into a [`Mapping`] that outlives it.
 pub struct AlignedBuf {
     ptr: NonNull<u8>,
-    layout: Layout,
+    len: usize,
+    /// The heap layout to free with; none inside a mapping.
+    heap: Option<Layout>,
 }
 
 // SAFETY: the buffer is plain owned memory; access follows Rust's borrowing rules.
 unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
+
+/// An anonymous mapping the buffers of one [`crate::engine::Buffers`] are carved from.
+pub struct Mapping {
+    ptr: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory, unmapped once, on drop.
+unsafe impl Send for Mapping {}
+unsafe impl Sync for Mapping {}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: ptr and len are what mmap returned.
+        unsafe { libc::munmap(self.ptr, self.len) };
+    }
+}
+
+const TWO_MIB: usize = 2 << 20;
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+/// `count` zeroed buffers of `len` bytes (at least 1), each aligned to `align` (a power of
+/// two), in one mapping of the kind `memory` names (not [`BufferMemory::Heap`]).
+pub fn mapped(
+    count: usize,
+    len: usize,
+    align: usize,
+    memory: BufferMemory,
+) -> std::io::Result<(Mapping, Vec<AlignedBuf>)> {
+    let stride = round_up(len.max(1), align.max(page_size()));
+    let want = stride
+        .checked_mul(count.max(1))
+        .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOMEM))?;
+    let (map_len, flags, lead) = match memory {
+        BufferMemory::Heap | BufferMemory::Mapped => (want, 0, 0),
+        BufferMemory::HugeTlb { page } => {
+            (round_up(want, page.max(1) as usize), libc::MAP_HUGETLB, 0)
+        }
+        // Room to start on a 2 MiB boundary: huge pages are only used for aligned ranges.
+        BufferMemory::Transparent => (round_up(want, TWO_MIB) + TWO_MIB, 0, TWO_MIB),
+    };
+    // SAFETY: an anonymous private mapping at an address the kernel picks.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    let map = Mapping { ptr, len: map_len };
+    let mut start = ptr as usize;
+    if lead > 0 {
+        start = round_up(start, lead);
+        // SAFETY: the range lies inside the mapping. A kernel without THP refuses the
+        // advice: the buffers then use small pages, which is what the heap gives too.
+        unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                round_up(want, TWO_MIB),
+                libc::MADV_HUGEPAGE,
+            )
+        };
+    }
+    let bufs = (0..count)
+        .map(|i| AlignedBuf {
+            // SAFETY: start + i * stride + len lies inside the mapping, which is not null.
+            ptr: unsafe { NonNull::new_unchecked((start + i * stride) as *mut u8) },
+            len: len.max(1),
+            heap: None,
+        })
+        .collect();
+    Ok((map, bufs))
+}
 
 /// Page size, the smallest alignment plumb uses for I/O buffers.
 pub fn page_size() -> usize {
@@ -31,7 +150,11 @@ impl AlignedBuf {
         let layout = Layout::from_size_align(len.max(1), align.max(1)).ok()?;
         // SAFETY: the layout has a non-zero size.
         let ptr = NonNull::new(unsafe { alloc_zeroed(layout) })?;
-        Some(AlignedBuf { ptr, layout })
+        Some(AlignedBuf {
+            ptr,
+            len: layout.size(),
+            heap: Some(layout),
+        })
     }
 
     pub fn as_mut_ptr(&mut self) -> *mut u8 {
@@ -42,22 +165,24 @@ impl AlignedBuf {
 impl Deref for AlignedBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        // SAFETY: ptr is valid for layout.size() initialised (zeroed) bytes.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: ptr is valid for len initialised (zeroed) bytes.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl DerefMut for AlignedBuf {
     fn deref_mut(&mut self) -> &mut [u8] {
         // SAFETY: as above, and &mut self gives exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+        if let Some(layout) = self.heap {
+            // SAFETY: allocated with this layout in `new`.
+            unsafe { dealloc(self.ptr.as_ptr(), layout) }
+        }
     }
 }
 
@@ -73,5 +198,34 @@ mod tests {
         assert!(b.iter().all(|&x| x == 0));
         b[9999] = 1;
         assert_eq!(b[9999], 1);
+    }
+
+    #[test]
+    fn mapped_buffers_are_aligned_zeroed_and_apart() {
+        for memory in [BufferMemory::Mapped, BufferMemory::Transparent] {
+            let (_map, mut bufs) = mapped(3, 5000, 4096, memory).unwrap();
+            assert_eq!(bufs.len(), 3);
+            for (i, b) in bufs.iter_mut().enumerate() {
+                assert_eq!(b.as_mut_ptr() as usize % 4096, 0, "{memory:?}");
+                assert_eq!(b.len(), 5000);
+                assert!(b.iter().all(|&x| x == 0));
+                b.fill(i as u8 + 1);
+            }
+            // Writing one buffer touched no other.
+            for (i, b) in bufs.iter().enumerate() {
+                assert!(b.iter().all(|&x| x == i as u8 + 1), "{memory:?} {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn transparent_buffers_start_on_a_huge_page() {
+        let (_map, mut bufs) = mapped(8, 1 << 20, 4096, BufferMemory::Transparent).unwrap();
+        assert_eq!(bufs[0].as_mut_ptr() as usize % TWO_MIB, 0);
+        // 1 MiB buffers two to a huge page: none straddles a 2 MiB boundary.
+        for b in bufs.iter_mut() {
+            let at = b.as_mut_ptr() as usize;
+            assert_eq!(at / TWO_MIB, (at + (1 << 20) - 1) / TWO_MIB);
+        }
     }
 }

@@ -68,6 +68,13 @@ pub struct FileioSettings {
         skip_serializing_if = "crate::placement::Placement::is_default"
     )]
     pub placement: crate::placement::Placement,
+    /// Where the request buffers lived, when not on the heap.
+    #[serde(default, skip_serializing_if = "is_heap")]
+    pub buffer_memory: crate::buf::BufferMemory,
+}
+
+fn is_heap(m: &crate::buf::BufferMemory) -> bool {
+    *m == crate::buf::BufferMemory::Heap
 }
 
 impl FileioSettings {
@@ -125,6 +132,7 @@ impl FileioSettings {
             seqwr_completed_bytes: None,
             job: spec.job.clone().map(Box::new),
             placement: spec.placement.clone(),
+            buffer_memory: spec.buffers,
         }
     }
 

@@ -403,6 +403,8 @@ pub struct FileioSpec {
     pub validate: bool,
     /// The data written (validation implies its own layout).
     pub fill: Fill,
+    /// Where the request buffers live.
+    pub buffers: crate::buf::BufferMemory,
     pub threads: usize,
     /// Named files walked per thread (fio); `None`: the shared sysbench file set in `dir`.
     pub job: Option<JobIo>,
@@ -426,6 +428,7 @@ impl Default for FileioSpec {
             merged_requests: 0,
             validate: false,
             fill: Fill::Random,
+            buffers: Default::default(),
             threads: 1,
             job: None,
             placement: Default::default(),

@@ -317,10 +317,11 @@ impl FileioWorkload {
             .as_ref()
             .map(|f| f.buf_align)
             .unwrap_or(crate::buf::page_size());
-        Buffers::new(
+        Buffers::in_memory(
             self.spec.depth() + extra,
             self.spec.max_io() as usize,
             align,
+            self.spec.buffers,
         )
         .map_err(WorkloadError::new)
     }

@@ -58,7 +58,7 @@ impl JobOptions for ParsedJob {
 type PlumbOptions = crate::plumb_flags::PlumbFlags;
 
 fn take_plumb_options(args: &[String], mode: Mode) -> Result<(PlumbOptions, Vec<String>), String> {
-    let mut p = PlumbOptions::new(mode == Mode::Plumb);
+    let mut p = PlumbOptions::new(mode == Mode::Plumb).with_io_options();
     let mut rest = Vec::with_capacity(args.len());
     for a in args {
         match p.take(a) {
@@ -414,6 +414,7 @@ fn build(
             output: &output,
             cwd: &cwd,
             parse_only: flags.parse_only,
+            buffers: plumb.io_buffers,
         };
         let waits = match job.stonewall() {
             Ok(w) => w,
@@ -706,7 +707,13 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
         }
         Err(PipelineError::Job(JobError::Interrupted(s))) => interrupted(s, mode),
         Err(e) => {
-            eprintln!("{}", plumb_core::redact::text(&e.to_string(), args));
+            // fio's own lines all start with its name.
+            let line = plumb_core::redact::text(&e.to_string(), args);
+            if line.starts_with("fio: ") {
+                eprintln!("{line}");
+            } else {
+                eprintln!("fio: {line}");
+            }
             1
         }
     }

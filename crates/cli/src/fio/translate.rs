@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use plumb_core::RunConfig;
 use plumb_fileio::access::{Access, Mix, Order};
+use plumb_fileio::buf::BufferMemory;
 use plumb_fileio::engine::{self, EngineDef, EngineOptions};
 use plumb_fileio::placement::{allowed_cpus, cpus_of_mask, parse_cpu_list, Placement};
 use plumb_fileio::spec::{
@@ -132,6 +133,8 @@ pub struct Context<'a> {
     pub cwd: &'a Path,
     /// `--parse-only`: fio checks the options but looks at no file or directory.
     pub parse_only: bool,
+    /// plumb's `--plumb-buffers`: where every job's request buffers live.
+    pub buffers: Option<BufferMemory>,
 }
 
 /// One clone, ready for the pipeline.
@@ -307,12 +310,6 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
 const NOT_YET: &[(&str, &[&str], &str)] = &[
-    // plumb's buffers come from the heap allocator, as fio's malloc ones do.
-    (
-        "mem",
-        &["malloc"],
-        "plumb's I/O buffers come from the heap (fio's malloc)",
-    ),
     // plumb submits from the job's own thread, as fio's inline mode does.
     (
         "io_submit_mode",
@@ -325,6 +322,55 @@ const NOT_YET: &[(&str, &[&str], &str)] = &[
         "every I/O error ends the job",
     ),
 ];
+
+/// Where the job's request buffers live: fio's `mem` (malloc, and anonymous mmap and
+/// mmaphuge), or plumb's `--plumb-buffers` for a job that does not set it.
+fn buffer_memory<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+    plumb: Option<BufferMemory>,
+) -> Result<BufferMemory, TranslateError> {
+    let Some(v) = g.raw("mem") else {
+        return Ok(plumb.unwrap_or_default());
+    };
+    if plumb.is_some() {
+        return Err(unsupported(
+            "mem",
+            v,
+            "the job sets its buffers' memory and --plumb-buffers does too; give one",
+        ));
+    }
+    // fio's `mmap:FILE` / `mmaphuge:FILE` map a file instead of anonymous memory.
+    let (kind, file) = v.split_once(':').unwrap_or((v, ""));
+    if !file.is_empty() {
+        return Err(unsupported(
+            "mem",
+            v,
+            "plumb maps anonymous memory only (mem=mmap or mem=mmaphuge without a file)",
+        ));
+    }
+    match kind {
+        "malloc" => Ok(BufferMemory::Heap),
+        "mmap" => Ok(BufferMemory::Mapped),
+        "mmaphuge" => {
+            let page = match g.size("hugepage-size")? {
+                Some(Size::Bytes(b)) => b,
+                Some(Size::Percent(_)) => {
+                    return Err(parse_err("hugepage-size", g.raw("hugepage-size").unwrap_or("")))
+                }
+                None => 2 << 20,
+            };
+            if page == 0 || page % plumb_fileio::buf::page_size() as u64 != 0 {
+                return Err(parse_err("hugepage-size", g.raw("hugepage-size").unwrap_or("")));
+            }
+            Ok(BufferMemory::HugeTlb { page })
+        }
+        _ => Err(unsupported(
+            "mem",
+            v,
+            "plumb's I/O buffers come from the heap (malloc) or an anonymous mapping (mmap, mmaphuge)",
+        )),
+    }
+}
 
 /// Engine switches that change no request the device sees, only the kernel's work per
 /// request: registered files and buffers (no file reference, no page pinning per request),
@@ -1025,6 +1071,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         scramble: g.flag("scramble_buffers", true)?,
         scramble_set: g.raw("scramble_buffers").map(str::to_string),
     };
+    let memory = buffer_memory(&g, ctx.buffers)?;
     let fill = match verify {
         // Verified writes carry random data, as fio turns refill_buffers on for verify.
         Some(_) => Fill::Random,
@@ -1221,6 +1268,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             merged_requests: 0,
             validate: false,
             fill,
+            buffers: memory,
             threads: 1,
             job: Some(job),
             placement: split_cpus(&placement, split, ctx.job_number + k as u32),
@@ -1413,6 +1461,7 @@ mod tests {
                 output: &out,
                 cwd: dir,
                 parse_only: false,
+                buffers: None,
             },
         )
     }

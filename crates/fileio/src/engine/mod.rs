@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use plumb_core::{Worker, WorkloadError};
 
-use crate::buf::AlignedBuf;
+use crate::buf::{AlignedBuf, BufferMemory};
 use crate::error::{errno_text, FileioError};
 use crate::fileset::open::RunFiles;
 use crate::pattern::Io;
@@ -309,10 +309,39 @@ pub(crate) fn timespec_until(deadline: Instant) -> libc::timespec {
 /// Request buffers, one per slot, each aligned for O_DIRECT.
 pub struct Buffers {
     bufs: Vec<AlignedBuf>,
+    /// What the buffers point into, when they come from one mapping; dropped after them.
+    _mapping: Option<crate::buf::Mapping>,
 }
 
 impl Buffers {
     pub fn new(slots: usize, len: usize, align: usize) -> Result<Buffers, FileioError> {
+        Buffers::in_memory(slots, len, align, BufferMemory::Heap)
+    }
+
+    pub fn in_memory(
+        slots: usize,
+        len: usize,
+        align: usize,
+        memory: BufferMemory,
+    ) -> Result<Buffers, FileioError> {
+        if memory != BufferMemory::Heap {
+            let (map, bufs) = crate::buf::mapped(slots, len, align, memory).map_err(|e| {
+                let hint = match memory {
+                    BufferMemory::HugeTlb { .. } => {
+                        " (huge pages must be reserved first: sysctl vm.nr_hugepages)"
+                    }
+                    _ => "",
+                };
+                FileioError::Other(format!(
+                    "cannot map {slots} request buffers of {len} bytes in {} memory: {e}{hint}",
+                    memory.name()
+                ))
+            })?;
+            return Ok(Buffers {
+                bufs,
+                _mapping: Some(map),
+            });
+        }
         let mut bufs = Vec::with_capacity(slots);
         for _ in 0..slots {
             bufs.push(AlignedBuf::new(len, align).ok_or_else(|| {
@@ -321,7 +350,10 @@ impl Buffers {
                 ))
             })?);
         }
-        Ok(Buffers { bufs })
+        Ok(Buffers {
+            bufs,
+            _mapping: None,
+        })
     }
     #[inline(always)]
     pub fn get(&mut self, slot: usize) -> &mut AlignedBuf {

@@ -228,6 +228,8 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         } else {
             Fill::Random
         },
+        // sysbench allocates its buffers from the heap.
+        buffers: Default::default(),
         threads: c.run.threads,
         // The shared sysbench file set in dir.
         job: None,
