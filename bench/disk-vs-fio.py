@@ -12,7 +12,15 @@ With --fio-vs-fio, fio runs in both seats (the second run of a round stands wher
 would): the per-round ratios of fio against itself are this disk's noise floor, what the
 +-10% target can be judged against.
 
-Usage: bench/disk-vs-fio.py [--rounds N] [--dir DIR] [--fio-vs-fio]     PLUMB=path/to/plumb
+plumb disk's buffers are in transparent huge pages, so its 1 MiB requests reach the disk
+whole; fio's come from malloc, and a disk that takes fewer segments per request than a 1 MiB
+buffer has pages (virtio: 254 < 256) gets them cut in two whenever the pages are not
+physically contiguous, at random per run. --fio-mem=mmaphuge gives fio physically contiguous
+buffers too (it reserves vm.nr_hugepages for the run, as root, and restores it), so both
+tools send the disk the same requests; fio's default (malloc) measures fio as users run it.
+
+Usage: bench/disk-vs-fio.py [--rounds N] [--dir DIR] [--fio-vs-fio] [--fio-mem malloc|mmaphuge]
+       PLUMB=path/to/plumb
 """
 
 import argparse
@@ -27,10 +35,13 @@ PRESETS = [("SEQ1M-Q8T1", "read", "1m", 8), ("SEQ1M-Q1T1", "read", "1m", 1),
            ("RND4K-Q32T1", "randread", "4k", 32), ("RND4K-Q1T1", "randread", "4k", 1)]
 
 
-def fio_args(path, size, secs):
+HUGEPAGES = "/proc/sys/vm/nr_hugepages"
+
+
+def fio_args(path, size, secs, mem):
     ramp = max(secs // 5, 1)
     a = [f"--filename={path}", f"--size={size}", "--direct=1", "--ioengine=libaio",
-         "--output-format=json",
+         "--output-format=json", f"--iomem={mem}",
          # The same preconditioning write plumb disk does before its tests.
          "--name=precondition", "--rw=write", "--bs=1m", "--iodepth=8"]
     for d in ("read", "write"):
@@ -59,8 +70,8 @@ def plumb_round(plumb, d):
     return res, wall
 
 
-def fio_round(d):
-    p = subprocess.run(["flock", LOCK, "fio"] + fio_args(os.path.join(d, "plumb-disk.dat"), "512M", 2),
+def fio_round(d, mem):
+    p = subprocess.run(["flock", LOCK, "fio"] + fio_args(os.path.join(d, "plumb-disk.dat"), "512M", 2, mem),
                        check=True, capture_output=True, text=True)
     doc = json.loads(p.stdout)
     res = {}
@@ -78,15 +89,33 @@ def main():
     ap.add_argument("--dir", default="/tmp/plumb-bench-disk")
     ap.add_argument("--fio-vs-fio", action="store_true",
                     help="fio in plumb's seat too: the disk's own round-to-round noise")
+    ap.add_argument("--fio-mem", choices=["malloc", "mmaphuge"], default="malloc",
+                    help="fio's buffers: malloc (its default) or reserved huge pages")
     a = ap.parse_args()
+    reserved = None
+    if a.fio_mem == "mmaphuge":
+        reserved = open(HUGEPAGES).read().strip()
+        # 16 pages of 2 MiB: the largest job (8 x 1 MiB) needs 5.
+        with open(HUGEPAGES, "w") as f:
+            f.write("16")
+    try:
+        run(a)
+    finally:
+        if reserved is not None:
+            with open(HUGEPAGES, "w") as f:
+                f.write(reserved)
+
+
+def run(a):
     plumb = os.path.abspath(os.environ.get("PLUMB", "target/release/plumb"))
     os.makedirs(a.dir, exist_ok=True)
     ours, theirs, walls = [], [], []
     seat = "fio-B" if a.fio_vs_fio else "plumb"
+    print(f"fio buffers: {a.fio_mem}", flush=True)
 
     def ours_round():
         if a.fio_vs_fio:
-            return fio_round(a.dir), 0.0
+            return fio_round(a.dir, a.fio_mem), 0.0
         return plumb_round(plumb, a.dir)
 
     for r in range(a.rounds):
@@ -94,9 +123,9 @@ def main():
         # still cache from the other's run.
         if r % 2 == 0:
             p, wall = ours_round()
-            f = fio_round(a.dir)
+            f = fio_round(a.dir, a.fio_mem)
         else:
-            f = fio_round(a.dir)
+            f = fio_round(a.dir, a.fio_mem)
             p, wall = ours_round()
         ours.append(p)
         theirs.append(f)

@@ -937,6 +937,47 @@ fn runs_without_prepared_statements_fail_at_their_first_statement() {
     }
 }
 
+/// bulk_insert with fewer rows than one packet sends them all from its thread_done: without
+/// the table that last flush fails, and sysbench logs it, counts the failed query as an
+/// ignored error, and still prints its report (status 0). One thread: with several, which
+/// of them got rows to flush (and so failed) is a race in sysbench.
+#[test]
+fn a_bulk_insert_whose_last_flush_fails_still_reports() {
+    for (driver, db) in [
+        ("mysql", "plumb_dropin_bulk_end_my"),
+        ("pgsql", "plumb_dropin_bulk_end_pg"),
+    ] {
+        let Some(db) = empty_database(driver, db) else {
+            continue;
+        };
+        let server: Vec<String> = if driver == "mysql" {
+            vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
+        } else {
+            vec![
+                "--db-driver=pgsql".into(),
+                "--pgsql-user=postgres".into(),
+                "--pgsql-host=127.0.0.1".into(),
+                format!("--pgsql-db={db}"),
+            ]
+        };
+        let args: Vec<&str> = server
+            .iter()
+            .map(String::as_str)
+            .chain(["bulk_insert", "--events=10", "run"])
+            .collect();
+        if let Some((theirs, ours)) = run_both(&args) {
+            assert_eq!(theirs.code, 0, "{theirs:?}");
+            assert!(
+                theirs.stdout.contains("`thread_done' function failed"),
+                "{}",
+                theirs.stdout
+            );
+            assert_same(&args, &theirs, &ours, |s| s.to_string());
+        }
+        drop_database(driver, db);
+    }
+}
+
 /// Every script on PostgreSQL without its tables. The prepared ones: each thread's
 /// thread_init logs libpq's message for every statement the server refuses (where in the
 /// statement, shown as libpq shows it; a second thread's same message is counted, not

@@ -79,6 +79,9 @@ pub enum OltpError {
     /// A signal stopped a step between two statements (its number).
     #[error("interrupted by signal {0}")]
     Interrupted(i32),
+    /// A thread's end-of-run work failed (bulk_insert's last flush).
+    #[error("at the end of the run: {0}")]
+    AtEnd(Box<OltpError>),
 }
 
 impl OltpError {

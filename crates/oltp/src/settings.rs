@@ -38,6 +38,10 @@ pub struct OltpSettings {
     /// What the server's own counters say it did during the run (server drivers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_activity: Option<crate::driver::ServerCounters>,
+    /// Threads' end-of-run failures that did not fail the run
+    /// ([`crate::OltpSpec::end_failures_counted`]), as the front end printed them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_failures: Vec<String>,
 }
 
 impl From<&OltpSpec> for OltpSettings {
@@ -66,6 +70,7 @@ impl From<&OltpSpec> for OltpSettings {
             rand_type: s.rand_type,
             database: None,
             server_activity: None,
+            end_failures: Vec::new(),
         }
     }
 }

@@ -109,6 +109,11 @@ pub struct OltpSpec {
     /// statement, as sysbench's does, instead of being refused before the run. The
     /// sysbench drop-in sets it; plumb's own name refuses with its own line.
     pub missing_tables_fail_in_run: bool,
+    /// A thread whose end-of-run work fails (bulk_insert's last flush: sysbench's
+    /// thread_done) does not fail the run: the failure is counted as an ignored error and
+    /// kept ([`crate::Oltp::end_failures`]), and the report stands, as in sysbench. The
+    /// sysbench drop-in sets it; plumb's own name fails the run.
+    pub end_failures_counted: bool,
 }
 
 impl OltpSpec {
@@ -137,6 +142,7 @@ impl OltpSpec {
             delta: 5,
             rand_type: RandType::Special,
             missing_tables_fail_in_run: false,
+            end_failures_counted: false,
         }
     }
 

@@ -120,7 +120,11 @@ pub struct Oltp {
     kinds: Vec<OpKind>,
     kind_of: [Option<KindId>; Stmt::COUNT],
     unique: Arc<UniqueIds>,
+    end_failures: EndFailures,
 }
+
+/// Threads' end-of-run failures that were counted, not fatal.
+pub type EndFailures = Arc<std::sync::Mutex<Vec<OltpError>>>;
 
 impl Oltp {
     /// `seed` seeds the ids oltp_insert makes without auto-increment (shared by all threads).
@@ -143,7 +147,13 @@ impl Oltp {
             kinds,
             kind_of,
             unique: Arc::new(UniqueIds::new(seed)),
+            end_failures: Default::default(),
         })
+    }
+
+    /// Where the threads keep end-of-run failures that did not fail the run.
+    pub fn end_failures(&self) -> EndFailures {
+        self.end_failures.clone()
     }
 
     pub fn spec(&self) -> &OltpSpec {
@@ -189,6 +199,7 @@ impl Workload for Oltp {
             params: Vec::new(),
             unique: self.unique.clone(),
             bulk: Bulk::default(),
+            end_failures: self.end_failures.clone(),
         };
         w.prepared = prepare_all(w.conn.as_mut(), &w.spec).map_err(fatal)?;
         Ok(Box::new(w))
@@ -363,6 +374,7 @@ struct OltpWorker {
     params: Vec<Value<'static>>,
     unique: Arc<UniqueIds>,
     bulk: Bulk,
+    end_failures: EndFailures,
 }
 
 /// Run one statement and note it.
@@ -833,7 +845,23 @@ impl Worker for OltpWorker {
 
     fn finish(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         if self.spec.test == Test::BulkInsert {
-            self.flush_bulk(ctx, Patience::Attempts(FINISH_ATTEMPTS))?;
+            match self.flush_bulk(ctx, Patience::Attempts(FINISH_ATTEMPTS)) {
+                Err(e) if self.spec.end_failures_counted => {
+                    // sysbench counts the failed query and logs thread_done's failure; the
+                    // run and its report go on.
+                    ctx.add(IGNORED_ERRORS, 1);
+                    let e = match e.0.downcast::<OltpError>() {
+                        Ok(e) => OltpError::AtEnd(e),
+                        Err(other) => return Err(WorkloadError(other)),
+                    };
+                    if let Ok(mut kept) = self.end_failures.lock() {
+                        kept.push(e);
+                    }
+                }
+                r => {
+                    r?;
+                }
+            }
         }
         Ok(())
     }

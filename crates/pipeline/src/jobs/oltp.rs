@@ -49,6 +49,8 @@ pub struct OltpJob {
     /// The front end's own words for an error, where its peer has some (None: plain
     /// wording with `spell`).
     words: Option<Words>,
+    /// The run's threads' end-of-run failures that did not fail it.
+    end_failures: std::cell::RefCell<Option<plumb_oltp::workload::EndFailures>>,
 }
 
 /// The job's driver in a setup step before the run: the step's first connection names its
@@ -115,6 +117,7 @@ impl OltpJob {
             spell: |s| s.plain().to_string(),
             stop: None,
             words: None,
+            end_failures: Default::default(),
         }
     }
     /// Let a signal stop cleanup between two tables.
@@ -215,6 +218,7 @@ impl Job for OltpJob {
         *self.database.borrow_mut() = database;
         *self.counters_before.borrow_mut() = before;
         *self.observer.borrow_mut() = observer;
+        *self.end_failures.borrow_mut() = Some(w.end_failures());
         Ok(Arc::new(w))
     }
     fn targets(&self) -> Targets {
@@ -241,6 +245,20 @@ impl Job for OltpJob {
             .or_else(|| self.driver.counters());
         if let (Some(before), Some(after), Settings::Oltp(s)) = (before, after, &mut job.workload) {
             s.server_activity = Some(after.since(&before));
+        }
+        let failures = self
+            .end_failures
+            .borrow()
+            .as_ref()
+            .map(|f| std::mem::take(&mut *f.lock().unwrap_or_else(|p| p.into_inner())));
+        if let (Some(failures), Settings::Oltp(s)) = (failures, &mut job.workload) {
+            s.end_failures = failures
+                .iter()
+                .map(|e| {
+                    let own = self.words.as_ref().and_then(|w| w(e));
+                    own.unwrap_or_else(|| e.describe(&self.spell))
+                })
+                .collect();
         }
         Ok(())
     }

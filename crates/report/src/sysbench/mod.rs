@@ -197,6 +197,12 @@ impl Layout for Sysbench {
             if self.drop_in && job.error.is_some() {
                 continue;
             }
+            // Threads whose thread_done failed said so, and the run went on to its report.
+            if let Settings::Oltp(s) = &job.workload {
+                for e in &s.end_failures {
+                    let _ = writeln!(out, "FATAL: {e}");
+                }
+            }
             if !self.plumb_sections {
                 out.push_str(&sysbench_report(job));
                 continue;

@@ -160,6 +160,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     // statement, in sysbench's words (see words.rs). sysbench has no SQLite driver to
     // imitate: there plumb's own line, which says what to prepare, stays.
     spec.missing_tables_fail_in_run = c.dropin && driver.dialect() != plumb_oltp::Dialect::Sqlite;
+    spec.end_failures_counted = c.dropin;
     spec.check(driver.dialect())
         .map_err(|e| UsageError(e.describe(&spell)))?;
     let script = words::Script {

@@ -39,7 +39,12 @@ impl Script {
                     "`cleanup' function failed: /usr/share/sysbench/{script}:{line}: this benchmark does not support --tables > 1"
                 ))
             }
-            OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt),
+            OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, false),
+            // bulk_insert's last flush, from its thread_done.
+            OltpError::AtEnd(e) => match &**e {
+                OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, true),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -95,8 +100,14 @@ impl Script {
     /// `--db-ps-mode=disable`, where sysbench's driver writes the parameters into it. The
     /// driver's lines, then the Lua error that ends the thread, at the line that executed
     /// the statement. A prepared statement's failure carries no text (it goes through
-    /// another driver function, with other lines): plumb's words.
-    fn query_failed(&self, error: &DriverError, stmt: Option<Stmt>) -> Option<String> {
+    /// another driver function, with other lines): plumb's words. `at_end`: in the thread's
+    /// thread_done (bulk_insert's last flush).
+    fn query_failed(
+        &self,
+        error: &DriverError,
+        stmt: Option<Stmt>,
+        at_end: bool,
+    ) -> Option<String> {
         let said = error.said.as_deref()?;
         let query = said.query.as_deref()?;
         let mut log = Log::default();
@@ -130,6 +141,10 @@ impl Script {
                     "/usr/share/sysbench/oltp_insert.lua:{line}: SQL error, errno = {errno}, state = '{}': {}",
                     said.state, said.message
                 )
+            }
+            Test::BulkInsert if at_end => {
+                log.fatal("`thread_done' function failed: /usr/share/sysbench/bulk_insert.lua:42: db_bulk_insert_done() failed");
+                return Some(log.printed());
             }
             Test::BulkInsert => {
                 "/usr/share/sysbench/bulk_insert.lua:38: db_bulk_insert_next() failed".to_string()
