@@ -894,6 +894,20 @@ fn inserts_without_their_tables_fail_in_their_first_event() {
 /// start and the first statement fails, sent as text with its parameters written in: the
 /// driver's line with the query, and the Lua line that executed it (oltp_common.lua's, or
 /// the script's own), exit 1. plumb runs to the same statement rather than refusing first.
+/// The drop-in's options that reach database `db` on the local server of `driver`.
+fn server_options(driver: &str, db: &str) -> Vec<String> {
+    if driver == "mysql" {
+        vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
+    } else {
+        vec![
+            "--db-driver=pgsql".into(),
+            "--pgsql-user=postgres".into(),
+            "--pgsql-host=127.0.0.1".into(),
+            format!("--pgsql-db={db}"),
+        ]
+    }
+}
+
 #[test]
 fn runs_without_prepared_statements_fail_at_their_first_statement() {
     for (driver, db) in [
@@ -903,19 +917,7 @@ fn runs_without_prepared_statements_fail_at_their_first_statement() {
         let Some(db) = empty_database(driver, db) else {
             continue;
         };
-        let server: Vec<String> = if driver == "mysql" {
-            vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
-        } else {
-            [
-                "--db-driver=pgsql",
-                "--pgsql-user=postgres",
-                "--pgsql-host=127.0.0.1",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([format!("--pgsql-db={db}")])
-            .collect()
-        };
+        let server = server_options(driver, db);
         for script in [
             &["oltp_point_select"][..],
             &["oltp_read_only", "--tables=2"],
@@ -950,16 +952,7 @@ fn a_bulk_insert_whose_last_flush_fails_still_reports() {
         let Some(db) = empty_database(driver, db) else {
             continue;
         };
-        let server: Vec<String> = if driver == "mysql" {
-            vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
-        } else {
-            vec![
-                "--db-driver=pgsql".into(),
-                "--pgsql-user=postgres".into(),
-                "--pgsql-host=127.0.0.1".into(),
-                format!("--pgsql-db={db}"),
-            ]
-        };
+        let server = server_options(driver, db);
         let args: Vec<&str> = server
             .iter()
             .map(String::as_str)
