@@ -13,7 +13,7 @@ Cases:
   my-prepare     prepare of 8 tables x 100 000 rows, 1 thread      target: rows/s >= sysbench's
   sqlite-ps      plumb only: oltp_point_select, 1 thread, on SQLite (tps and CPU/transaction)
 
-Both tools get the same arguments (plumb adds --plumb-findings=off only under its own name:
+Rounds alternate which tool runs first. Both tools get the same arguments (plumb adds --plumb-findings=off only under its own name:
 none here, it runs as `plumb`). Each run holds `flock /tmp/plumb-bench.lock` and runs under
 /usr/bin/time (user+sys CPU of the client process). Prints per-round figures, then medians
 with [min-max] and the ratio of medians plumb/sysbench.
@@ -123,7 +123,9 @@ def main():
         tools = ["plumb"] if case.startswith("sqlite") else ["sysbench", "plumb"]
         res = {t: [] for t in tools}
         for rnd in range(a.rounds):
-            for tool in tools:
+            # Alternate which tool goes first: a server that drifts (purge, caches warming)
+            # would otherwise favour one seat.
+            for tool in (tools if rnd % 2 == 0 else tools[::-1]):
                 m = run_case(tool, case, a.time, cwd, plumb)
                 res[tool].append(m)
                 print(f"{case} round {rnd + 1} {tool}: {m}", flush=True)
@@ -136,7 +138,10 @@ def main():
             if len(tools) == 2:
                 s = statistics.median([m[k] for m in res["sysbench"]])
                 p = statistics.median([m[k] for m in res["plumb"]])
-                line.append(f"ratio plumb/sysbench {p / s:.2f}")
+                # Each round's two runs are back to back: the server's drift cancels.
+                rv = [x[k] / y[k] for x, y in zip(res["plumb"], res["sysbench"])]
+                line.append(f"ratio plumb/sysbench {p / s:.2f}  per-round ratios "
+                            f"{statistics.median(rv):.3f} [{min(rv):.3f}-{max(rv):.3f}]")
             print(" ".join(line), flush=True)
 
 
