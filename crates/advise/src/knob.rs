@@ -40,6 +40,8 @@ pub enum Knob {
     TableSize,
     /// Periodic interval lines (throughput over time).
     ReportInterval,
+    /// Request buffers in huge pages (physically contiguous per page).
+    HugePageBuffers,
 }
 
 /// How a front end writes a [`Knob`].
@@ -66,6 +68,7 @@ impl Knob {
             Knob::AsyncIo => "an asynchronous engine with requests in flight",
             Knob::TableSize => "larger tables",
             Knob::ReportInterval => "interval reports",
+            Knob::HugePageBuffers => "I/O buffers in huge pages",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Direct I/O that reached the device cut into several requests.
 
-use crate::{Facts, Finding, Severity};
+use crate::{Facts, Finding, Knob, Severity};
 use plumb_core::size::{format_coarse, format_size};
 
 /// The smallest block the rule looks at: below it a request fits any device's limits.
@@ -133,6 +133,12 @@ pub fn requests_split(f: &Facts) -> Option<Finding> {
             format_size(b)
         ));
     }
+    if segments.is_some() {
+        advice.push_str(&format!(
+            " Or keep the blocks and use {}: a buffer inside one huge page is physically contiguous, one segment per huge page.",
+            f.knob(Knob::HugePageBuffers)
+        ));
+    }
     Some(x.advice(advice))
 }
 
@@ -176,6 +182,12 @@ mod tests {
             ev.contains(&("average device request", "512.0 KiB")),
             "{ev:?}"
         );
+        // Cut by segments: huge-page buffers keep the block whole.
+        assert!(
+            x.advice.contains("use I/O buffers in huge pages"),
+            "{}",
+            x.advice
+        );
     }
 
     #[test]
@@ -191,6 +203,10 @@ mod tests {
         f.target.as_mut().unwrap().max_request_bytes = Some(512 << 10);
         let x = requests_split(&f).unwrap();
         assert!(x.message.contains("max_sectors_kb 512"), "{}", x.message);
+        // With segments to spare only the size cut it: huge pages would not help.
+        f.target.as_mut().unwrap().max_segments = Some(1024);
+        let x = requests_split(&f).unwrap();
+        assert!(!x.advice.contains("huge pages"), "{}", x.advice);
     }
 
     #[test]

@@ -400,12 +400,13 @@ mod tests {
         // fadvise_hint; then the measurement switches (gtod_reduce, disable_lat/clat/slat,
         // disable_bw_measurement, stats) and the number formats (significant_figures,
         // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
-        // exitall_on_error; then mem, io_submit_mode and continue_on_error at their
-        // defaults (translate.rs NOT_YET refuses the other values); then percentage_random;
+        // exitall_on_error; then mem (malloc, mmap, mmaphuge), io_submit_mode and
+        // continue_on_error at their defaults (translate.rs NOT_YET refuses the others); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
-        // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime.
-        assert_eq!(n, 114);
+        // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;
+        // then hugepage-size (mem=mmaphuge).
+        assert_eq!(n, 115);
     }
 
     #[test]

@@ -311,6 +311,9 @@ fn spell(k: Knob) -> String {
         Knob::AsyncIo => "ioengine=io_uring",
         Knob::TableSize => "a larger size",
         Knob::ReportInterval => "--status-interval",
+        Knob::HugePageBuffers => {
+            "mem=mmaphuge (huge pages reserved first: sysctl vm.nr_hugepages), or plumb's --plumb-buffers=thp"
+        }
     }
     .to_string()
 }

@@ -237,6 +237,8 @@ fn spell(k: Knob) -> String {
         Knob::AsyncIo => "--file-io-mode=async",
         Knob::TableSize => "--table-size",
         Knob::ReportInterval => "--report-interval",
+        // sysbench has no option for it.
+        Knob::HugePageBuffers => Knob::HugePageBuffers.plain(),
     }
     .to_string()
 }
