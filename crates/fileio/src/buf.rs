@@ -51,8 +51,9 @@ pub struct AlignedBuf {
 unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
-/// An anonymous mapping the buffers of one [`crate::engine::Buffers`] are carved from.
-pub struct Mapping {
+/// An anonymous mapping the buffers of one [`crate::engine::Buffers`] are carved from. Crate
+/// private with [`mapped`]: the buffers point into it, so whoever holds them must hold it.
+pub(crate) struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
 }
@@ -75,8 +76,9 @@ fn round_up(n: usize, to: usize) -> usize {
 }
 
 /// `count` zeroed buffers of `len` bytes (at least 1), each aligned to `align` (a power of
-/// two), in one mapping of the kind `memory` names (not [`BufferMemory::Heap`]).
-pub fn mapped(
+/// two), in one mapping of the kind `memory` names (not [`BufferMemory::Heap`]). The buffers
+/// are valid as long as the mapping is.
+pub(crate) fn mapped(
     count: usize,
     len: usize,
     align: usize,
@@ -86,13 +88,20 @@ pub fn mapped(
     let want = stride
         .checked_mul(count.max(1))
         .ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOMEM))?;
-    let (map_len, flags, lead) = match memory {
-        BufferMemory::Heap | BufferMemory::Mapped => (want, 0, 0),
-        BufferMemory::HugeTlb { page } => {
-            (round_up(want, page.max(1) as usize), libc::MAP_HUGETLB, 0)
-        }
-        // Room to start on a 2 MiB boundary: huge pages are only used for aligned ranges.
-        BufferMemory::Transparent => (round_up(want, TWO_MIB) + TWO_MIB, 0, TWO_MIB),
+    // Where the first buffer starts: on a 2 MiB boundary for transparent huge pages (only
+    // aligned ranges get them), else on the alignment asked for when a page is not enough.
+    let lead = match memory {
+        BufferMemory::Transparent => TWO_MIB.max(align),
+        _ if align > page_size() => align,
+        _ => 0,
+    };
+    let (map_len, flags) = match memory {
+        BufferMemory::Heap | BufferMemory::Mapped => (want + lead, 0),
+        BufferMemory::HugeTlb { page } => (
+            round_up(want + lead, page.max(1) as usize),
+            libc::MAP_HUGETLB,
+        ),
+        BufferMemory::Transparent => (round_up(want, TWO_MIB) + lead, 0),
     };
     // SAFETY: an anonymous private mapping at an address the kernel picks.
     let ptr = unsafe {
@@ -112,6 +121,8 @@ pub fn mapped(
     let mut start = ptr as usize;
     if lead > 0 {
         start = round_up(start, lead);
+    }
+    if memory == BufferMemory::Transparent {
         // SAFETY: the range lies inside the mapping. A kernel without THP refuses the
         // advice: the buffers then use small pages, which is what the heap gives too.
         unsafe {
@@ -215,6 +226,14 @@ mod tests {
             for (i, b) in bufs.iter().enumerate() {
                 assert!(b.iter().all(|&x| x == i as u8 + 1), "{memory:?} {i}");
             }
+        }
+    }
+
+    #[test]
+    fn mapped_buffers_take_an_alignment_above_a_page() {
+        let (_map, mut bufs) = mapped(3, 5000, 4 * page_size(), BufferMemory::Mapped).unwrap();
+        for b in bufs.iter_mut() {
+            assert_eq!(b.as_mut_ptr() as usize % (4 * page_size()), 0);
         }
     }
 
