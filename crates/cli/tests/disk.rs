@@ -104,6 +104,37 @@ fn the_presets_run_on_a_preconditioned_file_with_o_direct() {
         .output()
         .unwrap();
     assert_eq!(text(&r.stdout), out);
+
+    // What the kernel granted of the huge pages asked for, as the record says it.
+    let (bytes, huge) = jobs.iter().fold((0, 0), |(b, h), j| {
+        let w = &j["workload"];
+        (
+            b + w["buffer_bytes"].as_u64().unwrap(),
+            h + w["huge_page_bytes"].as_u64().unwrap(),
+        )
+    });
+    assert!(huge <= bytes && bytes > 0, "{huge} of {bytes}");
+    let whole = "I/O buffers: in huge pages for every test";
+    assert_eq!(out.contains(whole), huge == bytes, "{out}");
+    // A record where the kernel gave fewer says so, and points at the finding.
+    let mut less = doc.clone();
+    for g in less["groups"].as_array_mut().unwrap() {
+        for j in g["jobs"].as_array_mut().unwrap() {
+            j["workload"]["huge_page_bytes"] = 0.into();
+        }
+    }
+    let partial = d.path().join("partial.json");
+    std::fs::write(&partial, serde_json::to_vec(&less).unwrap()).unwrap();
+    let r = plumb()
+        .args(["report", partial.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let replay = text(&r.stdout);
+    assert!(
+        replay.contains("I/O buffers: the kernel gave huge pages for 0B of ")
+            && replay.contains("(requests-split)"),
+        "{replay}"
+    );
 }
 
 #[test]

@@ -50,7 +50,15 @@ fn run(dir: &Path, extra: &[&str]) -> (i32, String, String, Value) {
     let memory = std::fs::read(&json)
         .ok()
         .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .map(|v| v["groups"][0]["jobs"][0]["workload"]["buffer_memory"].clone())
+        .map(|v| {
+            let w = &v["groups"][0]["jobs"][0]["workload"];
+            // Huge-page buffers say how much of them the kernel backed with huge pages.
+            if let Some(huge) = w.get("huge_page_bytes") {
+                let bytes = w["buffer_bytes"].as_u64().unwrap();
+                assert!(huge.as_u64().unwrap() <= bytes && bytes >= 8 * MIB, "{w}");
+            }
+            w["buffer_memory"].clone()
+        })
         .unwrap_or(Value::Null);
     (
         out.status.code().unwrap_or(-1),

@@ -29,6 +29,14 @@ pub enum BufferMemory {
 }
 
 impl BufferMemory {
+    /// Whether the buffers are asked to be in huge pages.
+    pub fn huge(self) -> bool {
+        matches!(
+            self,
+            BufferMemory::HugeTlb { .. } | BufferMemory::Transparent
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             BufferMemory::Heap => "heap",
@@ -56,6 +64,14 @@ unsafe impl Sync for AlignedBuf {}
 pub(crate) struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
+    /// Bytes of the buffers' range the kernel backs with huge pages (huge-page kinds only).
+    huge_bytes: Option<u64>,
+}
+
+impl Mapping {
+    pub(crate) fn huge_bytes(&self) -> Option<u64> {
+        self.huge_bytes
+    }
 }
 
 // SAFETY: the mapping is plain memory, unmapped once, on drop.
@@ -117,7 +133,11 @@ pub(crate) fn mapped(
     if ptr == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());
     }
-    let map = Mapping { ptr, len: map_len };
+    let mut map = Mapping {
+        ptr,
+        len: map_len,
+        huge_bytes: None,
+    };
     let mut start = ptr as usize;
     if lead > 0 {
         start = round_up(start, lead);
@@ -133,6 +153,22 @@ pub(crate) fn mapped(
             )
         };
     }
+    match memory {
+        BufferMemory::Transparent => {
+            // Touch each huge page now: the kernel grants (or refuses) them here, compacting
+            // memory if it must, not during the run's first requests; then ask how much it
+            // granted. The advised range is bounded by unadvised pages on both sides, so its
+            // VMA holds this mapping's huge pages only.
+            let advised = round_up(want, TWO_MIB);
+            for at in (start..start + advised).step_by(TWO_MIB) {
+                // SAFETY: inside the mapping; writing the zero it already holds.
+                unsafe { std::ptr::write_volatile(at as *mut u8, 0) };
+            }
+            map.huge_bytes = Some(anon_huge_bytes(start).unwrap_or(0).min(advised as u64));
+        }
+        BufferMemory::HugeTlb { .. } => map.huge_bytes = Some(map_len as u64),
+        _ => {}
+    }
     let bufs = (0..count)
         .map(|i| AlignedBuf {
             // SAFETY: start + i * stride + len lies inside the mapping, which is not null.
@@ -142,6 +178,40 @@ pub(crate) fn mapped(
         })
         .collect();
     Ok((map, bufs))
+}
+
+/// `AnonHugePages` of the mapping (VMA) that holds address `at`, from /proc/self/smaps.
+fn anon_huge_bytes(at: usize) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut inside = false;
+    for line in smaps.lines() {
+        // A VMA's header: "start-end perms offset dev inode [path]", addresses in hex.
+        let range = line
+            .split_once(' ')
+            .and_then(|(r, _)| r.split_once('-'))
+            .and_then(|(a, b)| {
+                Some((
+                    usize::from_str_radix(a, 16).ok()?,
+                    usize::from_str_radix(b, 16).ok()?,
+                ))
+            });
+        if let Some((a, b)) = range {
+            inside = a <= at && at < b;
+            continue;
+        }
+        if inside {
+            if let Some(kb) = line.strip_prefix("AnonHugePages:") {
+                return kb
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+                    .map(|k| k << 10);
+            }
+        }
+    }
+    None
 }
 
 /// Page size, the smallest alignment plumb uses for I/O buffers.
@@ -239,8 +309,17 @@ mod tests {
 
     #[test]
     fn transparent_buffers_start_on_a_huge_page() {
-        let (_map, mut bufs) = mapped(8, 1 << 20, 4096, BufferMemory::Transparent).unwrap();
+        let (map, mut bufs) = mapped(8, 1 << 20, 4096, BufferMemory::Transparent).unwrap();
         assert_eq!(bufs[0].as_mut_ptr() as usize % TWO_MIB, 0);
+        // What the kernel granted, at most the 8 MiB advised; all of it where THP is on and
+        // memory is not too fragmented, none where it is off.
+        let granted = map.huge_bytes().unwrap();
+        assert!(granted <= 8 << 20 && granted % (2 << 20) == 0, "{granted}");
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if thp.contains("[never]") {
+            assert_eq!(granted, 0);
+        }
         // 1 MiB buffers two to a huge page: none straddles a 2 MiB boundary.
         for b in bufs.iter_mut() {
             let at = b.as_mut_ptr() as usize;

@@ -71,6 +71,12 @@ pub struct FileioSettings {
     /// Where the request buffers lived, when not on the heap.
     #[serde(default, skip_serializing_if = "is_heap")]
     pub buffer_memory: crate::buf::BufferMemory,
+    /// For buffers asked to be in huge pages, once they were made: all the threads'
+    /// buffer bytes, and how many of them the kernel backed with huge pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_page_bytes: Option<u64>,
 }
 
 fn is_heap(m: &crate::buf::BufferMemory) -> bool {
@@ -133,6 +139,14 @@ impl FileioSettings {
             job: spec.job.clone().map(Box::new),
             placement: spec.placement.clone(),
             buffer_memory: spec.buffers,
+            buffer_bytes: figures
+                .filter(|_| spec.buffers.huge())
+                .map(|f| f.buffer_bytes.load(Relaxed))
+                .filter(|&b| b > 0),
+            huge_page_bytes: figures
+                .filter(|_| spec.buffers.huge())
+                .filter(|f| f.buffer_bytes.load(Relaxed) > 0)
+                .map(|f| f.huge_page_bytes.load(Relaxed)),
         }
     }
 

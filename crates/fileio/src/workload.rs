@@ -13,7 +13,7 @@
 //! The end-of-run fsync runs in `finish`: inside the measured time, as sysbench counts it,
 //! but reported apart (count and wall time) instead of hiding in totals.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use plumb_core::size::format_compact;
@@ -175,6 +175,9 @@ fn check_buffer_memory(spec: &FileioSpec) -> Result<(), FileioError> {
 pub struct Figures {
     /// Longest time one thread spent in its end-of-run fsyncs.
     pub end_fsync_wall_ns: AtomicU64,
+    /// The threads' request buffers, and the part of them in huge pages (huge-page kinds).
+    pub buffer_bytes: AtomicU64,
+    pub huge_page_bytes: AtomicU64,
     /// Whether the engine registered files and buffers with the kernel (1 = yes), for
     /// engines that register ([`crate::engine::Caps::registers`]).
     pub registered_files: AtomicU64,
@@ -317,13 +320,18 @@ impl FileioWorkload {
             .as_ref()
             .map(|f| f.buf_align)
             .unwrap_or(crate::buf::page_size());
-        Buffers::in_memory(
+        let b = Buffers::in_memory(
             self.spec.depth() + extra,
             self.spec.max_io() as usize,
             align,
             self.spec.buffers,
         )
-        .map_err(WorkloadError::new)
+        .map_err(WorkloadError::new)?;
+        self.figures.buffer_bytes.fetch_add(b.bytes(), Relaxed);
+        if let Some(h) = b.huge_page_bytes() {
+            self.figures.huge_page_bytes.fetch_add(h, Relaxed);
+        }
+        Ok(b)
     }
 }
 

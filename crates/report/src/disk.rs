@@ -8,6 +8,34 @@ use std::fmt::Write;
 use plumb_core::stats::Histogram;
 use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record};
 
+/// Where the tests' request buffers were: plumb disk asks for huge pages so a 1 MiB request
+/// is one physically contiguous buffer; say whether the kernel granted them (none for a
+/// record made before it asked).
+fn buffers_line(record: &Record) -> Option<String> {
+    let (mut bytes, mut huge) = (0u64, 0u64);
+    for j in record.groups.iter().flat_map(|g| &g.jobs) {
+        if let plumb_pipeline::record::Settings::Fileio(s) = &j.workload {
+            if let (Some(b), Some(h)) = (s.buffer_bytes, s.huge_page_bytes) {
+                bytes += b;
+                huge += h;
+            }
+        }
+    }
+    if bytes == 0 {
+        return None;
+    }
+    Some(if huge >= bytes {
+        "I/O buffers: in huge pages for every test (each 1 MiB request one contiguous buffer)"
+            .to_string()
+    } else {
+        format!(
+            "I/O buffers: the kernel gave huge pages for {} of {} (transparent huge pages off, or no free 2 MiB blocks): the rest may reach the disk cut (requests-split)",
+            plumb_core::size::format_compact(huge),
+            plumb_core::size::format_compact(bytes)
+        )
+    })
+}
+
 /// The name of the job that fills the test file before the measured ones.
 pub const PRECONDITION: &str = "precondition";
 
@@ -158,6 +186,9 @@ impl Layout for Disk {
             );
         }
         let _ = writeln!(out);
+        if let Some(line) = buffers_line(record) {
+            let _ = writeln!(out, "{line}\n");
+        }
         // What the disk sat on and how it behaved, from the first measured group; then every
         // finding once, with the tests that raised it.
         let measured: Vec<&GroupRecord> = record

@@ -362,6 +362,17 @@ impl Buffers {
     pub fn len(&self) -> usize {
         self.bufs.len()
     }
+    /// Bytes of the buffers the kernel backs with huge pages (huge-page kinds only).
+    pub fn huge_page_bytes(&self) -> Option<u64> {
+        self._mapping
+            .as_ref()
+            .and_then(|m| m.huge_bytes())
+            .map(|h| h.min(self.bytes()))
+    }
+    /// Bytes of all the buffers.
+    pub fn bytes(&self) -> u64 {
+        self.bufs.iter().map(|b| b.len() as u64).sum()
+    }
     pub fn is_empty(&self) -> bool {
         self.bufs.is_empty()
     }
