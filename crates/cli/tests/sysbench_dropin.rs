@@ -894,30 +894,32 @@ fn inserts_without_their_tables_fail_in_their_first_event() {
 /// start and the first statement fails, sent as text with its parameters written in: the
 /// driver's line with the query, and the Lua line that executed it (oltp_common.lua's, or
 /// the script's own), exit 1. plumb runs to the same statement rather than refusing first.
-/// The drop-in's options that reach database `db` on the local server of `driver`.
-fn server_options(driver: &str, db: &str) -> Vec<String> {
-    if driver == "mysql" {
-        vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
-    } else {
-        vec![
-            "--db-driver=pgsql".into(),
-            "--pgsql-user=postgres".into(),
-            "--pgsql-host=127.0.0.1".into(),
-            format!("--pgsql-db={db}"),
-        ]
+/// For MariaDB and PostgreSQL in turn: a new empty database named `dbs` (mysql's, pgsql's),
+/// the drop-in's options that reach it handed to `check`, then the database dropped. A
+/// server (or the peer) that is missing outside CI is skipped, as [`empty_database`] says.
+fn on_each_empty_server(dbs: [&'static str; 2], mut check: impl FnMut(&[&str])) {
+    for (driver, db) in [("mysql", dbs[0]), ("pgsql", dbs[1])] {
+        let Some(db) = empty_database(driver, db) else {
+            continue;
+        };
+        let server: Vec<String> = if driver == "mysql" {
+            vec!["--mysql-user=root".into(), format!("--mysql-db={db}")]
+        } else {
+            vec![
+                "--db-driver=pgsql".into(),
+                "--pgsql-user=postgres".into(),
+                "--pgsql-host=127.0.0.1".into(),
+                format!("--pgsql-db={db}"),
+            ]
+        };
+        check(&server.iter().map(String::as_str).collect::<Vec<_>>());
+        drop_database(driver, db);
     }
 }
 
 #[test]
 fn runs_without_prepared_statements_fail_at_their_first_statement() {
-    for (driver, db) in [
-        ("mysql", "plumb_dropin_text_my"),
-        ("pgsql", "plumb_dropin_text_pg"),
-    ] {
-        let Some(db) = empty_database(driver, db) else {
-            continue;
-        };
-        let server = server_options(driver, db);
+    on_each_empty_server(["plumb_dropin_text_my", "plumb_dropin_text_pg"], |server| {
         for script in [
             &["oltp_point_select"][..],
             &["oltp_read_only", "--tables=2"],
@@ -927,16 +929,9 @@ fn runs_without_prepared_statements_fail_at_their_first_statement() {
             &["select_random_points"],
             &["select_random_ranges"],
         ] {
-            let args: Vec<&str> = server
-                .iter()
-                .map(String::as_str)
-                .chain(script.iter().copied())
-                .chain(["--db-ps-mode=disable", "--time=1", "run"])
-                .collect();
-            same(&args);
+            same(&[server, script, &["--db-ps-mode=disable", "--time=1", "run"]].concat());
         }
-        drop_database(driver, db);
-    }
+    });
 }
 
 /// bulk_insert with fewer rows than one packet sends them all from its thread_done: without
@@ -945,30 +940,21 @@ fn runs_without_prepared_statements_fail_at_their_first_statement() {
 /// of them got rows to flush (and so failed) is a race in sysbench.
 #[test]
 fn a_bulk_insert_whose_last_flush_fails_still_reports() {
-    for (driver, db) in [
-        ("mysql", "plumb_dropin_bulk_end_my"),
-        ("pgsql", "plumb_dropin_bulk_end_pg"),
-    ] {
-        let Some(db) = empty_database(driver, db) else {
-            continue;
-        };
-        let server = server_options(driver, db);
-        let args: Vec<&str> = server
-            .iter()
-            .map(String::as_str)
-            .chain(["bulk_insert", "--events=10", "run"])
-            .collect();
-        if let Some((theirs, ours)) = run_both(&args) {
-            assert_eq!(theirs.code, 0, "{theirs:?}");
-            assert!(
-                theirs.stdout.contains("`thread_done' function failed"),
-                "{}",
-                theirs.stdout
-            );
-            assert_same(&args, &theirs, &ours, |s| s.to_string());
-        }
-        drop_database(driver, db);
-    }
+    on_each_empty_server(
+        ["plumb_dropin_bulk_end_my", "plumb_dropin_bulk_end_pg"],
+        |server| {
+            let args = [server, &["bulk_insert", "--events=10", "run"]].concat();
+            if let Some((theirs, ours)) = run_both(&args) {
+                assert_eq!(theirs.code, 0, "{theirs:?}");
+                assert!(
+                    theirs.stdout.contains("`thread_done' function failed"),
+                    "{}",
+                    theirs.stdout
+                );
+                assert_same(&args, &theirs, &ours, |s| s.to_string());
+            }
+        },
+    );
 }
 
 /// Every script on PostgreSQL without its tables. The prepared ones: each thread's

@@ -64,7 +64,7 @@ unsafe impl Sync for AlignedBuf {}
 pub(crate) struct Mapping {
     ptr: *mut libc::c_void,
     len: usize,
-    /// Bytes of the buffers' range the kernel backs with huge pages (huge-page kinds only).
+    /// Bytes of the buffers the kernel backs with huge pages (huge-page kinds only).
     huge_bytes: Option<u64>,
 }
 
@@ -142,31 +142,25 @@ pub(crate) fn mapped(
     if lead > 0 {
         start = round_up(start, lead);
     }
-    if memory == BufferMemory::Transparent {
-        // SAFETY: the range lies inside the mapping. A kernel without THP refuses the
-        // advice: the buffers then use small pages, which is what the heap gives too.
-        unsafe {
-            libc::madvise(
-                start as *mut libc::c_void,
-                round_up(want, TWO_MIB),
-                libc::MADV_HUGEPAGE,
-            )
-        };
-    }
+    // The buffers' own bytes: what a huge-page figure is counted against.
+    let bytes = (count * len.max(1)) as u64;
     match memory {
         BufferMemory::Transparent => {
+            let advised = round_up(want, TWO_MIB);
+            // SAFETY: the range lies inside the mapping. A kernel without THP refuses the
+            // advice: the buffers then use small pages, which is what the heap gives too.
+            unsafe { libc::madvise(start as *mut libc::c_void, advised, libc::MADV_HUGEPAGE) };
             // Touch each huge page now: the kernel grants (or refuses) them here, compacting
             // memory if it must, not during the run's first requests; then ask how much it
             // granted. The advised range is bounded by unadvised pages on both sides, so its
             // VMA holds this mapping's huge pages only.
-            let advised = round_up(want, TWO_MIB);
             for at in (start..start + advised).step_by(TWO_MIB) {
                 // SAFETY: inside the mapping; writing the zero it already holds.
                 unsafe { std::ptr::write_volatile(at as *mut u8, 0) };
             }
-            map.huge_bytes = Some(anon_huge_bytes(start).unwrap_or(0).min(advised as u64));
+            map.huge_bytes = Some(anon_huge_bytes(start).unwrap_or(0).min(bytes));
         }
-        BufferMemory::HugeTlb { .. } => map.huge_bytes = Some(map_len as u64),
+        BufferMemory::HugeTlb { .. } => map.huge_bytes = Some(bytes),
         _ => {}
     }
     let bufs = (0..count)
@@ -199,15 +193,10 @@ fn anon_huge_bytes(at: usize) -> Option<u64> {
             inside = a <= at && at < b;
             continue;
         }
+        // The VMA's body is "Key: N kB" lines, as /proc/meminfo's.
         if inside {
-            if let Some(kb) = line.strip_prefix("AnonHugePages:") {
-                return kb
-                    .trim()
-                    .trim_end_matches("kB")
-                    .trim()
-                    .parse::<u64>()
-                    .ok()
-                    .map(|k| k << 10);
+            if let Some(b) = plumb_observe::meminfo::field(line, "AnonHugePages") {
+                return Some(b);
             }
         }
     }
@@ -311,7 +300,7 @@ mod tests {
     fn transparent_buffers_start_on_a_huge_page() {
         let (map, mut bufs) = mapped(8, 1 << 20, 4096, BufferMemory::Transparent).unwrap();
         assert_eq!(bufs[0].as_mut_ptr() as usize % TWO_MIB, 0);
-        // What the kernel granted, at most the 8 MiB advised; all of it where THP is on and
+        // What the kernel granted, at most the 8 MiB of buffers; all of it where THP is on and
         // memory is not too fragmented, none where it is off.
         let granted = map.huge_bytes().unwrap();
         assert!(granted <= 8 << 20 && granted % (2 << 20) == 0, "{granted}");

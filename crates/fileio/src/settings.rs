@@ -96,6 +96,16 @@ impl FileioSettings {
         let registers = spec.engine.caps.registers;
         let registered = |a: &std::sync::atomic::AtomicU64| a.load(Relaxed) == 1;
         let align = w.and_then(|w| w.direct_align());
+        // (buffer bytes, of them in huge pages), once huge-page buffers were made.
+        let huge_pages = figures
+            .filter(|_| spec.buffers.huge())
+            .map(|f| {
+                (
+                    f.buffer_bytes.load(Relaxed),
+                    f.huge_page_bytes.load(Relaxed),
+                )
+            })
+            .filter(|h| h.0 > 0);
         FileioSettings {
             access: spec.access,
             engine: spec.engine.name.to_string(),
@@ -139,14 +149,8 @@ impl FileioSettings {
             job: spec.job.clone().map(Box::new),
             placement: spec.placement.clone(),
             buffer_memory: spec.buffers,
-            buffer_bytes: figures
-                .filter(|_| spec.buffers.huge())
-                .map(|f| f.buffer_bytes.load(Relaxed))
-                .filter(|&b| b > 0),
-            huge_page_bytes: figures
-                .filter(|_| spec.buffers.huge())
-                .filter(|f| f.buffer_bytes.load(Relaxed) > 0)
-                .map(|f| f.huge_page_bytes.load(Relaxed)),
+            buffer_bytes: huge_pages.map(|h| h.0),
+            huge_page_bytes: huge_pages.map(|h| h.1),
         }
     }
 

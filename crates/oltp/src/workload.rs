@@ -844,24 +844,21 @@ impl Worker for OltpWorker {
     }
 
     fn finish(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
-        if self.spec.test == Test::BulkInsert {
-            match self.flush_bulk(ctx, Patience::Attempts(FINISH_ATTEMPTS)) {
-                Err(e) if self.spec.end_failures_counted => {
-                    // sysbench counts the failed query and logs thread_done's failure; the
-                    // run and its report go on.
-                    ctx.add(IGNORED_ERRORS, 1);
-                    let e = match e.0.downcast::<OltpError>() {
-                        Ok(e) => OltpError::AtEnd(e),
-                        Err(other) => return Err(WorkloadError(other)),
-                    };
-                    if let Ok(mut kept) = self.end_failures.lock() {
-                        kept.push(e);
-                    }
-                }
-                r => {
-                    r?;
-                }
-            }
+        if self.spec.test != Test::BulkInsert {
+            return Ok(());
+        }
+        let Err(e) = self.flush_bulk(ctx, Patience::Attempts(FINISH_ATTEMPTS)) else {
+            return Ok(());
+        };
+        if !self.spec.end_failures_counted {
+            return Err(e);
+        }
+        // sysbench counts the failed query and logs thread_done's failure; the run and its
+        // report go on.
+        ctx.add(IGNORED_ERRORS, 1);
+        let e = e.0.downcast::<OltpError>().map_err(WorkloadError)?;
+        if let Ok(mut kept) = self.end_failures.lock() {
+            kept.push(OltpError::AtEnd(e));
         }
         Ok(())
     }

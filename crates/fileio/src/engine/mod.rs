@@ -364,10 +364,7 @@ impl Buffers {
     }
     /// Bytes of the buffers the kernel backs with huge pages (huge-page kinds only).
     pub fn huge_page_bytes(&self) -> Option<u64> {
-        self._mapping
-            .as_ref()
-            .and_then(|m| m.huge_bytes())
-            .map(|h| h.min(self.bytes()))
+        self._mapping.as_ref().and_then(|m| m.huge_bytes())
     }
     /// Bytes of all the buffers.
     pub fn bytes(&self) -> u64 {

@@ -139,8 +139,13 @@ impl OltpJob {
         &self.spec
     }
     fn failed(&self, e: OltpError) -> JobError {
-        let own = self.words.as_ref().and_then(|w| w(&e));
-        JobError::failed(own.unwrap_or_else(|| e.describe(&self.spell)))
+        JobError::failed(self.words_for(&e))
+    }
+
+    /// `e` in the front end's peer's words where it has some, else plainly.
+    fn words_for(&self, e: &OltpError) -> String {
+        let own = self.words.as_ref().and_then(|w| w(e));
+        own.unwrap_or_else(|| e.describe(&self.spell))
     }
 
     /// A step's error: a setting the step cannot work with is a usage error, as the front
@@ -252,13 +257,7 @@ impl Job for OltpJob {
             .as_ref()
             .map(|f| std::mem::take(&mut *f.lock().unwrap_or_else(|p| p.into_inner())));
         if let (Some(failures), Settings::Oltp(s)) = (failures, &mut job.workload) {
-            s.end_failures = failures
-                .iter()
-                .map(|e| {
-                    let own = self.words.as_ref().and_then(|w| w(e));
-                    own.unwrap_or_else(|| e.describe(&self.spell))
-                })
-                .collect();
+            s.end_failures = failures.iter().map(|e| self.words_for(e)).collect();
         }
         Ok(())
     }
