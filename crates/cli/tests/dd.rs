@@ -4,6 +4,8 @@
 //! buffered write without a flush is the page cache's work; direct I/O or a final
 //! fdatasync is not. Never a speed.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,7 +24,7 @@ fn have(tool: &str) -> bool {
 
 /// The calls on `ends` that a traced run made: (call, file, requested size, result).
 fn calls(trace: &Path, ends: &[PathBuf]) -> Vec<String> {
-    let text = std::fs::read_to_string(trace).expect("trace");
+    let text = common::strace::whole_calls(&std::fs::read_to_string(trace).expect("trace"));
     let names: Vec<String> = ends.iter().map(|p| p.display().to_string()).collect();
     let mut out = Vec::new();
     for line in text.lines() {

@@ -564,7 +564,7 @@ fn sync_calls(d: &Path, extra: &[&str]) -> (usize, usize, usize) {
         log.to_str().unwrap(),
     ])
     .ok();
-    let text = std::fs::read_to_string(&log).unwrap();
+    let text = common::strace::whole_calls(&std::fs::read_to_string(&log).unwrap());
     let count = |call: &str| {
         text.lines()
             .filter(|l| l.contains(&format!(" {call}(")))

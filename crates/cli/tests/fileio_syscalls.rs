@@ -168,7 +168,9 @@ fn rndrw_zero_fill_writes_zeros_after_reading_random_data() {
         .args(["--no-history", "run"]);
     let options = ["-f", "-s", "64", "-e", "trace=pwrite64", "-o", "strace.out"];
     traced(dir.path(), &options, &run);
-    let trace = std::fs::read_to_string(dir.path().join("strace.out")).unwrap();
+    let trace = common::strace::whole_calls(
+        &std::fs::read_to_string(dir.path().join("strace.out")).unwrap(),
+    );
     let writes: Vec<&str> = trace.lines().filter(|l| l.contains("pwrite64(")).collect();
     assert!(writes.len() > 50, "{trace}");
     let zeros = format!("\"{}\"...", "\\0".repeat(64));

@@ -4,6 +4,7 @@
 
 mod common;
 use common::peers::traced;
+use common::strace::whole_calls;
 
 use std::path::{Path, PathBuf};
 
@@ -68,34 +69,10 @@ fn run(dir: &Path, extra: &[&str]) -> (i32, String, String, Value) {
     )
 }
 
-/// The trace's calls one per line: strace splits a call another thread interrupts into
-/// "pid call(args <unfinished ...>" and "pid <... call resumed>rest"; joined again here.
-fn whole_calls(trace: &str) -> Vec<String> {
-    let mut pending: std::collections::HashMap<&str, &str> = Default::default();
-    let mut calls = Vec::new();
-    for line in trace.lines() {
-        let pid = line.split_whitespace().next().unwrap_or("");
-        if let Some(head) = line.strip_suffix(" <unfinished ...>") {
-            pending.insert(pid, head);
-        } else if let Some((_, rest)) = line.split_once(" resumed>") {
-            let head = pending.remove(pid).unwrap_or("");
-            // The resumed part pads its result: ")          = 0x7f...".
-            let rest = match rest.split_once('=') {
-                Some((close, result)) => format!("{} ={result}", close.trim_end()),
-                None => rest.to_string(),
-            };
-            calls.push(format!("{head}{rest}"));
-        } else {
-            calls.push(line.to_string());
-        }
-    }
-    calls
-}
-
 /// (address, length, flags) of each anonymous read-write mmap in `trace`.
 fn anonymous_maps(trace: &str) -> Vec<(u64, u64, String)> {
-    whole_calls(trace)
-        .iter()
+    trace
+        .lines()
         .filter_map(|l| {
             let args = l.split_once("mmap(")?.1;
             let (args, ret) = args.split_once(") = ")?;
@@ -111,8 +88,8 @@ fn anonymous_maps(trace: &str) -> Vec<(u64, u64, String)> {
 
 /// (address, length) of each madvise(MADV_HUGEPAGE) in `trace`.
 fn huge_advice(trace: &str) -> Vec<(u64, u64)> {
-    whole_calls(trace)
-        .iter()
+    trace
+        .lines()
         .filter_map(|l| {
             let args = l.split_once("madvise(")?.1;
             let f: Vec<&str> = args.split(", ").collect();
@@ -140,12 +117,27 @@ fn calls_another_thread_interrupted_are_read_whole() {
                  15965 <... mmap resumed>)               = 0x7f600ea00000\n\
                  15968 <... mmap resumed>)               = 0x7f600fa41000\n";
     assert_eq!(
-        buffer_maps(trace),
+        buffer_maps(&whole_calls(trace)),
         [(
             0x7f600ea00000,
             8 * MIB,
             "MAP_PRIVATE|MAP_ANONYMOUS".to_string()
         )]
+    );
+}
+
+#[test]
+fn split_calls_are_joined_where_they_started_and_unpadded() {
+    let trace = "15965 mmap(NULL, 8388608, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0 <unfinished ...>\n\
+                 15968 pread64(4</tmp/st/f>,  <unfinished ...>\n\
+                 15970 close(3)                                = 0\n\
+                 15965 <... mmap resumed>)               = 0x7f600ea00000\n\
+                 15968 <... pread64 resumed>\"a = b\"..., 4096, 290816) = 4096\n";
+    assert_eq!(
+        whole_calls(trace),
+        "15965 mmap(NULL, 8388608, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f600ea00000\n\
+         15968 pread64(4</tmp/st/f>, \"a = b\"..., 4096, 290816) = 4096\n\
+         15970 close(3)                                = 0\n"
     );
 }
 

@@ -39,7 +39,7 @@ fn reads_per_block(dir: &Path, cmd: Command) -> HashMap<u64, u64> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(&trace).unwrap();
+    let text = common::strace::whole_calls(&std::fs::read_to_string(&trace).unwrap());
     let mut per = HashMap::new();
     // `pid pread64(fd, "..."..., 4096, OFFSET) = 4096`
     for call in text.lines().filter_map(|l| l.split_once("pread64(")) {

@@ -52,7 +52,7 @@ fn groups(bin: &Path, call: &str, extra: &[&str]) -> Vec<u64> {
         bin.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    let trace = std::fs::read_to_string(&log).unwrap();
+    let trace = common::strace::whole_calls(&std::fs::read_to_string(&log).unwrap());
     let mut groups = Vec::new();
     let mut last: Option<f64> = None;
     for line in trace.lines() {

@@ -4,6 +4,7 @@
 pub mod fio_text;
 pub mod peers;
 pub mod small_fs;
+pub mod strace;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -79,7 +79,7 @@ pub fn traced_ok(bin: &Path, dir: &Path, calls: &str, args: &[&str]) -> String {
 
 /// Run `bin args` in `dir` under `strace -f -qq -e trace=CALLS` (with `-y`, descriptors
 /// shown with their paths, when `paths`), the trace written to `log`: the run's output and
-/// the trace's text.
+/// the trace's text, each call on one line ([`super::strace::whole_calls`]).
 pub fn traced<S: AsRef<std::ffi::OsStr>>(
     bin: &Path,
     dir: &Path,
@@ -102,7 +102,7 @@ pub fn traced<S: AsRef<std::ffi::OsStr>>(
         .output()
         .unwrap();
     let text = std::fs::read_to_string(log).unwrap_or_default();
-    (out, text)
+    (out, super::strace::whole_calls(&text))
 }
 
 /// What one command printed.
