@@ -240,3 +240,74 @@ fn conflicting_or_unknown_buffer_choices_are_refused() {
         assert!(!d.path().join("data").exists(), "{extra:?}");
     }
 }
+
+/// plumb's section of the job in fio's normal output: where the buffers were, and what the
+/// kernel gave of the huge pages asked for; a saved record edited to say none replays so.
+#[test]
+fn the_report_says_where_the_buffers_were_and_what_was_in_huge_pages() {
+    let d = TempDir::new().unwrap();
+    let report = |extra: &[&str]| {
+        let json = d.path().join("r.json");
+        let o = std::process::Command::new(plumb_bin())
+            .arg("fio")
+            .args(JOB)
+            .args(extra)
+            .arg(format!("--plumb-json={}", json.display()))
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (text(&o.stdout), doc)
+    };
+    let block = |out: &str| -> Option<String> {
+        let at = out.find("\nI/O buffers:\n")?;
+        let rest = &out[at + 1..];
+        Some(rest[..rest.find("\n\n").unwrap()].to_string())
+    };
+
+    let (out, _) = report(&[]);
+    assert_eq!(block(&out), None, "{out}");
+    let (out, _) = report(&["--mem=mmap"]);
+    assert_eq!(
+        block(&out).unwrap(),
+        "I/O buffers:\n    memory:                       one anonymous mapping (mem=mmap)"
+    );
+
+    let (out, doc) = report(&["--plumb-buffers=thp"]);
+    let w = &doc["groups"][0]["jobs"][0]["workload"];
+    let (bytes, huge) = (
+        w["buffer_bytes"].as_u64().unwrap(),
+        w["huge_page_bytes"].as_u64().unwrap(),
+    );
+    // Eight 1 MiB buffers, on whole huge pages.
+    assert_eq!(bytes, 8 * MIB, "{w}");
+    let granted = if huge == bytes {
+        "all of it in huge pages".to_string()
+    } else {
+        format!("{}MiB of it in huge pages", huge / MIB)
+    };
+    let b = block(&out).unwrap();
+    assert!(
+        b.starts_with(
+            "I/O buffers:\n    memory:                       one mapping with transparent huge pages asked for (--plumb-buffers=thp)\n    size:                         8MiB, "
+        ) && b.contains(&granted),
+        "{b}"
+    );
+
+    let mut none = doc.clone();
+    none["groups"][0]["jobs"][0]["workload"]["huge_page_bytes"] = 0.into();
+    let edited = d.path().join("none.json");
+    std::fs::write(&edited, serde_json::to_vec(&none).unwrap()).unwrap();
+    let r = std::process::Command::new(plumb_bin())
+        .args(["report", edited.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let replay = text(&r.stdout);
+    assert!(
+        block(&replay).unwrap().ends_with(
+            "size:                         8MiB, 0B of it in huge pages: the rest may reach the disk cut (requests-split)"
+        ),
+        "{replay}"
+    );
+}

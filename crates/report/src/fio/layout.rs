@@ -148,6 +148,7 @@ impl Layout for Fio {
             for g in &record.groups {
                 for j in &g.jobs {
                     let mut s = open_loop(j);
+                    s.push_str(&super::buffers::section(j));
                     if let Some(o) = &g.observations {
                         s.push_str(&crate::observations::section(j, o));
                     }

@@ -14,6 +14,7 @@
 //! per-priority latency, cache hits, trim block histograms, client/server.
 
 mod adapt;
+mod buffers;
 mod dist;
 mod groups;
 mod header;
