@@ -1,32 +1,72 @@
 //! SIGINT / SIGTERM: the first one asks the run to stop and report; a second one exits at once
 //! (unless [`rearm`] made the next one a first one again).
+//!
+//! A second signal within [`SAME_STOP_NS`] (50 ms) of the first is the same request: `timeout -s INT`
+//! signals the program and then its whole process group, so the program gets two at once,
+//! and killing it on the second would lose the report the first asked for (a sweep's
+//! results and cleanup). A person pressing Ctrl-C again is far slower than that.
 
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, OnceLock};
 
 use plumb_core::StopFlag;
 
-/// The first signal's number, and whether one came (a signal when it is set exits at once).
-static STATE: OnceLock<(StopFlag, Arc<AtomicBool>)> = OnceLock::new();
+/// How close after the first a signal still counts as the same one.
+const SAME_STOP_NS: u64 = 50_000_000;
+
+/// The first signal's number, whether one came, and when (CLOCK_MONOTONIC, ns).
+struct State {
+    flag: StopFlag,
+    seen: AtomicBool,
+    at_ns: AtomicU64,
+}
+
+static STATE: OnceLock<Arc<State>> = OnceLock::new();
+
+/// CLOCK_MONOTONIC in ns: clock_gettime is async-signal-safe.
+fn now_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec out-parameter.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// What the handler does: only atomics, clock_gettime and _exit, all async-signal-safe.
+fn on_signal(s: &State, sig: i32) {
+    let now = now_ns();
+    if s.seen.load(SeqCst) {
+        if now.saturating_sub(s.at_ns.load(SeqCst)) > SAME_STOP_NS {
+            signal_hook::low_level::exit(128 + sig);
+        }
+        return;
+    }
+    s.at_ns.store(now, SeqCst);
+    s.seen.store(true, SeqCst);
+    s.flag.store(sig as usize, SeqCst);
+}
 
 /// Install the handlers (once) and return the flag that holds the first signal's number.
 pub fn install() -> StopFlag {
     STATE
         .get_or_init(|| {
-            let flag: StopFlag = Arc::new(AtomicUsize::new(0));
-            let seen = Arc::new(AtomicBool::new(false));
+            let state = Arc::new(State {
+                flag: Arc::new(AtomicUsize::new(0)),
+                seen: AtomicBool::new(false),
+                at_ns: AtomicU64::new(0),
+            });
             for sig in [libc::SIGINT, libc::SIGTERM] {
-                // Order matters: the conditional exit checks `seen` before it is set, so only
-                // a second signal exits immediately.
-                let code = 128 + sig;
-                let _ = signal_hook::flag::register_conditional_shutdown(sig, code, seen.clone());
-                let _ = signal_hook::flag::register(sig, seen.clone());
-                let _ = signal_hook::flag::register_usize(sig, flag.clone(), sig as usize);
+                let s = state.clone();
+                // SAFETY: the action is async-signal-safe (see on_signal).
+                let _ =
+                    unsafe { signal_hook::low_level::register(sig, move || on_signal(&s, sig)) };
             }
-            (flag, seen)
+            state
         })
-        .0
+        .flag
         .clone()
 }
 
@@ -35,9 +75,9 @@ pub fn install() -> StopFlag {
 /// second Ctrl-C should still be able to stop cleanly (a sweep's cleanup); the caller keeps
 /// the first signal's number itself.
 pub fn rearm() {
-    if let Some((flag, seen)) = STATE.get() {
+    if let Some(s) = STATE.get() {
         // The flag first: a signal between the two stores exits, as a second one did.
-        flag.store(0, SeqCst);
-        seen.store(false, SeqCst);
+        s.flag.store(0, SeqCst);
+        s.seen.store(false, SeqCst);
     }
 }

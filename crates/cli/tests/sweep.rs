@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use assert_cmd::cargo::CommandCargoExt;
 
+mod common;
+
 struct Env {
     dir: tempfile::TempDir,
 }
@@ -310,7 +312,7 @@ impl Live {
     /// /proc/PID/status): its handler has run.
     fn signals_taken(&self) {
         let status = format!("/proc/{}/status", self.child.id());
-        for _ in 0..6000 {
+        for i in 0..6000 {
             let s = std::fs::read_to_string(&status).unwrap_or_default();
             let pending = s
                 .lines()
@@ -323,7 +325,10 @@ impl Live {
             if !pending {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            // Looked at without a pause first: most signals are taken in microseconds.
+            if i > 100 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
         panic!("the signal was never taken");
     }
@@ -378,6 +383,17 @@ fn data_files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn ctrl_c_in_a_fileio_sweep_cleans_up_its_files_and_keeps_the_points_done() {
+    stopped_fileio_sweep(false);
+}
+
+/// `timeout -s INT` signals the program and then its process group: two signals at once
+/// are one request to stop, not a second Ctrl-C that kills the sweep before its cleanup.
+#[test]
+fn two_signals_at_once_stop_a_sweep_as_one() {
+    stopped_fileio_sweep(true);
+}
+
+fn stopped_fileio_sweep(twice: bool) {
     let e = Env::new();
     let plan = e.plan(
         "command = \"fileio --file-num=2 --file-total-size=2M --file-test-mode=rndrd run\"\n[matrix]\ntime = [0.3, 600]\n",
@@ -389,7 +405,22 @@ fn ctrl_c_in_a_fileio_sweep_cleans_up_its_files_and_keeps_the_points_done() {
         ["plumb-fileio.manifest", "test_file.0", "test_file.1"],
         "prepared"
     );
+    let sent = std::time::Instant::now();
     s.signal(libc::SIGINT);
+    if twice {
+        // The second once the first was taken (a pending one would merge with it).
+        s.signals_taken();
+        s.signal(libc::SIGINT);
+        if sent.elapsed() > Duration::from_millis(40) {
+            // Too slow a machine for "at once": a second Ctrl-C it is, and it exits.
+            eprintln!(
+                "skipped: the second signal came {:?} after the first",
+                sent.elapsed()
+            );
+            let _ = s.finish();
+            return;
+        }
+    }
     let (code, out, err) = s.finish();
     assert_eq!(code, 130, "{out}\n{err}");
     let cleanup =
@@ -1008,4 +1039,90 @@ fn a_variable_with_too_few_points_says_why_it_has_no_knee() {
             "sweep_id"
         ]
     );
+}
+
+/// A password in the plan's command is masked wherever the sweep shows or keeps the plan:
+/// the outline, the prepare and cleanup lines, the --json document, the history and the
+/// HTML; a password as a matrix key is refused (it would name every point).
+#[test]
+fn a_password_in_the_plan_appears_nowhere() {
+    if !common::available("postgres") {
+        return;
+    }
+    let db = "plumb_sweep_secret";
+    common::pg_fresh_db(db);
+    let e = Env::new();
+    const SECRET: &str = "hunter2sweep";
+    // Trust authentication: the server never asks for the password, the run goes through.
+    let plan = e.plan(&format!(
+        "command = \"oltp_point_select --db-driver=pgsql --pgsql-user=postgres --pgsql-host=127.0.0.1 --pgsql-db={db} --pgsql-password={SECRET} --tables=1 --table-size=50 --time=0.2 run\"\n[matrix]\nthreads = [1, 2]\n"
+    ));
+    let json = e.dir.path().join("s.json");
+    let (code, out, err) = e.out(&["sweep", &plan, &format!("--json={}", json.display())]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("sweep: prepare: plumb oltp_point_select"),
+        "{err}"
+    );
+    assert!(err.contains("--pgsql-password=*** "), "{err}");
+    let doc = std::fs::read_to_string(&json).unwrap();
+    assert!(doc.contains("--pgsql-password=***"), "{doc}");
+    let html = e.dir.path().join("s.html");
+    let (code, _, herr) = e.out(&["html", "sweep:1", "-o", html.to_str().unwrap()]);
+    assert_eq!(code, 0, "{herr}");
+    let (_, shown, _) = e.out(&["history", "--json", "--limit=0"]);
+    // The database and whatever its write-ahead log still holds.
+    let mut db_bytes = Vec::new();
+    for f in std::fs::read_dir(e.dir.path().join("home")).unwrap() {
+        db_bytes.extend(std::fs::read(f.unwrap().path()).unwrap_or_default());
+    }
+    for (what, text) in [
+        ("stdout", out),
+        ("stderr", err),
+        ("json", doc),
+        ("html", std::fs::read_to_string(&html).unwrap()),
+        ("history", shown),
+        (
+            "the history's files",
+            String::from_utf8_lossy(&db_bytes).into_owned(),
+        ),
+    ] {
+        assert!(!text.contains(SECRET), "{what} shows the password");
+    }
+
+    let plan = e.plan(&format!(
+        "command = \"oltp_point_select --db-driver=pgsql --pgsql-db={db} run\"\n[matrix]\npgsql-password = [\"a{SECRET}\", \"b{SECRET}\"]\n"
+    ));
+    let (code, out, err) = e.out(&["sweep", &plan, "--dry-run"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(
+        err,
+        format!("plumb: {plan}:3: matrix.pgsql-password: a secret cannot be swept: put it in the command, where plumb masks it\n")
+    );
+    assert!(!out.contains(SECRET), "{out}");
+}
+
+/// On a terminal the progress line names the run going on (from 1), as the plain lines do.
+#[test]
+fn the_progress_line_counts_runs_from_one() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(std::env::var("CI").is_err(), "script(1) is needed under CI");
+        return;
+    }
+    let e = Env::new();
+    let plan = e.plan("command = \"cpu --cpu-max-prime=2000 run\"\n[matrix]\ntime = [1.5, 1.6]\n");
+    let exe = assert_cmd::cargo::cargo_bin("plumb");
+    let cmd = format!("{} sweep {plan} --no-history", exe.display());
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("PLUMB_HOME", e.dir.path().join("home"))
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    assert!(tty.contains("run 1/2 time=1.5 ["), "{tty}");
+    assert!(tty.contains("run 2/2 time=1.6 ["), "{tty}");
+    assert!(!tty.contains("run 0/2"), "{tty}");
+    // The second run's line knows the mean time of the first.
+    assert!(tty.contains("elapsed, about 0:00:0"), "{tty}");
 }

@@ -118,6 +118,6 @@ impl Command for Sweep {
     }
 
     fn typed(&self, args: &[String]) -> String {
-        format!("plumb fio {}", args.join(" "))
+        format!("plumb fio {}", plumb_core::redact::args(args).join(" "))
     }
 }

@@ -60,7 +60,11 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
     let progress = Progress::new(s.points.len() as u64 * s.plan.repeat as u64, started);
     let walked = walk::walk(&s, &progress, &mut kept, &stop);
     progress.finish();
-    let cause = Cause::of(walked.ended, &stop);
+    let mut cause = Cause::of(walked.ended, &stop);
+    if let Some(Cause::Error { line, .. }) = &mut cause {
+        // A step's error may echo its command line.
+        *line = plumb_core::redact::text(line, &s.plan.command);
+    }
     // The results are out before a stopped sweep's cleanup, which may take long and which
     // a further signal ends at once.
     let keys = s.keys();

@@ -25,7 +25,7 @@ struct File {
 /// A plan file, checked for its form (the front end checks the options).
 #[derive(Debug)]
 pub struct Plan {
-    /// The file's text, kept in the history with the sweep.
+    /// The file's text, kept in the history with the sweep, secrets masked.
     pub text: String,
     pub command: Vec<String>,
     pub front_end: Option<String>,
@@ -146,6 +146,14 @@ pub fn read(path: &Path) -> Result<Plan, String> {
     let mut matrix = Vec::new();
     for (key, v) in &file.matrix {
         let line = line_of(&text, Some("matrix"), key);
+        if plumb_core::redact::is_secret_option(key) {
+            // Its values would name every point, in the output, the history and the HTML.
+            return Err(at(
+                path,
+                line,
+                format!("matrix.{key}: a secret cannot be swept: put it in the command, where plumb masks it"),
+            ));
+        }
         let list = v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
             at(
                 path,
@@ -194,7 +202,8 @@ pub fn read(path: &Path) -> Result<Plan, String> {
         crate::keep::check_tag(t).map_err(|e| at(path, top("tag"), e.replace("--tag", "tag")))?;
     }
     Ok(Plan {
-        text,
+        // Kept and shown (history, --json, HTML, compare): never with the command's secrets.
+        text: plumb_core::redact::text(&text, &command),
         command,
         front_end: file.front_end,
         matrix,

@@ -23,9 +23,28 @@ impl Progress {
             ProgressDrawTarget::hidden()
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
-        if let Ok(style) = ProgressStyle::with_template(
-            "run {pos}/{len} {msg} [{elapsed_precise} elapsed, about {eta} left]",
-        ) {
+        // The bar's position counts the runs done; its line names the run going on, and
+        // says what is left as the plain lines do, from the mean time of the runs done.
+        if let Ok(style) = ProgressStyle::with_template("run {run} {msg} [{clock} elapsed{left}]") {
+            let style = style
+                .with_key(
+                    "run",
+                    move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{}/{total}", (s.pos() + 1).min(total));
+                    },
+                )
+                .with_key(
+                    "clock",
+                    move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&clock(started.elapsed()));
+                    },
+                )
+                .with_key(
+                    "left",
+                    move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&remaining(started.elapsed(), s.pos(), total));
+                    },
+                );
             bar.set_style(style);
         }
         bar.enable_steady_tick(Duration::from_secs(1));
