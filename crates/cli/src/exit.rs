@@ -40,6 +40,24 @@ impl fmt::Display for Interrupted {
 impl std::error::Error for Interrupted {}
 
 /// The exit code an error maps to.
+/// An error's one line: its message and each cause's, `: ` between, leaving out a cause the
+/// line says already (an error that prints its source in its own message, as
+/// `cannot write X: {source}` does, would otherwise say it twice).
+pub fn message(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if line.contains(&c) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&c);
+    }
+    line
+}
+
 pub fn code_for(e: &anyhow::Error) -> i32 {
     if e.downcast_ref::<UsageError>().is_some() {
         USAGE
@@ -63,5 +81,23 @@ pub fn of_finished(f: &plumb_pipeline::Finished) -> i32 {
         Some(_) => RUNTIME,
         None if f.record.jobs().any(|j| j.error.is_some()) => RUNTIME,
         None => 0,
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot write f.json: {source}")]
+    struct Says {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn a_cause_the_message_says_is_not_repeated() {
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::new(Says { source: io() });
+        assert_eq!(super::message(&e), format!("cannot write f.json: {}", io()));
+        let e = anyhow::Error::new(io()).context("reading plan.toml");
+        assert_eq!(super::message(&e), format!("reading plan.toml: {}", io()));
     }
 }

@@ -45,7 +45,7 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             // Whatever a parser echoed, no secret value the user typed goes out.
-            let msg = plumb_core::redact::text(&format!("{e:#}"), &args);
+            let msg = plumb_core::redact::text(&exit::message(&e), &args);
             eprintln!("plumb: {msg}");
             exit::code_for(&e)
         }

@@ -554,3 +554,43 @@ fn a_page_written_with_o_from_a_terminal() {
         assert!(page.trim_end().ends_with("</html>"), "{args:?}");
     }
 }
+
+/// `-o` through a symbolic link replaces the file it names, not the link; a FIFO (like
+/// /dev/stdout or a device) is written to, never replaced by a regular file.
+#[test]
+fn o_follows_a_link_and_writes_into_what_is_not_a_regular_file() {
+    let e = Env::new();
+    e.ok(&["cpu", "--time=0.1", "run"]);
+    let target = e.path("target.html");
+    std::fs::write(&target, "old").unwrap();
+    std::os::unix::fs::symlink("target.html", e.path("link.html")).unwrap();
+    e.ok(&["html", "1", "-o", "link.html"]);
+    let link = std::fs::symlink_metadata(e.path("link.html")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+    let page = std::fs::read_to_string(&target).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+
+    let fifo = e.path("fifo.html");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    e.ok(&["html", "1", "-o", fifo.to_str().unwrap()]);
+    let read = reader.join().unwrap();
+    assert!(read.trim_end().ends_with("</html>"), "{read}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+
+    let (code, _, err) = e.out(&["html", "1", "-o", e.dir.path().to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        format!(
+            "plumb: cannot write {}: it is a directory\n",
+            e.dir.path().display()
+        )
+    );
+}

@@ -1126,3 +1126,23 @@ fn the_progress_line_counts_runs_from_one() {
     // The second run's line knows the mean time of the first.
     assert!(tty.contains("elapsed, about 0:00:0"), "{tty}");
 }
+
+/// An unwritable --json is found before the first point runs, in one line, not after the
+/// sweep (which with --no-history would lose every run).
+#[test]
+fn an_unwritable_json_path_stops_the_sweep_before_it_runs() {
+    let e = Env::new();
+    let plan = e.plan("command = \"cpu --cpu-max-prime=2000 run\"\n[matrix]\ntime = [0.2]\n");
+    let (code, out, err) = e.out(&[
+        "sweep",
+        &plan,
+        "--no-history",
+        "--json=/nonexistent-dir/s.json",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        err,
+        "plumb: cannot write /nonexistent-dir/s.json: No such file or directory (os error 2)\n"
+    );
+    assert!(!out.contains("point 1/1:"), "{out}");
+}

@@ -173,7 +173,28 @@ fn sweep_page(sweep: &SweepSide) -> plumb_report::html::Sweep {
 }
 
 /// The page written whole or not at all: into a temporary file beside `path`, then renamed.
+/// A symbolic link is followed (the file it names is replaced, not the link); what is not
+/// a regular file (`/dev/stdout`, a FIFO, a device) is written to as it is, never replaced.
 fn write(path: &Path, page: &str) -> anyhow::Result<()> {
+    let shown = path.display();
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
+            .map_err(|e| anyhow::anyhow!("cannot write {shown}: the link leads nowhere: {e}"))?,
+        _ => path.to_path_buf(),
+    };
+    let path = path.as_path();
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.is_dir() {
+            anyhow::bail!("cannot write {shown}: it is a directory");
+        }
+        if !m.is_file() {
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(page.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write {shown}: {e}"));
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -191,7 +212,7 @@ fn write(path: &Path, page: &str) -> anyhow::Result<()> {
         .and_then(|_| std::fs::rename(&tmp, path));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
-        anyhow::bail!("cannot write {}: {e}", path.display());
+        anyhow::bail!("cannot write {shown}: {e}");
     }
     Ok(())
 }

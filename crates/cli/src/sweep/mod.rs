@@ -43,6 +43,15 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
         return Ok(0);
     }
 
+    if let Some(f) = &o.json {
+        // Found unwritable now, not after hours of points (nothing in it is lost: it is
+        // written whole at the end).
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(f)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
+    }
     let stop = crate::signals::install();
     let started = Instant::now();
     let start_unix = std::time::SystemTime::now()

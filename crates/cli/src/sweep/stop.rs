@@ -21,7 +21,7 @@ pub(super) struct Failure {
 
 impl Failure {
     pub fn new(at: String, values: String, e: &anyhow::Error) -> Failure {
-        let text = format!("{e:#}");
+        let text = crate::exit::message(e);
         let error = text
             .lines()
             .map(str::trim)
@@ -163,7 +163,10 @@ impl Stopped {
                     plumb_core::result::signal_name(stop.load(Relaxed) as i32)
                 ),
             ),
-            Err(e) => left(&c, format!("the cleanup failed ({e:#})")),
+            Err(e) => left(
+                &c,
+                format!("the cleanup failed ({})", crate::exit::message(&e)),
+            ),
         }
     }
 }

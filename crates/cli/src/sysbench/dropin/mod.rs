@@ -207,7 +207,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             Some(i) => exit::for_signal(i.0),
             None => exit::RUNTIME,
         };
-        Stop::fatal(format!("{e:#}")).print(json);
+        Stop::fatal(crate::exit::message(&e)).print(json);
         Ok(code)
     })
 }
