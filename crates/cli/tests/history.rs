@@ -461,7 +461,7 @@ fn without_intervals_the_noise_is_unknown_and_the_gate_refuses_to_guess() {
     );
     let events = events_line(&text);
     assert!(
-        events.ends_with("noise unknown: no interval samples (run with --report-interval)"),
+        events.ends_with("noise unknown: no interval samples (runs shorter than one interval)"),
         "{text}"
     );
     let (code, _, err) = h.run(&["compare", "a", "b", "--fail-if-slower=100"]);
@@ -1098,4 +1098,114 @@ fn two_sweeps_run_seed_002s_checks_at_every_point_and_warn_under_it() {
             .all(|(_, under)| !under.iter().any(|l| l.starts_with("differs"))),
         "{text}"
     );
+}
+
+/// Two runs that differ only in their rate (a harness setting named like a figure,
+/// `rate_per_s`) or in how they ended: compare lists the difference before the figures.
+#[test]
+fn a_rate_or_an_interrupted_run_is_a_listed_difference() {
+    let h = Home::new();
+    h.ok(&["cpu", "--time=0.3", "--tag=free", "run"]);
+    h.ok(&["cpu", "--time=0.3", "--rate=1000", "--tag=paced", "run"]);
+    let (code, text, err) = h.run(&["compare", "free", "paced"]);
+    assert_eq!(code, 0, "{err}");
+    let rate = text
+        .lines()
+        .find(|l| l.contains("rate_per_s"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        rate.split_whitespace().collect::<Vec<_>>(),
+        ["settings", "rate_per_s", "(none)", "1000.0"]
+    );
+
+    let mut c = h.command(&["cpu", "--time=30", "--tag=cut", "run"]);
+    let child = c
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: signalling the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let (_, text, _) = h.run(&["compare", "free", "cut"]);
+    let status = text
+        .lines()
+        .find(|l| l.contains(" status "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        status.split_whitespace().collect::<Vec<_>>(),
+        [
+            "run",
+            "status",
+            "completed",
+            "interrupted",
+            "(signal",
+            "SIGINT)"
+        ]
+    );
+}
+
+/// A gate that compared nothing (two sweeps without a point in common) fails: exit 1 and
+/// one line, never a pass.
+#[test]
+fn a_gate_over_sweeps_with_no_point_in_common_fails() {
+    let h = Home::new();
+    sweep(
+        &h,
+        "a.toml",
+        "command = \"cpu --cpu-max-prime=2000 --time=0.2 run\"\n[matrix]\nthreads = [1]\n",
+        &[],
+    );
+    sweep(
+        &h,
+        "b.toml",
+        "command = \"cpu --cpu-max-prime=2000 --time=0.2 run\"\n[matrix]\nthreads = [2]\n",
+        &[],
+    );
+    let (code, text, err) = h.run(&["compare", "sweep:1", "sweep:2", "--fail-if-slower=5"]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        err,
+        "plumb: --fail-if-slower=5: nothing to judge: A and B have no throughput in common (no point both sweeps ran)\n"
+    );
+}
+
+/// The server's counters over each run are figures beside the throughput, not settings
+/// that differ between two runs of the same command.
+#[test]
+fn server_counters_are_compared_as_figures_not_settings() {
+    if !common::available("mysql") {
+        return;
+    }
+    let db = "plumb_compare_server";
+    common::mysql_fresh_db(db);
+    let h = Home::new();
+    let base = [
+        "oltp_point_select",
+        "--mysql-user=root",
+        "--mysql-db=plumb_compare_server",
+        "--table-size=200",
+    ];
+    h.ok(&with(&base, &["prepare"]));
+    for tag in ["--tag=one", "--tag=two"] {
+        h.ok(&with(&base, &["--time=0.3", tag, "run"]));
+    }
+    let (code, text, err) = h.run(&["compare", "one", "two"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!text.contains("server_activity"), "{text}");
+    for row in ["server rows read/s", "buffer pool hit ratio"] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(row))
+            .unwrap_or_else(|| panic!("no {row}: {text}"));
+        assert!(
+            line.ends_with(
+                "noise unknown: the server's counters are read at the start and the end only"
+            ),
+            "{line}"
+        );
+    }
+    h.ok(&with(&base, &["cleanup"]));
 }

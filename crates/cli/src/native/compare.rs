@@ -106,6 +106,10 @@ fn gate_status(gate: Option<(f64, Gate)>) -> i32 {
             );
             exit::SLOWER
         }
+        Some((pct, Gate::Nothing)) => {
+            eprintln!("plumb: --fail-if-slower={pct}: nothing to judge: A and B have no throughput in common (no point both sweeps ran)");
+            exit::RUNTIME
+        }
         Some((pct, Gate::Unjudged(jobs))) => {
             eprintln!(
                 "plumb: --fail-if-slower={pct}: B is slower but its noise cannot be judged: {}",

@@ -51,6 +51,15 @@ pub fn between(a: &Record, b: &Record) -> Vec<Difference> {
             x.workload.test().to_string(),
             y.workload.test().to_string(),
         );
+        // An interrupted run's figures cover only the time until the signal.
+        let status = |j: &JobRecord| match j.status {
+            plumb_core::result::Status::Completed => "completed".to_string(),
+            plumb_core::result::Status::Interrupted => format!("interrupted ({})", j.stop_reason),
+            plumb_core::result::Status::ForcedShutdown => {
+                format!("forced shutdown ({})", j.stop_reason)
+            }
+        };
+        diff("run", &format!("{prefix}status"), status(x), status(y));
         let (sa, sb) = (settings(x), settings(y));
         let mut keys: Vec<&String> = sa.iter().chain(sb.iter()).map(|(k, _)| k).collect();
         keys.sort();
@@ -145,16 +154,22 @@ fn settings(j: &JobRecord) -> Vec<(String, String)> {
             flatten("", v, &mut out);
         }
     }
+    out.retain(|(k, _)| !is_measured(k));
+    // The harness's settings are all asked for, a rate (`rate_per_s`) too.
     if let Ok(v) = serde_json::to_value(&j.settings) {
         flatten("", &v, &mut out);
     }
-    out.retain(|(k, _)| !is_measured(k) && (k != "rand_seed" || j.seed_given));
+    out.retain(|(k, _)| k != "rand_seed" || j.seed_given);
     out
 }
 
+/// A workload's figure rather than its setting: rates and times it measured, the server's
+/// counters over the run (compared as figures), the errors it ended with.
 fn is_measured(key: &str) -> bool {
     let last = key.rsplit('.').next().unwrap_or(key);
-    last.ends_with("_per_s")
+    key.starts_with("server_activity.")
+        || key.starts_with("end_failures")
+        || last.ends_with("_per_s")
         || last.ends_with("_wall_s")
         || last.ends_with("_completed_bytes")
         || last == "writers_per_file"
@@ -192,6 +207,7 @@ mod tests {
     #[test]
     fn measured_figures_are_not_settings() {
         for k in [
+            "server_activity.rows_read",
             "mib_per_s",
             "end_fsync_wall_s",
             "writers_per_file",

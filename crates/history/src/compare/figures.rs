@@ -120,9 +120,11 @@ pub(super) fn interval_samples(
     let (sa, sb) = (of(a), of(b));
     match (sa.is_empty(), sb.is_empty()) {
         (false, false) => Ok((sa, sb)),
-        (true, true) => Err("no interval samples (run with --report-interval)".into()),
-        (true, false) => Err("A has no interval samples (run with --report-interval)".into()),
-        (false, true) => Err("B has no interval samples (run with --report-interval)".into()),
+        // Intervals are kept every second whether printed or not: a side without any ran
+        // for less than one (or is a tool that keeps none: dd, mysqlslap).
+        (true, true) => Err("no interval samples (runs shorter than one interval)".into()),
+        (true, false) => Err("A has no interval samples (shorter than one interval)".into()),
+        (false, true) => Err("B has no interval samples (shorter than one interval)".into()),
     }
 }
 
@@ -174,7 +176,73 @@ pub fn of_jobs(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
         ));
     }
     out.extend(latencies(a, b));
+    out.extend(server(a, b));
     out.retain(|f| f.a != 0.0 || f.b != 0.0);
+    out
+}
+
+/// The database server's own counters over each run: evidence of what the server did (rows,
+/// the buffer pool's misses), read at the start and the end of a run only, so without a
+/// noise estimate.
+fn server(a: &JobRecord, b: &JobRecord) -> Vec<Figure> {
+    use plumb_pipeline::Settings;
+    // (rows read, rows written, buffer pool misses, hit ratio) over the run.
+    let counters = |j: &JobRecord| {
+        let c = match &j.workload {
+            Settings::Oltp(s) => s.server_activity.as_ref(),
+            Settings::Slap(s) => s.server_activity.as_ref(),
+            _ => None,
+        }?;
+        Some((
+            c.rows_read,
+            c.rows_inserted + c.rows_updated + c.rows_deleted,
+            c.pool_misses,
+            c.hit_ratio(),
+        ))
+    };
+    let (Some(ca), Some(cb)) = (counters(a), counters(b)) else {
+        return Vec::new();
+    };
+    let per_s = |j: &JobRecord, v: u64| {
+        if j.total_time_s > 0.0 {
+            v as f64 / j.total_time_s
+        } else {
+            0.0
+        }
+    };
+    let why = || Err("the server's counters are read at the start and the end only".to_string());
+    let mut out = vec![
+        figure(
+            "server rows read/s".to_string(),
+            "per_s",
+            Better::Neither,
+            (per_s(a, ca.0), per_s(b, cb.0)),
+            why(),
+        ),
+        figure(
+            "server rows written/s".to_string(),
+            "per_s",
+            Better::Neither,
+            (per_s(a, ca.1), per_s(b, cb.1)),
+            why(),
+        ),
+        figure(
+            "buffer pool misses/s".to_string(),
+            "per_s",
+            Better::Neither,
+            (per_s(a, ca.2), per_s(b, cb.2)),
+            why(),
+        ),
+    ];
+    if let (Some(ha), Some(hb)) = (ca.3, cb.3) {
+        out.push(figure(
+            "buffer pool hit ratio".to_string(),
+            "%",
+            Better::Neither,
+            (ha * 100.0, hb * 100.0),
+            why(),
+        ));
+    }
     out
 }
 

@@ -89,6 +89,9 @@ pub enum Gate {
     Slower(Vec<String>),
     /// Jobs that fell by more than the threshold where the noise cannot be judged.
     Unjudged(Vec<String>),
+    /// No throughput both sides have (two sweeps with no point in common): a gate that
+    /// compared nothing must not pass.
+    Nothing,
 }
 
 pub fn compare(a: &Side, b: &Side) -> Comparison {
@@ -168,7 +171,9 @@ impl Comparison {
 fn gate_of<'a>(throughputs: impl Iterator<Item = (String, &'a Figure)>, pct: f64) -> Gate {
     let mut slower = Vec::new();
     let mut unjudged = Vec::new();
+    let mut compared = 0;
     for (name, f) in throughputs {
+        compared += 1;
         let Some(ratio) = f.ratio else { continue };
         if ratio >= 1.0 - pct / 100.0 {
             continue;
@@ -186,6 +191,8 @@ fn gate_of<'a>(throughputs: impl Iterator<Item = (String, &'a Figure)>, pct: f64
         Gate::Slower(slower)
     } else if !unjudged.is_empty() {
         Gate::Unjudged(unjudged)
+    } else if compared == 0 {
+        Gate::Nothing
     } else {
         Gate::Pass
     }
