@@ -1146,3 +1146,19 @@ fn an_unwritable_json_path_stops_the_sweep_before_it_runs() {
     );
     assert!(!out.contains("point 1/1:"), "{out}");
 }
+
+/// A fio sweep's warm-up below a second, or with a fraction, is run as written (fio reads
+/// `0.5s` as 0 s, so the sweep gives fio's ramp_time in milliseconds).
+#[test]
+fn a_fio_sweep_warms_up_for_a_fraction_of_a_second_as_written() {
+    let e = Env::new();
+    let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=null --size=1M --runtime=1 --time_based\"\nwarmup = \"1500ms\"\n[matrix]\nbs = [\"4k\"]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history", "--json=s.json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("warms up for 1.5 s,"), "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(e.dir.path().join("s.json")).unwrap())
+            .unwrap();
+    let job = &doc["runs"][0]["record"]["groups"][0]["jobs"][0];
+    assert_eq!(job["settings"]["warmup_s"], 1.5, "{job}");
+}

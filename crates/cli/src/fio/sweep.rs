@@ -79,7 +79,9 @@ impl Command for Sweep {
     }
 
     fn warmup(&self, secs: f64) -> String {
-        format!("--ramp_time={secs}s")
+        // In milliseconds: fio reads `0.5s` as 0 s and `1.5s` as 1 s (it drops a fraction
+        // before the unit), and plumb reads it as fio does.
+        format!("--ramp_time={}ms", (secs * 1000.0).round() as u64)
     }
 
     fn warmup_name(&self) -> &'static str {

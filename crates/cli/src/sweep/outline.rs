@@ -41,7 +41,11 @@ pub(super) fn print(s: &Checked) {
     if let Some(w) = p.warmup {
         out.push_str(&format!(
             "sweep: each point warms up for {}, excluded from its figures\n",
-            clock(w)
+            if w.subsec_nanos() == 0 {
+                clock(w)
+            } else {
+                format!("{} s", w.as_secs_f64())
+            }
         ));
     }
     let mut set_start = 0;
