@@ -610,6 +610,10 @@ fn steps(err: &str) -> Vec<&str> {
 fn a_fio_sweep_removes_the_files_its_runs_laid_out_after_each_data_set() {
     let e = Env::new();
     let d = real(e.dir.path());
+    // fio refuses a directory that is not there.
+    for sub in ["d1", "d2/sub"] {
+        std::fs::create_dir_all(e.dir.path().join(sub)).unwrap();
+    }
     let plan = e.plan("command = \"fio --name=r --rw=randread --ioengine=psync --size=16k --nrfiles=2 --runtime=0.2s\"\n[matrix]\ndirectory = [\"d1\", \"d2/sub\"]\nbs = [\"4k\", \"8k\"]\n");
     let (code, out, err) = e.out(&["sweep", &plan, "--dry-run"]);
     assert_eq!(code, 0, "{err}");
@@ -626,7 +630,8 @@ fn a_fio_sweep_removes_the_files_its_runs_laid_out_after_each_data_set() {
         "{out}"
     );
     assert!(out.contains("after its last point the sweep removes the files its runs laid out, never one that was there before (keep_data = true keeps them)"), "{out}");
-    assert!(left_in(e.dir.path()).is_empty());
+    let dirs = ["d1/", "d2/", "d2/sub/"];
+    assert_eq!(left_in(e.dir.path()), dirs);
 
     let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
     assert_eq!(code, 0, "{out}\n{err}");
@@ -640,12 +645,8 @@ fn a_fio_sweep_removes_the_files_its_runs_laid_out_after_each_data_set() {
     );
     let points: Vec<&str> = out.lines().filter(|l| l.starts_with("point ")).collect();
     assert_eq!(points.len(), 4, "{out}");
-    // The directories made on the way to the files go with them.
-    assert!(
-        left_in(e.dir.path()).is_empty(),
-        "{:?}",
-        left_in(e.dir.path())
-    );
+    // The directories were there before: they stay.
+    assert_eq!(left_in(e.dir.path()), dirs);
 }
 
 /// Each job of a run in a `plumb sweep --json` document: its files and what it laid out
@@ -1161,4 +1162,32 @@ fn a_fio_sweep_warms_up_for_a_fraction_of_a_second_as_written() {
             .unwrap();
     let job = &doc["runs"][0]["record"]["groups"][0]["jobs"][0];
     assert_eq!(job["settings"]["warmup_s"], 1.5, "{job}");
+}
+
+/// The plan's command is split as a shell splits it: a quoted file name with a space is one
+/// word; an unclosed quote is one line naming the key.
+#[test]
+fn a_quoted_word_in_the_command_is_one_word() {
+    let e = Env::new();
+    let plan = e.plan("command = \"fio --name=r --rw=read --size=64k --filename='a b.dat'\"\n[matrix]\nbs = [\"4k\", \"8k\"]\n");
+    let (code, out, err) = e.out(&["sweep", &plan, "--no-history"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("point ")).count(),
+        2,
+        "{out}"
+    );
+    // Laid out by the first point, removed after the last.
+    assert!(!e.dir.path().join("a b.dat").exists(), "{err}");
+    assert!(err.contains("a b.dat"), "{err}");
+
+    let plan = e.plan("command = \"fio --name=r --filename='a b.dat\"\n[matrix]\nbs = [\"4k\"]\n");
+    let (code, _, err) = e.out(&["sweep", &plan, "--dry-run"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "plumb: {plan}:1: command: a quote is not closed (it is split as a shell splits it)\n"
+        )
+    );
 }

@@ -120,6 +120,6 @@ impl Command for Sweep {
     }
 
     fn typed(&self, args: &[String]) -> String {
-        format!("plumb fio {}", plumb_core::redact::args(args).join(" "))
+        format!("plumb fio {}", crate::sweep::front_end::shown(args))
     }
 }

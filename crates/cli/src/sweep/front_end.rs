@@ -154,3 +154,21 @@ pub fn execute(
 pub fn job_error(f: &Finished) -> Option<String> {
     f.record.jobs().find_map(|j| j.error.clone())
 }
+
+/// Words as a command line shows them: secrets masked, a word with a space or a quote in it
+/// quoted as a shell would need it (the plan's command is split that way).
+pub fn shown(words: &[String]) -> String {
+    plumb_core::redact::args(words)
+        .iter()
+        .map(|w| {
+            if w.chars()
+                .any(|c| c.is_whitespace() || c == '\'' || c == '"')
+            {
+                shlex::try_quote(w).map_or_else(|_| w.clone(), |q| q.into_owned())
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -44,13 +44,7 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
     }
 
     if let Some(f) = &o.json {
-        // Found unwritable now, not after hours of points (nothing in it is lost: it is
-        // written whole at the end).
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(f)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
+        writable(f).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
     }
     let stop = crate::signals::install();
     let started = Instant::now();
@@ -113,4 +107,27 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
         // the parser passed every point's command line and the points before it are kept.
         Cause::Error { line, .. } => Err(anyhow::anyhow!(line)),
     }
+}
+
+/// Whether `--json`'s file can be written, found now rather than after hours of points,
+/// without making it or touching what it holds: an existing file opened for appending, else
+/// its directory checked.
+fn writable(f: &std::path::Path) -> std::io::Result<()> {
+    if f.exists() {
+        return std::fs::OpenOptions::new().append(true).open(f).map(|_| ());
+    }
+    let dir = match f.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: a valid C string.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }

@@ -128,11 +128,13 @@ pub fn read(path: &Path) -> Result<Plan, String> {
         at(path, line, e.message().trim())
     })?;
     let top = |key: &str| line_of(&text, None, key);
-    let command: Vec<String> = file
-        .command
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
+    let command = shlex::split(&file.command).ok_or_else(|| {
+        at(
+            path,
+            top("command"),
+            "command: a quote is not closed (it is split as a shell splits it)",
+        )
+    })?;
     if command.is_empty() {
         return Err(at(
             path,

@@ -166,7 +166,7 @@ impl Command for Sweep {
     }
 
     fn typed(&self, args: &[String]) -> String {
-        format!("plumb {}", plumb_core::redact::args(args).join(" "))
+        format!("plumb {}", crate::sweep::front_end::shown(args))
     }
 
     fn data_set(&self, args: &[String]) -> Option<String> {
