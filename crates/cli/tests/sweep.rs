@@ -1191,3 +1191,28 @@ fn a_quoted_word_in_the_command_is_one_word() {
         )
     );
 }
+
+/// `--tag` on the command line tags the sweep's runs as the plan's `tag =` does; the two
+/// disagreeing is a usage error.
+#[test]
+fn tag_on_the_command_line_tags_every_run() {
+    let e = Env::new();
+    let plan = e.plan(
+        "command = \"cpu --cpu-max-prime=2000 --time=0.2 run\"\n[matrix]\nthreads = [1, 2]\n",
+    );
+    let (code, out, err) = e.out(&["sweep", &plan, "--tag=nightly"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = e.out(&["history", "--tag=nightly", "--json", "--limit=0"]);
+    assert_eq!(code, 0, "{err}");
+    let h: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(h["runs"].as_array().unwrap().len(), 2, "{h}");
+
+    let plan =
+        e.plan("command = \"cpu --time=0.2 run\"\ntag = \"weekly\"\n[matrix]\nthreads = [1]\n");
+    let (code, _, err) = e.out(&["sweep", &plan, "--tag=nightly", "--dry-run"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "plumb: --tag=nightly and the plan's tag = \"weekly\" differ: give one\n"
+    );
+}

@@ -16,6 +16,10 @@ pub struct Args {
     /// Also write the sweep (its runs with their points and records) to FILE
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Label the sweep in the history, as the plan's `tag =` does (given both, they must
+    /// agree)
+    #[arg(long, value_name = "NAME")]
+    tag: Option<String>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
@@ -24,5 +28,6 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         dry_run: a.dry_run,
         no_history: a.no_history,
         json: a.json,
+        tag: a.tag,
     })
 }

@@ -34,10 +34,23 @@ pub struct Options {
     pub dry_run: bool,
     pub no_history: bool,
     pub json: Option<PathBuf>,
+    pub tag: Option<String>,
 }
 
 pub fn run(o: Options) -> anyhow::Result<i32> {
-    let s = checked::check(&o.plan)?;
+    let mut s = checked::check(&o.plan)?;
+    if let Some(t) = o.tag {
+        crate::keep::check_tag(&t).map_err(crate::exit::UsageError)?;
+        match &s.plan.tag {
+            Some(p) if *p != t => {
+                return Err(crate::exit::UsageError(format!(
+                    "--tag={t} and the plan's tag = \"{p}\" differ: give one"
+                ))
+                .into())
+            }
+            _ => s.plan.tag = Some(t),
+        }
+    }
     outline::print(&s);
     if o.dry_run {
         return Ok(0);
