@@ -367,6 +367,21 @@ fn ctrl_c_during_the_second_point_keeps_the_first_and_exits_130() {
     );
     let h = e.history("1");
     assert_eq!(h["runs"].as_array().unwrap().len(), 1);
+    // The history keeps how the sweep ended: its page says it stopped part way, and why
+    // its variable has no line.
+    let (code, _, err) = e.out(&["html", "sweep:1", "-o", "s.html"]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(e.dir.path().join("s.html")).unwrap();
+    assert!(
+        page.contains("<tr><td>stopped part way</td><td>stopped by SIGINT: 1 of 3 run(s) done and kept</td></tr>"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "every point done has time = 0.3 (the sweep was stopped before another value ran)"
+        ),
+        "{page}"
+    );
 }
 
 /// The files a fileio data set leaves in `dir`.
@@ -447,6 +462,14 @@ fn stopped_fileio_sweep(twice: bool) {
     assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
     assert_eq!(doc["runs"][0]["values"]["time"], "0.3");
     assert!(out.contains("Sweep results:"), "{out}");
+    // The document says it was stopped, and so does its page.
+    let (code, _, err) = e.out(&["html", "s.json", "-o", "s.html"]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(e.dir.path().join("s.html")).unwrap();
+    assert!(
+        page.contains("<td>stopped by a signal: 1 of 2 point(s) done</td>"),
+        "{page}"
+    );
 }
 
 #[test]
@@ -1071,6 +1094,8 @@ fn a_password_in_the_plan_appears_nowhere() {
     let html = e.dir.path().join("s.html");
     let (code, _, herr) = e.out(&["html", "sweep:1", "-o", html.to_str().unwrap()]);
     assert_eq!(code, 0, "{herr}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("stopped part way"), "completed");
     let (_, shown, _) = e.out(&["history", "--json", "--limit=0"]);
     // The database and whatever its write-ahead log still holds.
     let mut db_bytes = Vec::new();

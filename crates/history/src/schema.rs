@@ -72,6 +72,12 @@ CREATE TABLE sweep_points (
     point TEXT NOT NULL
 );
 "#,
+    r#"
+-- How a sweep ended, written when it ends: the points its plan has, and `completed` or the
+-- line that says what stopped it. NULL while it runs, and for a sweep killed outright.
+ALTER TABLE sweeps ADD COLUMN points_planned INTEGER;
+ALTER TABLE sweeps ADD COLUMN ended TEXT;
+"#,
 ];
 
 /// The version this plumb writes.

@@ -67,6 +67,10 @@ pub struct Sweep {
     pub started_at_unix_s: u64,
     /// The plan file's text.
     pub plan: String,
+    /// The points its plan has, once it ended.
+    pub points_planned: Option<u32>,
+    /// `completed`, or what stopped it; None while it runs or when it was killed outright.
+    pub ended: Option<String>,
     /// Each run's id and point, by point then repeat.
     pub runs: Vec<(i64, SweepPoint)>,
 }
@@ -242,6 +246,17 @@ impl Store {
         Ok(id)
     }
 
+    /// How sweep `id` ended: the points its plan has, and `completed` or what stopped it.
+    pub fn end_sweep(&mut self, id: i64, points_planned: u32, ended: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE sweeps SET points_planned = ?2, ended = ?3 WHERE id = ?1",
+                params![id, points_planned, ended],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
     /// Keep `record` as one run of a sweep, at `point`.
     pub fn add_point(
         &mut self,
@@ -261,16 +276,17 @@ impl Store {
 
     /// Sweep `id`: its plan and its runs (their records are read with [`Store::record`]).
     pub fn sweep(&self, id: i64) -> Result<Sweep> {
-        let head: Option<(i64, String)> = self
+        type Head = (i64, String, Option<u32>, Option<String>);
+        let head: Option<Head> = self
             .conn
             .query_row(
-                "SELECT started_at, plan FROM sweeps WHERE id = ?1",
+                "SELECT started_at, plan, points_planned, ended FROM sweeps WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()
             .map_err(|e| self.sql(e))?;
-        let (started, plan) = head.ok_or(HistoryError::NoSweep(id))?;
+        let (started, plan, points_planned, ended) = head.ok_or(HistoryError::NoSweep(id))?;
         let mut stmt = self
             .conn
             .prepare(
@@ -299,6 +315,8 @@ impl Store {
             id,
             started_at_unix_s: started as u64,
             plan,
+            points_planned,
+            ended,
             runs,
         })
     }

@@ -13,6 +13,9 @@ pub struct SweepSide {
     pub plan: Option<String>,
     /// The plan's command (`cpu --time=10 run`), when known.
     pub command: Option<String>,
+    /// What stopped it before its last point, when it was stopped ("stopped by SIGINT: 2 of
+    /// 6 run(s) done and kept"); None when it completed or that is not known.
+    pub stopped: Option<String>,
     /// Its runs, by point then repeat.
     pub runs: Vec<SweepRun>,
 }

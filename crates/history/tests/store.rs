@@ -257,7 +257,7 @@ fn a_damaged_or_newer_database_is_refused_with_its_path() {
         .unwrap();
     let e = Store::open(&newer).err().unwrap().to_string();
     assert!(
-        e.contains("newer.db") && e.contains("version 99") && e.contains("up to 2"),
+        e.contains("newer.db") && e.contains("version 99") && e.contains("up to 3"),
         "{e}"
     );
 

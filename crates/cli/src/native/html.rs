@@ -164,6 +164,7 @@ fn sweep_page(sweep: &SweepSide) -> plumb_report::html::Sweep {
         label: sweep.label.clone(),
         when: when::format(sweep.started_at_unix_s),
         plan: sweep.plan.clone(),
+        stopped: sweep.stopped.clone(),
         unit,
         keys,
         points,

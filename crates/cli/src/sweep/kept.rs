@@ -38,6 +38,15 @@ impl Kept {
         self.store.as_ref().map(|(_, id)| *id)
     }
 
+    /// How the sweep ended (`completed`, or what stopped it), for the history.
+    pub fn end(&mut self, points_planned: usize, ended: &str) {
+        if let Some((s, id)) = self.store.as_mut() {
+            if let Err(e) = s.end_sweep(*id, points_planned as u32, ended) {
+                eprintln!("plumb: warning: how the sweep ended was not kept in the history: {e}");
+            }
+        }
+    }
+
     /// Keep run `repeat` of point `i` (from 0), named by `values`: its run id.
     pub fn add(&mut self, i: usize, repeat: u32, values: String, record: &Record) -> Option<i64> {
         let (s, id) = self.store.as_mut()?;

@@ -101,6 +101,7 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
     }
     let _ = std::io::stdout().flush();
     let Some(cause) = cause else {
+        kept.end(s.points.len(), "completed");
         return Ok(0);
     };
     let left = Stopped {
@@ -110,6 +111,8 @@ pub fn run(o: Options) -> anyhow::Result<i32> {
         steps: s.steps,
         prepare: s.plan.prepare,
     };
+    // Kept before the cleanup, which a further signal may end at once.
+    kept.end(s.points.len(), &left.headline());
     eprintln!(
         "{}",
         left.clean_up(s.cmd.as_ref(), walked.owed.clean, walked.owed.failed, &stop)

@@ -51,9 +51,16 @@ fn from_history(id: i64, st: &Store) -> anyhow::Result<SweepSide> {
             record: st.record(*run)?,
         });
     }
+    // A sweep killed outright never wrote how it ended: its runs are all that is known.
+    let stopped = match sw.ended.as_deref() {
+        Some("completed") => None,
+        Some(why) => Some(why.to_string()),
+        None => Some("no end recorded (still running, or killed outright)".to_string()),
+    };
     Ok(SweepSide {
         label: format!("sweep {id}"),
         started_at_unix_s: sw.started_at_unix_s,
+        stopped,
         command: command_of(&sw.plan),
         plan: Some(sw.plan),
         runs,
@@ -92,9 +99,25 @@ fn from_file(path: &str, doc: &serde_json::Value) -> anyhow::Result<SweepSide> {
         .min()
         .unwrap_or(0);
     let plan = doc["plan"].as_str().map(str::to_string);
+    let points_done = {
+        let mut p: Vec<usize> = runs.iter().map(|r| r.point).collect();
+        p.dedup();
+        p.len()
+    };
+    let planned = doc["points_planned"].as_u64().unwrap_or(0);
+    let stopped = match (doc["interrupted"].as_bool(), doc["error"].as_str()) {
+        (Some(true), _) => Some(format!(
+            "stopped by a signal: {points_done} of {planned} point(s) done"
+        )),
+        (_, Some(e)) => Some(format!(
+            "stopped by an error: {points_done} of {planned} point(s) done ({e})"
+        )),
+        _ => None,
+    };
     Ok(SweepSide {
         label: path.to_string(),
         started_at_unix_s: started,
+        stopped,
         command: plan.as_deref().and_then(command_of),
         plan,
         runs,

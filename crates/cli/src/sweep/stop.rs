@@ -92,6 +92,19 @@ impl Stopped {
     /// signal stops it and leaves the data set (after a first signal, with the signals
     /// armed again); the line that says how the sweep ended. `failed`: the data set's
     /// cleanup that failed already, with its error.
+    /// What stopped the sweep and what it kept: `stopped by SIGINT: 2 of 6 run(s) done and
+    /// kept` (the history keeps it as how the sweep ended).
+    pub fn headline(&self) -> String {
+        let by = match &self.cause {
+            Cause::Signal(s) => plumb_core::result::signal_name(*s).to_string(),
+            Cause::Error { at, .. } => format!("an error in {at}"),
+        };
+        format!(
+            "stopped by {by}: {} of {} run(s) done and kept",
+            self.kept, self.planned
+        )
+    }
+
     pub fn clean_up(
         &self,
         cmd: &dyn Command,
@@ -99,14 +112,7 @@ impl Stopped {
         failed: Option<(Cleanup, String)>,
         stop: &StopFlag,
     ) -> String {
-        let by = match &self.cause {
-            Cause::Signal(s) => plumb_core::result::signal_name(*s).to_string(),
-            Cause::Error { at, .. } => format!("an error in {at}"),
-        };
-        let head = format!(
-            "sweep: stopped by {by}: {} of {} run(s) done and kept",
-            self.kept, self.planned
-        );
+        let head = format!("sweep: {}", self.headline());
         let left = |c: &Cleanup, why: String| {
             let (what, remove) = c.left(cmd);
             let what = what.map_or(String::new(), |w| format!(" ({w})"));

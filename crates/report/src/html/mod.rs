@@ -49,6 +49,8 @@ pub struct Sweep {
     pub when: String,
     /// The plan file's text.
     pub plan: Option<String>,
+    /// What stopped the sweep before its last point, when it was stopped.
+    pub stopped: Option<String>,
     /// What throughput is counted in: `tps`, `IOPS`, `events/s`.
     pub unit: String,
     /// The swept variables, in the plan's order.

@@ -12,11 +12,16 @@ pub fn render(s: &Sweep) -> String {
     let mut p = Page::default();
     let title = format!("plumb: {}", s.label);
     p.heading(1, &title, None);
-    p.facts(&[
+    let mut facts = vec![
         ("started", s.when.clone()),
         ("points", s.points.len().to_string()),
         ("swept", s.keys.join(", ")),
-    ]);
+    ];
+    if let Some(why) = &s.stopped {
+        // Fewer points than the plan: the charts show what was done.
+        facts.push(("stopped part way", why.clone()));
+    }
+    p.facts(&facts);
     if let Some(plan) = &s.plan {
         p.raw(&format!(
             "<pre class=\"plan\">{}</pre>\n",
@@ -217,6 +222,9 @@ fn no_line(s: &Sweep, k: usize) -> String {
         }
     }
     match seen.as_slice() {
+        [v] if s.stopped.is_some() => format!(
+            "No chart against {key}: every point done has {key} = {v} (the sweep was stopped before another value ran); a line needs points that differ in {key} alone."
+        ),
         [v] => format!(
             "No chart against {key}: every point has {key} = {v}; a line needs points that differ in {key} alone."
         ),
@@ -259,6 +267,7 @@ mod tests {
             label: "sweep 1".into(),
             when: String::new(),
             plan: None,
+            stopped: None,
             unit: "IOPS".into(),
             keys: vec!["rw".into(), "bs".into()],
             points: vec![
