@@ -124,10 +124,150 @@ fn a_missing_device_is_one_line() {
         .args(["hdparm", "-t", "/dev/plumb-no-such-disk", "--no-history"])
         .output()
         .unwrap();
-    assert_ne!(o.status.code(), Some(0));
+    // hdparm's status for a name that does not exist (its errno, ENOENT), and its words.
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.starts_with("plumb: /dev/plumb-no-such-disk: "), "{err}");
+    assert_eq!(
+        err, "plumb: /dev/plumb-no-such-disk: No such file or directory\n",
+        "{err}"
+    );
+}
+
+/// stderr of a refused `plumb hdparm ARGS`: exit 1, one line, nothing on stdout.
+fn refused(args: &[&str]) -> String {
+    let o = plumb()
+        .arg("hdparm")
+        .args(args)
+        .arg("--no-history")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // Neither fio's wording nor a size to specify: the front end's own terms.
+    assert!(!err.contains("size=") && !err.contains("fio"), "{err}");
+    err
+}
+
+#[test]
+fn a_file_too_short_to_time_is_refused_and_left_as_it_was() {
+    let d = tempfile::TempDir::new().unwrap();
+    let notes = d.path().join("notes.txt");
+    std::fs::write(&notes, "precious data\n").unwrap();
+    let before = std::fs::metadata(&notes).unwrap().modified().unwrap();
+    let name = notes.to_str().unwrap();
+    for flag in ["-T", "-t"] {
+        let err = refused(&[flag, name]);
+        assert_eq!(
+            err,
+            format!(
+                "plumb: {name}: read(2097152) returned 14 bytes: too small to time (2 MiB reads)\n"
+            )
+        );
+        assert_eq!(std::fs::read(&notes).unwrap(), b"precious data\n");
+        assert_eq!(
+            std::fs::metadata(&notes).unwrap().modified().unwrap(),
+            before
+        );
+    }
+    let empty = d.path().join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let err = refused(&["-T", empty.to_str().unwrap()]);
+    assert!(
+        err.ends_with(": read() hit EOF - device too small\n"),
+        "{err}"
+    );
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+    // Only what exists is timed: nothing made under a missing name either.
+    let o = plumb()
+        .args(["hdparm", "-T", d.path().join("new").to_str().unwrap()])
+        .arg("--no-history")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!d.path().join("new").exists());
+}
+
+#[test]
+fn a_file_long_enough_is_only_read() {
+    let d = tempfile::TempDir::new().unwrap();
+    let f = d.path().join("data.bin");
+    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&f, &data).unwrap();
+    let before = std::fs::metadata(&f).unwrap().modified().unwrap();
+    let o = plumb()
+        .args(["hdparm", "-T", "-t", f.to_str().unwrap(), "--no-history"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains(" Timing cached reads:   "), "{out}");
+    assert!(out.contains(" Timing buffered disk reads: "), "{out}");
+    assert_eq!(std::fs::read(&f).unwrap(), data);
+    assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), before);
+}
+
+#[test]
+fn what_cannot_be_read_is_said_in_hdparm_s_words() {
+    let d = tempfile::TempDir::new().unwrap();
+    let dir = d.path().to_str().unwrap();
+    assert_eq!(
+        refused(&["-t", dir]),
+        format!("plumb: {dir}: read() failed: Is a directory\n")
+    );
+    // A character device has no end to read up to.
+    let err = refused(&["-t", "/dev/null"]);
+    assert!(err.starts_with("plumb: /dev/null: "), "{err}");
+    // A block device that cannot be opened (here: no driver behind its number) gives the
+    // open's error, in plumb hdparm and in plumb fio alike (root only: mknod).
+    let node = d.path().join("blk");
+    let made = Command::new("mknod")
+        .arg(&node)
+        .args(["b", "251", "7"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        return;
+    }
+    let dev = node.to_str().unwrap();
+    // ENXIO; EACCES where the temporary directory is mounted nodev.
+    let err = refused(&["-t", dev]);
+    assert!(
+        err == format!("plumb: {dev}: No such device or address\n")
+            || err == format!("plumb: {dev}: Permission denied\n"),
+        "{err}"
+    );
+    let o = plumb()
+        .args(["fio", "--name=x", "--rw=read"])
+        .arg(format!("--filename={dev}"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "fio: failed opening blockdev {dev} for size check\n"
+        )),
+        "{err}"
+    );
+    assert!(err.contains(&format!("func=open({dev}), error=")), "{err}");
+    assert!(!err.contains("size="), "{err}");
+}
+
+#[test]
+fn the_usage_line_is_the_command_s_not_the_arguments_typed() {
+    let o = plumb().args(["hdparm", "--no-history"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err,
+        "plumb: hdparm needs a device (usage: plumb hdparm [OPTIONS] <DEVICE>...)\n"
+    );
 }
 
 /// A line with its figures masked and its spacing collapsed.

@@ -36,6 +36,55 @@ fn buffers_line(record: &Record) -> Option<String> {
     })
 }
 
+/// Whether the test file was on a filesystem that lives in the page cache, where O_DIRECT
+/// has nothing to bypass.
+fn in_memory(measured: &[&GroupRecord]) -> bool {
+    measured
+        .iter()
+        .filter_map(|g| g.observations.as_ref()?.target.as_ref())
+        .any(|t| matches!(t.fs_type.as_str(), "tmpfs" | "ramfs"))
+}
+
+/// One line per test: the device's figures (iostat -x's) and the test file's page-cache
+/// residency at its end, from each test's own observations; empty when none were made.
+fn each_test(measured: &[&GroupRecord]) -> String {
+    let mut out = String::new();
+    let mut lines = Vec::new();
+    for g in measured {
+        let (Some(o), Some(j)) = (&g.observations, g.jobs.first()) else {
+            continue;
+        };
+        let mut cells = Vec::new();
+        if let Some(d) = o.filesystem_device().or_else(|| o.devices.first()) {
+            let f = &d.totals.figures;
+            cells.push(format!(
+                "{}: read {:.2} MiB/s, written {:.2} MiB/s, r_await {:.2} ms, w_await {:.2} ms, aqu-sz {:.2}, %util {:.2}",
+                d.name,
+                f.read_bytes_per_s / (1u64 << 20) as f64,
+                f.write_bytes_per_s / (1u64 << 20) as f64,
+                f.read_await_ms,
+                f.write_await_ms,
+                f.queue_size,
+                f.util_pct
+            ));
+        }
+        if let Some(r) = &o.residency {
+            cells.push(format!("page cache {:.1}%", r.end.resident_pct));
+        }
+        if !cells.is_empty() {
+            lines.push(format!("    {:<18} {}", j.name, cells.join("; ")));
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(out, "Observed during each test:");
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The name of the job that fills the test file before the measured ones.
 pub const PRECONDITION: &str = "precondition";
 
@@ -189,8 +238,10 @@ impl Layout for Disk {
         if let Some(line) = buffers_line(record) {
             let _ = writeln!(out, "{line}\n");
         }
-        // What the disk sat on and how it behaved, from the first measured group; then every
-        // finding once, with the tests that raised it.
+        // Every measured group has its own observations: the first test's in full (what
+        // the disk sat on, and how it behaved then), then each test's device and cache
+        // figures, so a write test is not read off a read test's block. Then every finding
+        // once, with the tests that raised it.
         let measured: Vec<&GroupRecord> = record
             .groups
             .iter()
@@ -200,8 +251,14 @@ impl Layout for Disk {
             .first()
             .and_then(|g| g.observations.as_ref().map(|o| (g, o)))
         {
-            out.push_str(&crate::observations::section(&g.jobs[0], o));
+            let j = &g.jobs[0];
+            out.push_str(&crate::observations::section(j, o).replacen(
+                "Observed during the run:",
+                &format!("Observed during the first test ({}):", j.name),
+                1,
+            ));
         }
+        out.push_str(&each_test(&measured));
         let findings: Vec<plumb_advise::Finding> =
             crate::findings::distinct(measured.iter().flat_map(|g| &g.jobs))
                 .into_iter()
@@ -211,10 +268,13 @@ impl Layout for Disk {
                 })
                 .collect();
         out.push_str(&crate::findings::section(&findings));
-        out.push_str(
+        out.push_str(if in_memory(&measured) {
+            "What this measures: the file is on a filesystem in memory (tmpfs), where O_DIRECT\n\
+             does not bypass the page cache: the figures are memory's speed, not a disk's.\n"
+        } else {
             "What this measures: O_DIRECT requests, so the page cache plays no part; caches below\n\
-             it (the drive's, a virtual machine host's) still can, for a file they can hold.\n",
-        );
+             it (the drive's, a virtual machine host's) still can, for a file they can hold.\n"
+        });
         out
     }
 }

@@ -22,13 +22,15 @@ pub struct Args {
     #[arg(long, value_name = "SIZE")]
     size: Option<String>,
     /// Seconds per test, after a warm-up of a fifth of it (default 5, 2 with --quick)
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_hyphen_values = true)]
     time: Option<u32>,
-    /// The read tests only, on the data already there (no file written: a device that holds
-    /// data can be read)
+    /// The read tests only, on the data already there (nothing written: a device that holds
+    /// data can be read); a directory needs the plumb-disk.dat a run with --keep-file left.
+    /// Without --size, all the data there is read (up to the default size)
     #[arg(long)]
     read_only: bool,
-    /// Keep a test file plumb made (it is removed at the end)
+    /// Keep a test file plumb made (it is removed at the end); a later run may write over
+    /// it again, as over no file plumb did not make
     #[arg(long)]
     keep_file: bool,
     #[command(flatten)]
@@ -43,16 +45,156 @@ const PRESETS: [(&str, &str, &str, u32); 4] = [
     ("RND4K-Q1T1", "randread", "4k", 1),
 ];
 
-/// The file the tests use, and whether plumb makes it.
-fn test_file(target: &Path) -> anyhow::Result<(PathBuf, bool)> {
-    let meta =
-        std::fs::metadata(target).map_err(|e| anyhow::anyhow!("{}: {e}", target.display()))?;
-    if meta.is_dir() {
-        let f = target.join("plumb-disk.dat");
-        let exists = f.exists();
-        return Ok((f, !exists));
+/// The largest request the tests make: the file must hold one.
+const LARGEST_REQUEST: u64 = 1 << 20;
+
+/// --time: whole seconds, at least one (a negative number is a value here, not an option).
+fn seconds(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("a whole number of seconds, at least 1".into()),
     }
-    Ok((target.to_path_buf(), false))
+}
+
+/// --size in bytes: fio's syntax, a percentage meaning a share of the data there (`data`).
+fn size_bytes(s: &str, data: Option<u64>) -> anyhow::Result<u64> {
+    use crate::fio::values::{parse_size, KbBase, Size};
+    let bad =
+        |why: &str| crate::exit::UsageError(format!("invalid value for --size: '{s}' ({why})"));
+    let bytes = match parse_size(s, KbBase::K1024, true) {
+        Ok(Size::Bytes(b)) => b,
+        Ok(Size::Percent(p)) => match data {
+            Some(d) if p <= 100 => (u128::from(d) * u128::from(p) / 100) as u64,
+            Some(_) => return Err(bad("at most 100%").into()),
+            None => return Err(bad("a percentage of the data there, and there is none yet").into()),
+        },
+        Err(_) => return Err(bad("a size such as 512M or 2G").into()),
+    };
+    if bytes < LARGEST_REQUEST {
+        return Err(bad("at least 1M: the tests make 1 MiB requests").into());
+    }
+    Ok(bytes)
+}
+
+/// The extended attribute on a test file plumb disk made and kept (`--keep-file`): a later
+/// run may write over that file; plumb writes over no other (DESIGN: plumb writes only
+/// files it created).
+const MADE_BY: &str = "user.plumb.made-by";
+const MADE_BY_DISK: &[u8] = b"plumb disk";
+
+fn c_path(f: &Path) -> Option<std::ffi::CString> {
+    std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).ok()
+}
+
+/// Whether `f` is a test file plumb disk made and kept.
+fn made_by_plumb(f: &Path) -> bool {
+    let (Some(path), Ok(name)) = (c_path(f), std::ffi::CString::new(MADE_BY)) else {
+        return false;
+    };
+    let mut buf = [0u8; 32];
+    // SAFETY: valid C strings and a buffer of the length passed.
+    let n = unsafe {
+        libc::getxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    n >= 0 && &buf[..n as usize] == MADE_BY_DISK
+}
+
+/// Mark a kept test file as plumb's, so that a later run may write over it.
+fn mark_made_by_plumb(f: &Path) -> std::io::Result<()> {
+    let path = c_path(f).ok_or(std::io::ErrorKind::InvalidInput)?;
+    let name = std::ffi::CString::new(MADE_BY).map_err(|_| std::io::ErrorKind::InvalidInput)?;
+    // SAFETY: valid C strings and a value of the length passed.
+    let r = unsafe {
+        libc::setxattr(
+            path.as_ptr(),
+            name.as_ptr(),
+            MADE_BY_DISK.as_ptr().cast(),
+            MADE_BY_DISK.len(),
+            0,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// The write tests' refusal of a file plumb did not make.
+fn not_plumbs(f: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: plumb did not make this file, and the write tests would overwrite it: read it with --read-only, or give a directory (plumb makes its own test file there)",
+        f.display()
+    )
+}
+
+/// The file the tests use, whether plumb makes it, and how much data it holds now (none
+/// when it is to be made).
+fn test_file(target: &Path, read_only: bool) -> anyhow::Result<(PathBuf, bool, Option<u64>)> {
+    use fio_jobs::Kind;
+    match fio_jobs::kind(target)? {
+        Kind::Dir => {
+            let f = target.join("plumb-disk.dat");
+            if f.exists() {
+                if !read_only && !made_by_plumb(&f) {
+                    return Err(not_plumbs(&f));
+                }
+                let len = fio_jobs::data_len(&f)?;
+                return Ok((f, false, Some(len)));
+            }
+            if read_only {
+                // Nothing to read, and read-only never makes the file.
+                anyhow::bail!(
+                    "no data to read at {}: run plumb disk {} --keep-file first, or give a file or device",
+                    target.display(),
+                    target.display()
+                );
+            }
+            Ok((f, true, None))
+        }
+        Kind::File if !read_only && !made_by_plumb(target) => Err(not_plumbs(target)),
+        Kind::File | Kind::Block => {
+            let len = fio_jobs::data_len(target)?;
+            Ok((target.to_path_buf(), false, Some(len)))
+        }
+        Kind::Other => anyhow::bail!(
+            "{}: not a directory, a file or a block device",
+            target.display()
+        ),
+    }
+}
+
+/// The bytes the tests use. Read-only, they must be there already: an explicit --size beyond
+/// the data is refused (reading past it would read nothing), and without one the data there
+/// is read, up to the default size, in whole 1 MiB requests.
+fn test_size(a: &Args, file: &Path, data: Option<u64>) -> anyhow::Result<u64> {
+    let default = if a.quick { 512 << 20 } else { 2 << 30 };
+    let given = a.size.as_deref().map(|s| size_bytes(s, data)).transpose()?;
+    if !a.read_only {
+        return Ok(given.unwrap_or(default));
+    }
+    let have = data.unwrap_or(0);
+    let holds = |n: u64| plumb_core::size::format_compact(n);
+    match given {
+        Some(want) if want > have => anyhow::bail!(
+            "{}: holds {}, less than --size {} (--read-only reads only the data there: give a smaller --size, or none to read it all)",
+            file.display(),
+            holds(have),
+            a.size.as_deref().unwrap_or_default()
+        ),
+        Some(want) => Ok(want),
+        None if have < LARGEST_REQUEST => anyhow::bail!(
+            "{}: holds {}, too little to read in 1 MiB requests (--read-only reads only the data there)",
+            file.display(),
+            holds(have)
+        ),
+        None => Ok(have.min(default) / LARGEST_REQUEST * LARGEST_REQUEST),
+    }
 }
 
 /// fio's arguments for the whole check.
@@ -109,32 +251,47 @@ fn fio_args(file: &Path, size: &str, secs: u32, read_only: bool) -> Vec<String> 
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
     a.run.check()?;
-    let (file, made) = test_file(&a.target)?;
-    let size = a
-        .size
-        .clone()
-        .unwrap_or_else(|| if a.quick { "512M" } else { "2G" }.to_string());
+    let (file, made, data) = test_file(&a.target, a.read_only)?;
+    let size = test_size(&a, &file, data)?;
     let secs = a.time.unwrap_or(if a.quick { 2 } else { 5 });
-    if secs == 0 {
-        return Err(crate::exit::UsageError("--time must be at least 1 second".into()).into());
-    }
+    // The size as the user wrote it, else in plumb's compact units.
+    let shown = match &a.size {
+        Some(s) => s.clone(),
+        None if a.read_only => plumb_core::size::format_compact(size),
+        None => if a.quick { "512M" } else { "2G" }.to_string(),
+    };
     let choices = serde_json::json!({
         "file": file.display().to_string(),
-        "size": size,
+        "size": shown,
         "made": made,
         "seconds": secs,
         "read_only": a.read_only,
     });
     let layout = Disk::LAYOUT;
-    print!(
+    let head = format!(
         "{}{}",
         plumb_pipeline::Layout::banner(&layout),
         Disk::target_line(Some(&choices))
     );
-    let args = fio_args(&file, &size, secs, a.read_only);
-    let status = fio_jobs::run(args, "disk", &layout, Some(choices), &a.run);
+    let args = fio_args(&file, &size.to_string(), secs, a.read_only);
+    let status = fio_jobs::run(
+        args,
+        "disk",
+        &layout,
+        Some(choices),
+        &head,
+        a.read_only,
+        &a.run,
+    );
     if made && !a.keep_file {
         let _ = std::fs::remove_file(&file);
+    } else if made && file.exists() {
+        if let Err(e) = mark_made_by_plumb(&file) {
+            eprintln!(
+                "plumb: note: {} is kept but cannot be marked as plumb's ({e}): a later run will only read it (--read-only)",
+                file.display()
+            );
+        }
     }
     status
 }

@@ -40,9 +40,28 @@ fn a_value(s: &str) -> String {
     format!("{article} {name}")
 }
 
+/// The command's own usage line (`plumb hdparm [OPTIONS] <DEVICE>...`), for a command
+/// without subcommands of its own; `None` for the others, whose usage depends on which one.
+fn plain_usage(command: &str) -> Option<String> {
+    let mut cli = <super::Cli as clap::CommandFactory>::command();
+    cli.build();
+    let sub = cli.find_subcommand_mut(command)?;
+    if sub.has_subcommands() {
+        return None;
+    }
+    Some(sub.render_usage().to_string())
+}
+
 fn one_line(e: &clap::Error, command: &str) -> String {
     let ctx = |k| e.get(k).map(|v| v.to_string()).unwrap_or_default();
-    let usage = ctx(ContextKind::Usage)
+    // For a missing argument clap's usage repeats the arguments given ("plumb hdparm
+    // --no-history <DEVICE>..."), which reads as if they were required.
+    let usage = match e.kind() {
+        ErrorKind::MissingRequiredArgument => plain_usage(command),
+        _ => None,
+    }
+    .unwrap_or_else(|| ctx(ContextKind::Usage));
+    let usage = usage
         .lines()
         .next()
         .map(|l| l.trim_start_matches("Usage:").trim().to_string())

@@ -2,7 +2,7 @@
 //! by plumb (observed underneath, kept in the history), then what each line measures:
 //! `-T` times the page cache (memory), `-t` the first seconds of one sequential read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use plumb_report::hdparm::Hdparm;
 
@@ -61,6 +61,29 @@ fn fio_args(a: &Args) -> Vec<String> {
     v
 }
 
+/// hdparm's timings read 2 MiB at a time (its TIMING_BUF_BYTES).
+const TIMING_BYTES: u64 = 2 << 20;
+
+/// hdparm only ever reads: refuse, in hdparm's words, whatever it could not read 2 MiB at a
+/// time from, before fio would lay a file out (and so write it) or ask for a size.
+fn check_device(d: &Path) -> anyhow::Result<()> {
+    let name = d.display();
+    match fio_jobs::kind(d)? {
+        fio_jobs::Kind::File | fio_jobs::Kind::Block => {}
+        fio_jobs::Kind::Dir => anyhow::bail!("{name}: read() failed: Is a directory"),
+        fio_jobs::Kind::Other => {
+            anyhow::bail!("{name}: not a block device or a file: nothing to time")
+        }
+    }
+    match fio_jobs::data_len(d)? {
+        0 => anyhow::bail!("{name}: read() hit EOF - device too small"),
+        n if n < TIMING_BYTES => anyhow::bail!(
+            "{name}: read({TIMING_BYTES}) returned {n} bytes: too small to time (2 MiB reads)"
+        ),
+        _ => Ok(()),
+    }
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<i32> {
     a.run.check()?;
     // hdparm with neither flag prints the device's settings, which plumb does not: time both.
@@ -69,7 +92,15 @@ pub fn run(mut a: Args) -> anyhow::Result<i32> {
         a.buffered = true;
     }
     for d in &a.devices {
-        std::fs::metadata(d).map_err(|e| anyhow::anyhow!("{}: {e}", d.display()))?;
+        check_device(d)?;
     }
-    fio_jobs::run(fio_args(&a), "hdparm", &Hdparm::LAYOUT, None, &a.run)
+    fio_jobs::run(
+        fio_args(&a),
+        "hdparm",
+        &Hdparm::LAYOUT,
+        None,
+        "",
+        true,
+        &a.run,
+    )
 }
