@@ -1209,3 +1209,23 @@ fn server_counters_are_compared_as_figures_not_settings() {
     }
     h.ok(&with(&base, &["cleanup"]));
 }
+
+/// A sweep where one run is asked for, or a sweep that is not there, is one line naming it.
+#[test]
+fn a_sweep_is_not_a_run_and_a_missing_sweep_is_said() {
+    let h = Home::new();
+    h.ok(&with(CPU, &["run"]));
+    let (code, out, err) = h.run(&["show", "sweep:1"]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(
+        err,
+        "plumb: sweep:1 is a sweep, not one run: plumb history --sweep=1 lists its runs, plumb html sweep:1 draws it, plumb compare sweep:1 sweep:N compares two\n"
+    );
+    let (code, out, err) = h.run(&["history", "--sweep=999"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.starts_with("plumb: no sweep 999 in the history"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

@@ -49,6 +49,12 @@ impl RunRef {
             check_name("baseline", name)?;
             return Ok(RunRef::Baseline(name.to_string()));
         }
+        if let Some(id) = s.strip_prefix("sweep:") {
+            // Where one run is asked for (show, tag, baseline): a sweep is many.
+            return Err(format!(
+                "{s} is a sweep, not one run: plumb history --sweep={id} lists its runs, plumb html {s} draws it, plumb compare {s} sweep:N compares two"
+            ));
+        }
         if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
             return s
                 .parse()

@@ -77,6 +77,11 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         limit: (a.limit > 0).then_some(a.limit),
     };
     let store = Store::open_default()?;
+    if let Some(id) = filter.sweep {
+        // A sweep that does not exist is a mistake, as compare and html say, not an empty
+        // listing.
+        store.sweep(id)?;
+    }
     let runs = store.list(&filter)?;
     let total = store.count(&filter)?;
     if a.json {
