@@ -1229,3 +1229,42 @@ fn a_sweep_is_not_a_run_and_a_missing_sweep_is_said() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// A sweep run with --no-history and its --json document imported later is kept as a sweep:
+/// its runs at their points, its plan, how it ended.
+#[test]
+fn a_sweep_document_is_imported_as_a_sweep() {
+    let h = Home::new();
+    let plan = h.path().join("p.toml");
+    std::fs::write(
+        &plan,
+        "command = \"cpu --cpu-max-prime=2000 --time=0.2 run\"\n[matrix]\nthreads = [1, 2]\n",
+    )
+    .unwrap();
+    let (code, out, err) = h.run(&[
+        "sweep",
+        plan.to_str().unwrap(),
+        "--no-history",
+        "--json=s.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let out = h.ok(&["history", "import", "s.json", "--tag=lab"]);
+    assert_eq!(
+        out,
+        "s.json: kept as sweep 1 (2 run(s); plumb history --sweep=1)\n"
+    );
+    let runs = h.json(&["history", "--sweep=1", "--json", "--limit=0"])["runs"].clone();
+    let mut points: Vec<String> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["sweep_point"].as_str().unwrap().to_string())
+        .collect();
+    points.sort();
+    assert_eq!(points, ["threads=1", "threads=2"]);
+    assert!(runs[0]["tags"].to_string().contains("lab"), "{runs}");
+    // The same sweep either way: from the history and from the file.
+    let (code, text, err) = h.run(&["compare", "sweep:1", "s.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("\nPoints both sweeps ran (2)"), "{text}");
+}

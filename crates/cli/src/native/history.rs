@@ -168,18 +168,82 @@ fn import(files: &[std::path::PathBuf], tags: &[String]) -> anyhow::Result<i32> 
         crate::keep::check_tag(t).map_err(UsageError)?;
     }
     // Every file is read and checked before any is kept: all or nothing.
-    let mut records = Vec::new();
+    enum Doc {
+        Run(Box<Record>),
+        Sweep(plumb_history::SweepSide, u32),
+    }
+    let mut docs = Vec::new();
     for f in files {
         let text =
             std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
-        records.push(Record::from_json(&text).with_context(|| format!("{}", f.display()))?);
+        let shown = f.to_string_lossy();
+        let sweep = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .filter(|d| d["schema"] == "plumb.sweep/1");
+        docs.push(match sweep {
+            // A sweep run with --no-history, kept later as a sweep of its own.
+            Some(d) => {
+                let planned = d["points_planned"].as_u64().unwrap_or(0) as u32;
+                let side = crate::sweep::saved::from_file(&shown, &d)?;
+                Doc::Sweep(side, planned)
+            }
+            None => Doc::Run(Box::new(
+                Record::from_json(&text).with_context(|| format!("{}", f.display()))?,
+            )),
+        });
     }
     let mut store = Store::open_default()?;
-    for (f, r) in files.iter().zip(&records) {
-        let id = store.add(r, tags, None)?;
-        super::print_out(&format!("{}: kept as run {id}\n", f.display()));
+    for (f, doc) in files.iter().zip(&docs) {
+        match doc {
+            Doc::Run(r) => {
+                let id = store.add(r, tags, None)?;
+                super::print_out(&format!("{}: kept as run {id}\n", f.display()));
+            }
+            Doc::Sweep(s, planned) => {
+                let id = import_sweep(&mut store, s, *planned, tags)?;
+                super::print_out(&format!(
+                    "{}: kept as sweep {id} ({} run(s); plumb history --sweep={id})\n",
+                    f.display(),
+                    s.runs.len()
+                ));
+            }
+        }
     }
     Ok(0)
+}
+
+/// Keep a `plumb sweep --json` document as a new sweep: its plan, each run at its point
+/// (the values in the plan's order, as the sweep names them), and how it ended.
+fn import_sweep(
+    store: &mut Store,
+    s: &plumb_history::SweepSide,
+    planned: u32,
+    tags: &[String],
+) -> anyhow::Result<i64> {
+    let id = store.new_sweep(s.started_at_unix_s, s.plan.as_deref().unwrap_or_default())?;
+    let keys = s.keys();
+    let mut repeats: std::collections::HashMap<usize, u32> = Default::default();
+    for r in &s.runs {
+        let repeat = repeats.entry(r.point).or_insert(0);
+        *repeat += 1;
+        let values = keys
+            .iter()
+            .filter_map(|k| {
+                let (_, v) = r.values.iter().find(|(n, _)| n == k)?;
+                Some(format!("{k}={v}"))
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let at = plumb_history::SweepPoint {
+            sweep: id,
+            index: r.point as u32,
+            repeat: *repeat,
+            values,
+        };
+        store.add_point(&r.record, tags, &at)?;
+    }
+    store.end_sweep(id, planned, s.stopped.as_deref().unwrap_or("completed"))?;
+    Ok(id)
 }
 
 /// The run `s` names in the history (an id, a tag or baseline:NAME); a file is refused

@@ -68,7 +68,7 @@ fn from_history(id: i64, st: &Store) -> anyhow::Result<SweepSide> {
 }
 
 /// A `plumb sweep --json` document.
-fn from_file(path: &str, doc: &serde_json::Value) -> anyhow::Result<SweepSide> {
+pub(crate) fn from_file(path: &str, doc: &serde_json::Value) -> anyhow::Result<SweepSide> {
     let bad = |why: &str| anyhow::anyhow!("{path}: not a plumb.sweep/1 document: {why}");
     let mut runs = Vec::new();
     for r in doc["runs"].as_array().ok_or_else(|| bad("no runs"))? {
