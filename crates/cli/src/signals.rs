@@ -5,6 +5,8 @@
 //! signals the program and then its whole process group, so the program gets two at once,
 //! and killing it on the second would lose the report the first asked for (a sweep's
 //! results and cleanup). A person pressing Ctrl-C again is far slower than that.
+//!
+//! SIGUSR1, under dd only: dd's info signal (see [`install_info`]).
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -80,4 +82,42 @@ pub fn rearm() {
         s.flag.store(0, SeqCst);
         s.seen.store(false, SeqCst);
     }
+}
+
+/// dd's info signal (SIGUSR1): counted here, answered by the copy.
+static INFO: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+
+/// Only an atomic add: async-signal-safe.
+extern "C" fn on_info(_sig: libc::c_int) {
+    if let Some(n) = INFO.get() {
+        n.fetch_add(1, SeqCst);
+    }
+}
+
+/// Count SIGUSR1 as dd's info signal, and block it in this thread so that every thread
+/// started from here on blocks it too: the one thread that unblocks it (the copy) is the
+/// one the kernel interrupts. No SA_RESTART, as dd: a read waiting on a pipe returns EINTR
+/// and the copy prints the statistics at once instead of when data comes. None under
+/// POSIXLY_CORRECT, where dd leaves SIGUSR1 to its default action too.
+pub fn install_info() -> Option<Arc<AtomicUsize>> {
+    if std::env::var_os("POSIXLY_CORRECT").is_some() {
+        return None;
+    }
+    let count = INFO.get_or_init(|| Arc::new(AtomicUsize::new(0))).clone();
+    // SAFETY: sigaction and pthread_sigmask with sets built on the stack before use; the
+    // handler is async-signal-safe (on_info).
+    unsafe {
+        let mut act: libc::sigaction = std::mem::zeroed();
+        act.sa_sigaction = on_info as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut act.sa_mask);
+        act.sa_flags = 0;
+        if libc::sigaction(libc::SIGUSR1, &act, std::ptr::null_mut()) != 0 {
+            return None;
+        }
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGUSR1);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+    Some(count)
 }

@@ -6,12 +6,14 @@
 //! lines from the result alone.
 
 use std::ffi::CString;
+use std::fmt::Write as _;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use plumb_core::clock::Stamp;
 use plumb_core::{OpKind, Ticket, Worker, WorkerCtx, Workload, WorkloadError};
@@ -129,8 +131,10 @@ pub enum DdError {
         name: String,
         source: std::io::Error,
     },
-    #[error("error writing {name}: {}", strerror(source))]
+    /// dd says "writing to" for a whole obs-sized block, "error writing" otherwise.
+    #[error("{what} {name}: {}", strerror(source))]
     Write {
+        what: &'static str,
         name: String,
         source: std::io::Error,
     },
@@ -140,8 +144,127 @@ pub enum DdError {
         name: String,
         source: std::io::Error,
     },
-    #[error("cannot allocate a {0}-byte buffer")]
-    Buffer(u64),
+    #[error(
+        "memory exhausted by {side} buffer of size {size} bytes ({})",
+        human_bytes(*size, false)
+    )]
+    Buffer { side: &'static str, size: u64 },
+}
+
+/// What the copy says while it runs; dd prints these on stderr the moment they happen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DdNote {
+    /// An info signal (SIGUSR1) came: dd's statistics as they stand.
+    Stats(DdTally),
+    /// One of dd's warnings, worded as dd words it (without the `dd: `).
+    Warning(String),
+}
+
+/// dd's running counts, what its `print_stats` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DdTally {
+    pub records_in_full: u64,
+    pub records_in_partial: u64,
+    pub records_out_full: u64,
+    pub records_out_partial: u64,
+    pub bytes_written: u64,
+    /// Since the copy started (before skip=, as dd's clock).
+    pub elapsed_s: f64,
+}
+
+/// How the copy reaches its front end while it runs.
+#[derive(Clone)]
+pub struct DdTalk {
+    /// Info signals that came and are not answered yet, counted by the front end's handler.
+    pub info: Arc<AtomicUsize>,
+    /// The signal counted in `info`. The front end blocks it before any thread starts and
+    /// the copying thread unblocks it, so the kernel interrupts that thread: a read blocked
+    /// on a pipe returns EINTR and the statistics are printed at once, as dd prints them.
+    pub info_signal: Option<libc::c_int>,
+    pub say: Arc<dyn Fn(&DdNote) + Send + Sync>,
+}
+
+impl std::fmt::Debug for DdTalk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DdTalk")
+            .field("info_signal", &self.info_signal)
+            .finish_non_exhaustive()
+    }
+}
+
+/// gnulib's human_readable with dd's options (autoscale, round to nearest, a space before
+/// the unit, a B suffix), for a whole number of bytes: `197 kB`, `1.0 KiB`, `512 B`.
+pub fn human_bytes(n: u64, si: bool) -> String {
+    let base: u64 = if si { 1000 } else { 1024 };
+    let (mut amount, mut tenths, mut rounding) = (n, 0u64, 0u64);
+    let mut exponent = 0usize;
+    let mut decimal = None;
+    if base <= amount {
+        loop {
+            let r10 = (amount % base) * 10 + tenths;
+            let r2 = (r10 % base) * 2 + (rounding >> 1);
+            amount /= base;
+            tenths = r10 / base;
+            rounding = if r2 < base {
+                u64::from(r2 + rounding != 0)
+            } else {
+                2 + u64::from(base < r2 + rounding)
+            };
+            exponent += 1;
+            if base > amount || exponent >= 10 {
+                break;
+            }
+        }
+        if amount < 10 {
+            if 2 < rounding + (tenths & 1) {
+                tenths += 1;
+                rounding = 0;
+                if tenths == 10 {
+                    amount += 1;
+                    tenths = 0;
+                }
+            }
+            if amount < 10 {
+                decimal = Some(tenths);
+                tenths = 0;
+                rounding = 0;
+            }
+        }
+    }
+    if 5 < tenths + u64::from(0 < rounding + (amount & 1)) {
+        amount += 1;
+        if amount == base && exponent < 10 {
+            exponent += 1;
+            amount = 1;
+            decimal = Some(0);
+        }
+    }
+    let mut s = amount.to_string();
+    if let Some(t) = decimal {
+        let _ = write!(s, ".{t}");
+    }
+    s.push(' ');
+    s.push_str(&unit_prefix(exponent, si));
+    s.push('B');
+    s
+}
+
+/// The unit prefix for 1000^exponent (`k`, `M`...) or 1024^exponent (`Ki`, `Mi`...).
+pub fn unit_prefix(exponent: usize, si: bool) -> String {
+    const LETTERS: &[u8] = b" KMGTPEZYRQ";
+    if exponent == 0 {
+        return String::new();
+    }
+    let letter = if si && exponent == 1 {
+        'k'
+    } else {
+        LETTERS[exponent.min(10)] as char
+    };
+    if si {
+        letter.to_string()
+    } else {
+        format!("{letter}i")
+    }
 }
 
 /// The C library's text for an error, as dd prints it (no "(os error N)").
@@ -164,9 +287,28 @@ pub fn quote_file(path: &Path) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// A file name as dd's `quotef` writes it: bare when the shell would need no quotes.
+pub fn quotef(path: &Path) -> String {
+    let s = path.to_string_lossy();
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%^=".contains(c))
+    {
+        return s.into_owned();
+    }
+    quote_file(path)
+}
+
 fn end_name(path: &Option<PathBuf>, stdio: &str) -> String {
     match path {
         Some(p) => quote_file(p),
+        None => format!("'{stdio}'"),
+    }
+}
+
+fn end_name_f(path: &Option<PathBuf>, stdio: &str) -> String {
+    match path {
+        Some(p) => quotef(p),
         None => format!("'{stdio}'"),
     }
 }
@@ -201,10 +343,13 @@ const FSYNC: usize = 2;
 pub struct DdWorkload {
     spec: DdSpec,
     ends: Mutex<Option<(OwnedFd, OwnedFd)>>,
+    /// The input buffer and, without bs=, the output one.
+    bufs: Mutex<Option<(AlignedBuf, Option<AlignedBuf>)>>,
     /// Both ends' numbers in the process's descriptor table, closed here once the worker has
     /// taken copies into a table of its own (see [`DdWorker::own_table`]).
     raw: (RawFd, RawFd),
     own_table: Arc<AtomicBool>,
+    talk: Option<DdTalk>,
     pub settings: DdSettings,
 }
 
@@ -299,6 +444,10 @@ impl DdWorkload {
             None => stdio(0, "standard input")?,
         };
         let seek_bytes = spec.seek_offset();
+        // dd decides on whole obs-sized records: with seek_bytes a seek shorter than obs is
+        // no record, so the output is opened with O_TRUNC and not ftruncated (the bytes
+        // before the offset read back as zeros), as GNU dd 9.1 does.
+        let seek_records = spec.seek_records();
         let output = match &spec.output {
             Some(p) => {
                 let mut opts = open_flags(&spec.oflag);
@@ -308,15 +457,15 @@ impl DdWorkload {
                 if spec.conv.excl {
                     opts |= libc::O_EXCL;
                 }
-                if spec.seek == 0 && !spec.conv.notrunc {
+                if seek_records == 0 && !spec.conv.notrunc {
                     opts |= libc::O_TRUNC;
                 }
-                let fd = if spec.seek != 0 {
+                let fd = if seek_records != 0 {
                     open(p, libc::O_RDWR | opts).or_else(|_| open(p, libc::O_WRONLY | opts))?
                 } else {
                     open(p, libc::O_WRONLY | opts)?
                 };
-                if spec.seek != 0 && !spec.conv.notrunc {
+                if seek_records != 0 && !spec.conv.notrunc {
                     // SAFETY: plain syscall on an fd we own.
                     let r = unsafe { libc::ftruncate(fd.as_raw_fd(), seek_bytes as libc::off_t) };
                     // dd complains only about a regular file it could not truncate.
@@ -332,6 +481,21 @@ impl DdWorkload {
             }
             None => stdio(1, "standard output")?,
         };
+        // Allocated as the ends are opened, so that a size the memory cannot hold is dd's
+        // one line and no copy, as dd's die().
+        let align = page_size();
+        let alloc = |size: u64, side| {
+            usize::try_from(size)
+                .ok()
+                .and_then(|n| AlignedBuf::new(n, align))
+                .ok_or(DdError::Buffer { side, size })
+        };
+        let ibuf = alloc(spec.ibs, "input")?;
+        let obuf = if spec.one_buffer {
+            None
+        } else {
+            Some(alloc(spec.obs, "output")?)
+        };
         let (ik, isize) = kind_of(&input);
         let (ok, _) = kind_of(&output);
         let settings = DdSettings {
@@ -344,9 +508,17 @@ impl DdWorkload {
             spec,
             raw: (input.as_raw_fd(), output.as_raw_fd()),
             ends: Mutex::new(Some((input, output))),
+            bufs: Mutex::new(Some((ibuf, obuf))),
             own_table: Arc::new(AtomicBool::new(false)),
+            talk: None,
             settings,
         })
+    }
+
+    /// Where the copy's statistics on SIGUSR1 and its warnings go; without it, nowhere.
+    pub fn with_talk(mut self, talk: Option<DdTalk>) -> Self {
+        self.talk = talk;
+        self
     }
 }
 
@@ -357,6 +529,22 @@ impl DdSpec {
             self.seek
         } else {
             self.seek.saturating_mul(self.obs)
+        }
+    }
+    /// Whole obs-sized records in seek= (dd truncates the output only when there are some).
+    fn seek_records(&self) -> u64 {
+        if self.oflag.seek_bytes {
+            self.seek / self.obs
+        } else {
+            self.seek
+        }
+    }
+    /// skip= as dd splits it: whole ibs-sized records, then bytes.
+    fn skip_parts(&self) -> (u64, u64) {
+        if self.iflag.skip_bytes {
+            (self.skip / self.ibs, self.skip % self.ibs)
+        } else {
+            (self.skip, 0)
         }
     }
     /// Where the input starts, in bytes.
@@ -391,19 +579,29 @@ impl Workload for DdWorkload {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .ok_or_else(|| WorkloadError::new("a dd copy runs once, on one thread"))?;
-        let align = page_size();
-        let ibuf = AlignedBuf::new(self.spec.ibs as usize, align)
-            .ok_or_else(|| WorkloadError::new(DdError::Buffer(self.spec.ibs)))?;
-        let obuf = if self.spec.one_buffer {
-            None
-        } else {
-            Some(
-                AlignedBuf::new(self.spec.obs as usize, align)
-                    .ok_or_else(|| WorkloadError::new(DdError::Buffer(self.spec.obs)))?,
-            )
-        };
+        let (ibuf, obuf) = self
+            .bufs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .ok_or_else(|| WorkloadError::new("a dd copy runs once, on one thread"))?;
+        let (skip_records, _) = self.spec.skip_parts();
+        let (max_records, _) = self.spec.limits();
+        // dd's warn_partial_read: bs= without fullblock, and a count, a skip or direct I/O
+        // that a short read would make mean something else than asked.
+        let warn_partial = self.spec.one_buffer
+            && !self.spec.iflag.fullblock
+            && (skip_records != 0
+                || (0 < max_records && max_records < i64::MAX as u64)
+                || self.spec.iflag.direct
+                || self.spec.oflag.direct);
         Ok(Box::new(DdWorker {
             spec: self.spec.clone(),
+            talk: self.talk.clone(),
+            tally: [0; COUNTERS.len()],
+            started: Instant::now(),
+            prev_nread: 0,
+            warn_partial,
             input,
             output,
             ibuf,
@@ -419,6 +617,14 @@ impl Workload for DdWorkload {
 
 struct DdWorker {
     spec: DdSpec,
+    talk: Option<DdTalk>,
+    /// The counters as added so far, for the statistics an info signal asks for.
+    tally: [u64; COUNTERS.len()],
+    started: Instant,
+    /// The last read's result, across records and skip= (dd's static prev_nread): the
+    /// end of an O_DIRECT input and the partial-read warning look at it.
+    prev_nread: isize,
+    warn_partial: bool,
     input: OwnedFd,
     output: OwnedFd,
     ibuf: AlignedBuf,
@@ -469,6 +675,14 @@ fn errno() -> std::io::Error {
 }
 
 impl DdWorker {
+    fn write_error(&self, what: &'static str, source: std::io::Error) -> DdError {
+        DdError::Write {
+            what,
+            name: self.out_name(),
+            source,
+        }
+    }
+
     fn in_name(&self) -> String {
         end_name(&self.spec.input, "standard input")
     }
@@ -476,10 +690,72 @@ impl DdWorker {
         end_name(&self.spec.output, "standard output")
     }
 
-    /// One read call, retried on EINTR; dd's end of input under O_DIRECT after a short read
-    /// (EINVAL) reads as 0.
-    fn read_once(&mut self, at: usize, len: usize, prev: &mut isize) -> std::io::Result<usize> {
+    /// Add to a counter, keeping the tally an info signal prints.
+    fn add(&mut self, ctx: &mut WorkerCtx<'_>, counter: usize, n: u64) {
+        self.tally[counter] += n;
+        ctx.add(counter, n);
+    }
+
+    fn say(&self, note: DdNote) {
+        if let Some(t) = &self.talk {
+            (t.say)(&note);
+        }
+    }
+
+    /// dd's process_signals: the statistics once per info signal that came. Called where dd
+    /// calls it: before every read and write and after an interrupted one.
+    fn process_signals(&mut self) {
+        let Some(t) = &self.talk else {
+            return;
+        };
+        if t.info.load(Relaxed) == 0 {
+            return;
+        }
+        let pending = t.info.swap(0, Relaxed);
+        for _ in 0..pending {
+            let c = &self.tally;
+            let tally = DdTally {
+                records_in_full: c[IN_FULL],
+                records_in_partial: c[IN_PARTIAL],
+                records_out_full: c[OUT_FULL],
+                records_out_partial: c[OUT_PARTIAL],
+                bytes_written: c[BYTES_WRITTEN],
+                elapsed_s: self.started.elapsed().as_secs_f64(),
+            };
+            self.say(DdNote::Stats(tally));
+        }
+        // What was printed belongs to no call.
+        self.last = None;
+    }
+
+    /// dd's iread: one read call, retried on EINTR; dd's end of input under O_DIRECT after
+    /// a short read (EINVAL) reads as 0; the first record after a short one warns of the
+    /// partial read when dd would.
+    fn read_once(&mut self, at: usize, len: usize) -> std::io::Result<usize> {
+        let r = self.read_call(at, len);
+        let n = match &r {
+            Ok(n) => *n as isize,
+            Err(_) => -1,
+        };
+        if 0 < n && (n as usize) < len {
+            // A short read may be a signal's doing.
+            self.process_signals();
+        }
+        if 0 < n && self.warn_partial && 0 < self.prev_nread && (self.prev_nread as usize) < len {
+            let prev = self.prev_nread;
+            let unit = if prev == 1 { "byte" } else { "bytes" };
+            self.say(DdNote::Warning(format!(
+                "warning: partial read ({prev} {unit}); suggest iflag=fullblock"
+            )));
+            self.warn_partial = false;
+        }
+        self.prev_nread = n;
+        r
+    }
+
+    fn read_call(&mut self, at: usize, len: usize) -> std::io::Result<usize> {
         loop {
+            self.process_signals();
             // SAFETY: at + len is within ibuf.
             let n = unsafe {
                 plumb_core::rawsys::read(
@@ -489,14 +765,14 @@ impl DdWorker {
                 )
             };
             if n >= 0 {
-                *prev = n;
                 return Ok(n as usize);
             }
             let e = errno();
+            let prev = self.prev_nread;
             match e.raw_os_error() {
                 Some(libc::EINTR) => continue,
                 Some(libc::EINVAL)
-                    if self.spec.iflag.direct && *prev > 0 && (*prev as usize) < len =>
+                    if self.spec.iflag.direct && prev > 0 && (prev as usize) < len =>
                 {
                     return Ok(0)
                 }
@@ -507,12 +783,11 @@ impl DdWorker {
 
     /// One input record: one read, or reads until `len` bytes with fullblock.
     fn read_record(&mut self, ctx: &mut WorkerCtx<'_>, len: usize) -> Result<usize, DdError> {
-        let mut prev = -1isize;
         let mut got = 0;
         loop {
             let start = self.last.take().unwrap_or_else(Stamp::now);
             let n = self
-                .read_once(got, len - got, &mut prev)
+                .read_once(got, len - got)
                 .map_err(|source| DdError::Read {
                     name: self.in_name(),
                     source,
@@ -534,7 +809,7 @@ impl DdWorker {
         ctx: &mut WorkerCtx<'_>,
         from_obuf: bool,
         len: usize,
-    ) -> Result<usize, DdError> {
+    ) -> Result<usize, (usize, std::io::Error)> {
         if self.out_direct && (len as u64) < self.spec.obs {
             let fd = self.output.as_raw_fd();
             // SAFETY: plain fcntl calls on an fd we own.
@@ -549,6 +824,7 @@ impl DdWorker {
         }
         let mut done = 0;
         while done < len {
+            self.process_signals();
             let ptr = match (&self.obuf, from_obuf) {
                 (Some(o), true) => o.as_ptr(),
                 _ => self.ibuf.as_ptr(),
@@ -563,53 +839,101 @@ impl DdWorker {
                 if e.raw_os_error() == Some(libc::EINTR) {
                     continue;
                 }
-                ctx.add(BYTES_WRITTEN, done as u64);
-                return Err(DdError::Write {
-                    name: self.out_name(),
-                    source: e,
-                });
+                self.add(ctx, BYTES_WRITTEN, done as u64);
+                return Err((done, e));
             }
             let end = Stamp::now();
             ctx.record(WRITE, Ticket::inner(), start, end);
             self.last = Some(end);
             if n == 0 {
-                ctx.add(BYTES_WRITTEN, done as u64);
-                return Err(DdError::Write {
-                    name: self.out_name(),
-                    source: std::io::Error::from_raw_os_error(libc::ENOSPC),
-                });
+                self.add(ctx, BYTES_WRITTEN, done as u64);
+                return Err((done, std::io::Error::from_raw_os_error(libc::ENOSPC)));
             }
             done += n as usize;
         }
-        ctx.add(BYTES_WRITTEN, done as u64);
+        self.add(ctx, BYTES_WRITTEN, done as u64);
         Ok(done)
     }
 
+    /// dd's skip() for the input: lseek when the input seeks (warning when that lands past
+    /// the end of a file); a seekable input that refuses the offset is an error; otherwise
+    /// ibs-sized reads, one per record however short (as the copy counts records), then
+    /// the bytes of skip_bytes. Warns, as dd, when the input ended or came short first.
     fn skip_input(&mut self) -> Result<(), DdError> {
-        let offset = self.spec.skip_offset();
-        if offset == 0 {
+        let (mut records, mut bytes) = self.spec.skip_parts();
+        if records == 0 && bytes == 0 {
             return Ok(());
         }
-        if advance(&self.input, offset).is_ok() {
-            return Ok(());
+        let fd = self.input.as_raw_fd();
+        // SAFETY (these lseeks and fstat): plain syscalls on an fd we own.
+        let start = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) }.max(0) as u64;
+        let offset = records
+            .checked_mul(self.spec.ibs)
+            .and_then(|o| o.checked_add(bytes))
+            .filter(|o| *o <= i64::MAX as u64);
+        let mut lseek_errno = 0;
+        if let Some(off) = offset {
+            if unsafe { libc::lseek(fd, off as libc::off_t, libc::SEEK_CUR) } >= 0 {
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                let regular = unsafe { libc::fstat(fd, &mut st) } == 0
+                    && st.st_mode & libc::S_IFMT == libc::S_IFREG;
+                if regular && (st.st_size as i64 - start as i64) < off as i64 {
+                    self.cannot_skip_to_offset();
+                }
+                return Ok(());
+            }
+            lseek_errno = errno().raw_os_error().unwrap_or(0);
         }
-        // Not seekable (a pipe): read and drop, as dd does.
-        let mut left = offset;
-        while left > 0 {
-            let len = left.min(self.spec.ibs) as usize;
-            let mut prev = -1;
-            let n = self
-                .read_once(0, len, &mut prev)
-                .map_err(|source| DdError::Skip {
-                    name: self.in_name(),
-                    source,
-                })?;
-            if n == 0 {
+        if unsafe { libc::lseek(fd, 0, libc::SEEK_END) } >= 0 {
+            // Seekable, but not to there: dd gives up rather than read its way.
+            let code = if lseek_errno == 0 {
+                libc::EOVERFLOW
+            } else {
+                lseek_errno
+            };
+            return Err(DdError::Skip {
+                name: end_name_f(&self.spec.input, "standard input"),
+                source: std::io::Error::from_raw_os_error(code),
+            });
+        }
+        let ibs = self.spec.ibs as usize;
+        let mut skipped = 0u64;
+        while records != 0 || bytes != 0 {
+            let len = if records != 0 { ibs } else { bytes as usize };
+            let mut got = 0;
+            loop {
+                let n = self
+                    .read_once(got, len - got)
+                    .map_err(|source| DdError::Read {
+                        name: self.in_name(),
+                        source,
+                    })?;
+                got += n;
+                if n == 0 || got == len || !self.spec.iflag.fullblock {
+                    break;
+                }
+            }
+            if got == 0 {
                 break;
             }
-            left -= n as u64;
+            skipped += got as u64;
+            if records != 0 {
+                records -= 1;
+            } else {
+                bytes = 0;
+            }
+        }
+        if records != 0 || offset != Some(skipped) {
+            self.cannot_skip_to_offset();
         }
         Ok(())
+    }
+
+    fn cannot_skip_to_offset(&self) {
+        let name = end_name_f(&self.spec.input, "standard input");
+        self.say(DdNote::Warning(format!(
+            "{name}: cannot skip to specified offset"
+        )));
     }
 
     fn seek_output(&mut self) -> Result<(), DdError> {
@@ -618,12 +942,14 @@ impl DdWorker {
             return Ok(());
         }
         advance(&self.output, offset).map_err(|source| DdError::Seek {
-            name: self.out_name(),
+            name: end_name_f(&self.spec.output, "standard output"),
             source,
         })
     }
 
     fn copy(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), DdError> {
+        // dd's clock starts once both ends are open, before skip=.
+        self.started = Instant::now();
         self.skip_input()?;
         self.seek_output()?;
         let ibs = self.spec.ibs as usize;
@@ -646,21 +972,23 @@ impl DdWorker {
             if n == 0 {
                 break;
             }
-            ctx.add(BYTES_READ, n as u64);
+            self.add(ctx, BYTES_READ, n as u64);
             records += 1;
             if n < ibs {
-                ctx.add(IN_PARTIAL, 1);
+                self.add(ctx, IN_PARTIAL, 1);
                 if self.spec.conv.sync {
                     self.last = None;
                     self.ibuf[n..ibs].fill(0);
                     n = ibs;
                 }
             } else {
-                ctx.add(IN_FULL, 1);
+                self.add(ctx, IN_FULL, 1);
             }
             if self.obuf.is_none() {
-                self.write_all(ctx, false, n)?;
-                ctx.add(if n == ibs { OUT_FULL } else { OUT_PARTIAL }, 1);
+                // dd counts no record for a failed write of a record as read.
+                self.write_all(ctx, false, n)
+                    .map_err(|(_, e)| self.write_error("error writing", e))?;
+                self.add(ctx, if n == ibs { OUT_FULL } else { OUT_PARTIAL }, 1);
                 continue;
             }
             // Gather into obs-sized writes.
@@ -674,8 +1002,13 @@ impl DdWorker {
                 self.oc += take;
                 at += take;
                 if self.oc == obs {
-                    self.write_all(ctx, true, obs)?;
-                    ctx.add(OUT_FULL, 1);
+                    if let Err((done, e)) = self.write_all(ctx, true, obs) {
+                        if done != 0 {
+                            self.add(ctx, OUT_PARTIAL, 1);
+                        }
+                        return Err(self.write_error("writing to", e));
+                    }
+                    self.add(ctx, OUT_FULL, 1);
                     self.oc = 0;
                 }
             }
@@ -684,10 +1017,26 @@ impl DdWorker {
         if self.oc > 0 {
             let oc = self.oc;
             self.oc = 0;
-            self.write_all(ctx, true, oc)?;
-            ctx.add(OUT_PARTIAL, 1);
+            if let Err((done, e)) = self.write_all(ctx, true, oc) {
+                if done != 0 {
+                    self.add(ctx, OUT_PARTIAL, 1);
+                }
+                return Err(self.write_error("error writing", e));
+            }
+            self.add(ctx, OUT_PARTIAL, 1);
         }
         self.synchronize(ctx)
+    }
+
+    /// A flush, retried when a signal interrupts it (dd's ifdatasync / ifsync).
+    fn sync_call(&mut self, call: impl Fn() -> libc::c_int) -> libc::c_int {
+        loop {
+            self.process_signals();
+            let r = call();
+            if r == 0 || errno().raw_os_error() != Some(libc::EINTR) {
+                return r;
+            }
+        }
     }
 
     /// conv=fdatasync, then conv=fsync (also when fdatasync is not supported), as dd.
@@ -697,7 +1046,7 @@ impl DdWorker {
         if self.spec.conv.fdatasync {
             let start = Stamp::now();
             // SAFETY: plain syscall on an fd we own.
-            if unsafe { libc::fdatasync(fd) } != 0 {
+            if self.sync_call(|| unsafe { libc::fdatasync(fd) }) != 0 {
                 let e = errno();
                 if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
                     return Err(DdError::Sync {
@@ -709,13 +1058,13 @@ impl DdWorker {
                 fsync = true;
             } else {
                 ctx.record(FSYNC, Ticket::inner(), start, Stamp::now());
-                ctx.add(END_FSYNCS, 1);
+                self.add(ctx, END_FSYNCS, 1);
             }
         }
         if fsync {
             let start = Stamp::now();
             // SAFETY: plain syscall on an fd we own.
-            if unsafe { libc::fsync(fd) } != 0 {
+            if self.sync_call(|| unsafe { libc::fsync(fd) }) != 0 {
                 return Err(DdError::Sync {
                     call: "fsync",
                     name: self.out_name(),
@@ -723,7 +1072,7 @@ impl DdWorker {
                 });
             }
             ctx.record(FSYNC, Ticket::inner(), start, Stamp::now());
-            ctx.add(END_FSYNCS, 1);
+            self.add(ctx, END_FSYNCS, 1);
         }
         Ok(())
     }
@@ -732,6 +1081,15 @@ impl DdWorker {
 impl Worker for DdWorker {
     fn run(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
         self.own_table();
+        if let Some(sig) = self.talk.as_ref().and_then(|t| t.info_signal) {
+            // SAFETY: a sigset on the stack, filled before use; only this thread's mask.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, sig);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            }
+        }
         self.copy(ctx).map_err(WorkloadError::new)
     }
 }

@@ -7,6 +7,8 @@
 use std::fmt::Write as _;
 
 use plumb_advise::{Knob, Spelling};
+pub use plumb_fileio::dd::human_bytes;
+use plumb_fileio::dd::unit_prefix as prefix;
 use plumb_pipeline::record::{GroupRecord, JobRecord, Record};
 use plumb_pipeline::Layout;
 use serde::{Deserialize, Serialize};
@@ -44,80 +46,6 @@ fn options(record: &Record) -> DdLayoutOptions {
         })
 }
 
-/// gnulib's human_readable with dd's options (autoscale, round to nearest, a space before
-/// the unit, a B suffix), for a whole number of bytes: `197 kB`, `1.0 KiB`, `512 B`.
-pub fn human_bytes(n: u64, si: bool) -> String {
-    let base: u64 = if si { 1000 } else { 1024 };
-    let (mut amount, mut tenths, mut rounding) = (n, 0u64, 0u64);
-    let mut exponent = 0usize;
-    let mut decimal = None;
-    if base <= amount {
-        loop {
-            let r10 = (amount % base) * 10 + tenths;
-            let r2 = (r10 % base) * 2 + (rounding >> 1);
-            amount /= base;
-            tenths = r10 / base;
-            rounding = if r2 < base {
-                u64::from(r2 + rounding != 0)
-            } else {
-                2 + u64::from(base < r2 + rounding)
-            };
-            exponent += 1;
-            if base > amount || exponent >= 10 {
-                break;
-            }
-        }
-        if amount < 10 {
-            if 2 < rounding + (tenths & 1) {
-                tenths += 1;
-                rounding = 0;
-                if tenths == 10 {
-                    amount += 1;
-                    tenths = 0;
-                }
-            }
-            if amount < 10 {
-                decimal = Some(tenths);
-                tenths = 0;
-                rounding = 0;
-            }
-        }
-    }
-    if 5 < tenths + u64::from(0 < rounding + (amount & 1)) {
-        amount += 1;
-        if amount == base && exponent < 10 {
-            exponent += 1;
-            amount = 1;
-            decimal = Some(0);
-        }
-    }
-    let mut s = amount.to_string();
-    if let Some(t) = decimal {
-        let _ = write!(s, ".{t}");
-    }
-    s.push(' ');
-    s.push_str(&prefix(exponent, si));
-    s.push('B');
-    s
-}
-
-fn prefix(exponent: usize, si: bool) -> String {
-    const LETTERS: &[u8] = b" KMGTPEZYRQ";
-    if exponent == 0 {
-        return String::new();
-    }
-    let letter = if si && exponent == 1 {
-        'k'
-    } else {
-        LETTERS[exponent.min(10)] as char
-    };
-    if si {
-        letter.to_string()
-    } else {
-        format!("{letter}i")
-    }
-}
-
 /// dd's rate: gnulib's floating path (one decimal, or none when that makes it wider than
 /// four characters), SI units.
 pub fn human_rate(bytes: u64, seconds: f64) -> String {
@@ -153,24 +81,35 @@ pub fn g(x: f64) -> String {
 
 /// dd's lines for one copy, as `status=` wants them.
 pub fn stats(job: &JobRecord, status: StatusLevel) -> String {
+    let c = |k: &str| job.counter(k);
+    lines(
+        [
+            c("records_in_full"),
+            c("records_in_partial"),
+            c("records_out_full"),
+            c("records_out_partial"),
+        ],
+        c("bytes_written"),
+        job.total_time_s,
+        status,
+    )
+}
+
+/// dd's print_stats: the records in and out (full, partial), then the bytes written in
+/// `secs`, as `status=` wants them. Also what dd prints on SIGUSR1 while it copies.
+pub fn lines(records: [u64; 4], w: u64, secs: f64, status: StatusLevel) -> String {
     let mut out = String::new();
     if status == StatusLevel::None {
         return out;
     }
-    let c = |k: &str| job.counter(k);
     let _ = writeln!(
         out,
         "{}+{} records in\n{}+{} records out",
-        c("records_in_full"),
-        c("records_in_partial"),
-        c("records_out_full"),
-        c("records_out_partial")
+        records[0], records[1], records[2], records[3]
     );
     if status == StatusLevel::Noxfer {
         return out;
     }
-    let w = c("bytes_written");
-    let secs = job.total_time_s;
     let si = human_bytes(w, true);
     let iec = human_bytes(w, false);
     let time = format!("{} s", g(secs));
@@ -219,7 +158,12 @@ impl Layout for Dd {
                 }
                 s.push_str(&crate::findings::section(&j.findings));
                 if !s.trim().is_empty() {
-                    let _ = write!(out, "\nplumb:\n{s}");
+                    // The blank line parts plumb's section from dd's lines, when there are
+                    // any (status=none has none).
+                    if !out.is_empty() {
+                        out.push('\n');
+                    }
+                    let _ = write!(out, "plumb:\n{s}");
                 }
             }
         }

@@ -5,12 +5,16 @@
 
 mod operands;
 
+use std::io::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 
 use plumb_core::RunConfig;
+use plumb_fileio::dd::{DdNote, DdTalk};
 use plumb_pipeline::jobs::dd::DdJob;
 use plumb_pipeline::{Group, JobError, JobSpec, PipelineError, Plan, PlanOptions, Step};
-use plumb_report::dd::{Dd, DdLayoutOptions};
+use plumb_report::dd::{Dd, DdLayoutOptions, StatusLevel};
 
 use crate::keep::Keep;
 use crate::{exit, signals};
@@ -50,10 +54,24 @@ pub fn main(args: &[String], mode: Mode) -> i32 {
     let mut json_file = None;
     let mut allow_write = false;
     let mut rest = Vec::new();
+    let mut options_end = false;
     for a in args {
         let plumb = mode == Mode::Plumb;
-        if a == "--help" {
+        // getopt's rules, as dd's: options anywhere until `--`, long ones by any prefix.
+        let long = a
+            .strip_prefix("--")
+            .filter(|n| !options_end && !n.is_empty());
+        if options_end {
+            rest.push(a.clone());
+        } else if a == "--" {
+            options_end = true;
+        } else if long.is_some_and(|n| "help".starts_with(n)) {
             print!("{HELP}");
+            return 0;
+        } else if long.is_some_and(|n| "version".starts_with(n)) {
+            // plumb's version in the form of dd's first line: scripts that read it see
+            // what they run.
+            println!("dd (plumb) {}", env!("CARGO_PKG_VERSION"));
             return 0;
         } else if plumb && a == "--allow-mounted-write" {
             allow_write = true;
@@ -67,8 +85,12 @@ pub fn main(args: &[String], mode: Mode) -> i32 {
             keep.tags.push(tag.to_string());
         } else if let Some(f) = a.strip_prefix("--json=").filter(|_| plumb) {
             json_file = Some(PathBuf::from(f));
-        } else if a.starts_with("--") && a.len() > 2 {
+        } else if long.is_some() {
             eprintln!("dd: unrecognized option '{a}'");
+            eprintln!("Try 'dd --help' for more information.");
+            return 1;
+        } else if let Some(c) = a.strip_prefix('-').and_then(|o| o.chars().next()) {
+            eprintln!("dd: invalid option -- '{c}'");
             eprintln!("Try 'dd --help' for more information.");
             return 1;
         } else {
@@ -98,6 +120,37 @@ pub fn main(args: &[String], mode: Mode) -> i32 {
     run(ops, args, mode, keep, json_file)
 }
 
+/// What dd prints while it copies: its statistics on SIGUSR1, its warnings; neither under
+/// status=none, as dd.
+fn talk(info: Arc<AtomicUsize>, status: StatusLevel) -> DdTalk {
+    let say = move |note: &DdNote| {
+        let text = match note {
+            DdNote::Stats(t) => plumb_report::dd::lines(
+                [
+                    t.records_in_full,
+                    t.records_in_partial,
+                    t.records_out_full,
+                    t.records_out_partial,
+                ],
+                t.bytes_written,
+                t.elapsed_s,
+                status,
+            ),
+            DdNote::Warning(w) if status != StatusLevel::None => format!("dd: {w}\n"),
+            DdNote::Warning(_) => String::new(),
+        };
+        if !text.is_empty() {
+            // One write: the lines stay together.
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        }
+    };
+    DdTalk {
+        info,
+        info_signal: Some(libc::SIGUSR1),
+        say: Arc::new(say),
+    }
+}
+
 fn run(
     ops: operands::Operands,
     args: &[String],
@@ -106,6 +159,8 @@ fn run(
     json_file: Option<PathBuf>,
 ) -> i32 {
     let stop = signals::install();
+    // Before the pipeline starts any thread: they all inherit SIGUSR1 blocked.
+    let talk = signals::install_info().map(|info| talk(info, ops.status));
     let layout = DdLayoutOptions {
         status: ops.status,
         plumb_sections: mode == Mode::Plumb,
@@ -135,7 +190,10 @@ fn run(
                 layout: None,
                 start_delay: std::time::Duration::ZERO,
                 after: Vec::new(),
-                job: Box::new(DdJob::new(ops.spec)),
+                job: Box::new(match talk {
+                    Some(t) => DdJob::new(ops.spec).with_talk(t),
+                    None => DdJob::new(ops.spec),
+                }),
             }],
         }],
         options: PlanOptions {

@@ -57,53 +57,173 @@ const OTHER_CONV: &[&str] = &[
     "ascii", "ebcdic", "ibm", "block", "unblock", "lcase", "ucase", "sparse", "swab", "noerror",
 ];
 
-/// One factor of a size: digits and a dd suffix.
-fn factor(s: &str) -> Option<u64> {
-    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return None;
-    }
-    let n: u64 = s[..digits].parse().ok()?;
-    let suffix = &s[digits..];
-    let mult: u64 = match suffix {
-        "" | "c" => 1,
-        "w" => 2,
-        "b" => 512,
-        _ => {
-            let mut chars = suffix.chars();
-            let letter = chars.next()?;
-            let power = match letter {
-                'k' | 'K' => 1,
-                'M' => 2,
-                'G' => 3,
-                'T' => 4,
-                'P' => 5,
-                'E' => 6,
-                'Z' => 7,
-                'Y' => 8,
-                'R' => 9,
-                'Q' => 10,
-                _ => return None,
-            };
-            let base: u64 = match chars.as_str() {
-                "" | "iB" => 1024,
-                "B" => 1000,
-                _ => return None,
-            };
-            base.checked_pow(power)?
+// gnulib's strtol_error bits.
+const OVERFLOW: u8 = 1;
+const BAD_SUFFIX: u8 = 2;
+const INVALID: u8 = 4;
+
+/// The suffixes dd 9.1 hands xstrtoumax ('0': an optional `B` or `iB` after a letter).
+const SUFFIXES: &[u8] = b"bcEGkKMPTwYZ0";
+
+/// Multiply, saturating as gnulib's bkm_scale does.
+fn scale(n: &mut u64, by: u64) -> u8 {
+    match n.checked_mul(by) {
+        Some(v) => {
+            *n = v;
+            0
         }
+        None => {
+            *n = u64::MAX;
+            OVERFLOW
+        }
+    }
+}
+
+/// gnulib's xstrtoumax in base 10 with dd's suffixes: the error bits, the value, and where
+/// the parse stopped.
+fn xstrtoumax(s: &[u8]) -> (u8, u64, usize) {
+    let space = |c: &u8| b" \t\n\x0b\x0c\r".contains(c);
+    let lead = s.iter().take_while(|c| space(c)).count();
+    if s.get(lead) == Some(&b'-') {
+        return (INVALID, 0, 0);
+    }
+    let sign = usize::from(s.get(lead) == Some(&b'+'));
+    let from = lead + sign;
+    let digits = s[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut err = 0;
+    let (mut n, mut p) = if digits == 0 {
+        // No number but a suffix: the number is 1 (`bs=k` is 1024).
+        match s.first() {
+            Some(c) if SUFFIXES.contains(c) => (1, 0),
+            _ => return (INVALID, 0, 0),
+        }
+    } else {
+        let mut n = 0u64;
+        for d in &s[from..from + digits] {
+            match n
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(d - b'0')))
+            {
+                Some(v) => n = v,
+                None => {
+                    n = u64::MAX;
+                    err = OVERFLOW;
+                }
+            }
+        }
+        (n, from + digits)
     };
-    n.checked_mul(mult)
+    let Some(&c) = s.get(p) else {
+        return (err, n, p);
+    };
+    if !SUFFIXES.contains(&c) || c == b'0' {
+        return (err | BAD_SUFFIX, n, p);
+    }
+    let (mut base, mut len) = (1024u64, 1);
+    if b"EGkKMPTYZ".contains(&c) {
+        match s.get(p + 1) {
+            Some(b'i') if s.get(p + 2) == Some(&b'B') => len += 2,
+            Some(b'B' | b'D') => {
+                base = 1000;
+                len += 1;
+            }
+            _ => {}
+        }
+    }
+    let power = match c {
+        b'b' => return finish(err | scale(&mut n, 512), n, s, p + len),
+        b'c' => 0,
+        b'w' => return finish(err | scale(&mut n, 2), n, s, p + len),
+        b'k' | b'K' => 1,
+        b'M' => 2,
+        b'G' => 3,
+        b'T' => 4,
+        b'P' => 5,
+        b'E' => 6,
+        b'Z' => 7,
+        _ => 8, // Y
+    };
+    for _ in 0..power {
+        err |= scale(&mut n, base);
+    }
+    p += len;
+    finish(err, n, s, p)
 }
 
-/// A dd number: factors joined by `x`.
-pub fn number(s: &str) -> Option<u64> {
-    s.split('x')
-        .try_fold(1u64, |acc, f| acc.checked_mul(factor(f)?))
+fn finish(err: u8, n: u64, s: &[u8], p: usize) -> (u8, u64, usize) {
+    (err | if p < s.len() { BAD_SUFFIX } else { 0 }, n, p)
 }
 
-fn flags(list: &str, input: bool) -> Result<DdFlags, OperandError> {
-    let mut f = DdFlags::default();
+/// Why a number is refused: dd adds the EOVERFLOW text for a value too large.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NumberError {
+    Invalid,
+    Overflow,
+}
+
+/// A number as dd 9.1's parse_integer reads it.
+#[derive(Debug, PartialEq)]
+pub struct Number {
+    /// Also when refused: dd compares it with the operand's bounds all the same.
+    pub value: u64,
+    pub error: Option<NumberError>,
+    /// A leading `0x` made it zero: dd warns.
+    pub zero_multiplier: bool,
+}
+
+/// dd 9.1's parse_integer: one factor, or two joined by `x` (`2x3k`; not three), a `B`
+/// after a number without a letter (`512B` is 512), at most i64::MAX.
+pub fn number(value: &str) -> Number {
+    let s = value.as_bytes();
+    let (mut e, n, mut p) = xstrtoumax(s);
+    if e & !OVERFLOW == BAD_SUFFIX && p > 0 && s[p - 1] != b'B' && s.get(p) == Some(&b'B') {
+        p += 1;
+        if p == s.len() {
+            e &= !BAD_SUFFIX;
+        }
+    }
+    let mut warn = false;
+    let result;
+    if e & !OVERFLOW == BAD_SUFFIX
+        && s.get(p) == Some(&b'x')
+        && !(p > 0 && s[p - 1] == b'B' && s[p + 1..].contains(&b'B'))
+    {
+        let (f, o, _) = xstrtoumax(&s[p + 1..]);
+        if f & !OVERFLOW != 0 {
+            e = f;
+            result = 0;
+        } else {
+            match n.checked_mul(o).filter(|r| *r <= i64::MAX as u64) {
+                Some(r) if r == 0 || (e | f) & OVERFLOW == 0 => {
+                    warn = r == 0 && value.starts_with("0x");
+                    e = 0;
+                    result = r;
+                }
+                _ => {
+                    e = OVERFLOW;
+                    result = i64::MAX as u64;
+                }
+            }
+        }
+    } else if n <= i64::MAX as u64 {
+        result = n;
+    } else {
+        e = OVERFLOW;
+        result = i64::MAX as u64;
+    }
+    Number {
+        value: result,
+        error: match e {
+            0 => None,
+            OVERFLOW => Some(NumberError::Overflow),
+            _ => Some(NumberError::Invalid),
+        },
+        zero_multiplier: warn,
+    }
+}
+
+/// dd ORs every iflag=/oflag= operand into one set.
+fn flags(f: &mut DdFlags, list: &str, input: bool) -> Result<(), OperandError> {
     for word in list.split(',') {
         match word {
             "direct" => f.direct = true,
@@ -113,6 +233,8 @@ fn flags(list: &str, input: bool) -> Result<DdFlags, OperandError> {
             "count_bytes" if input => f.count_bytes = true,
             "skip_bytes" if input => f.skip_bytes = true,
             "seek_bytes" if !input => f.seek_bytes = true,
+            // dd takes them on the other side too, where they do nothing.
+            "seek_bytes" | "count_bytes" | "skip_bytes" => {}
             w if OTHER_FLAGS.contains(&w) => {
                 return Err(err(
                     format!(
@@ -128,11 +250,11 @@ fn flags(list: &str, input: bool) -> Result<DdFlags, OperandError> {
             }
         }
     }
-    Ok(f)
+    Ok(())
 }
 
-fn conversions(list: &str) -> Result<DdConv, OperandError> {
-    let mut c = DdConv::default();
+/// Every conv= operand adds to the set, as dd's.
+fn conversions(c: &mut DdConv, list: &str) -> Result<(), OperandError> {
     for word in list.split(',') {
         match word {
             "fdatasync" => c.fdatasync = true,
@@ -150,10 +272,7 @@ fn conversions(list: &str) -> Result<DdConv, OperandError> {
             w => return Err(err(format!("dd: invalid conversion: {}", quote(w)), true)),
         }
     }
-    if c.excl && c.nocreat {
-        return Err(err("dd: cannot combine excl and nocreat".to_string(), true));
-    }
-    Ok(c)
+    Ok(())
 }
 
 pub fn parse(args: &[String]) -> Result<Operands, OperandError> {
@@ -172,28 +291,67 @@ pub fn parse(args: &[String]) -> Result<Operands, OperandError> {
     };
     let mut status = StatusLevel::Default;
     let mut bs = None;
+    let (mut count_b, mut skip_b, mut seek_b) = (false, false, false);
     for a in args {
         let Some((key, value)) = a.split_once('=') else {
             return Err(err(format!("dd: unrecognized operand {}", quote(a)), true));
         };
-        let size = |positive: bool| -> Result<u64, OperandError> {
-            match number(value) {
-                Some(n) if n > 0 || !positive => Ok(n),
-                _ => Err(err(format!("dd: invalid number: {}", quote(value)), false)),
+        // dd's bounds: block sizes from 1 to one short of i64::MAX (a buffer, a read's
+        // size and an offset must all hold them), counts and offsets from 0.
+        let size = |block: bool| -> Result<u64, OperandError> {
+            let n = number(value);
+            if n.zero_multiplier {
+                eprintln!(
+                    "dd: warning: {} is a zero multiplier; use {} if that is intended",
+                    quote("0x"),
+                    quote("00x")
+                );
+            }
+            let error = if block && n.value < 1 {
+                Some(NumberError::Invalid)
+            } else if block && n.value > i64::MAX as u64 - 1 {
+                Some(NumberError::Overflow)
+            } else {
+                n.error
+            };
+            match error {
+                None => Ok(n.value),
+                Some(NumberError::Invalid) => {
+                    Err(err(format!("dd: invalid number: {}", quote(value)), false))
+                }
+                Some(NumberError::Overflow) => Err(err(
+                    format!(
+                        "dd: invalid number: {}: Value too large for defined data type",
+                        quote(value)
+                    ),
+                    false,
+                )),
             }
         };
+        // A B in skip=, seek= or count= makes it bytes (`skip=1KiB`), as iflag/oflag's
+        // skip_bytes, seek_bytes, count_bytes.
+        let in_bytes = value.contains('B');
         match key {
             "if" => spec.input = Some(PathBuf::from(value)),
             "of" => spec.output = Some(PathBuf::from(value)),
             "bs" => bs = Some(size(true)?),
             "ibs" => spec.ibs = size(true)?,
             "obs" => spec.obs = size(true)?,
-            "count" => spec.count = Some(size(false)?),
-            "skip" | "iseek" => spec.skip = size(false)?,
-            "seek" | "oseek" => spec.seek = size(false)?,
-            "iflag" => spec.iflag = flags(value, true)?,
-            "oflag" => spec.oflag = flags(value, false)?,
-            "conv" => spec.conv = conversions(value)?,
+            "count" => {
+                spec.count = Some(size(false)?);
+                count_b = in_bytes;
+            }
+            "skip" | "iseek" => {
+                spec.skip = size(false)?;
+                skip_b = in_bytes;
+            }
+            "seek" | "oseek" => {
+                spec.seek = size(false)?;
+                seek_b = in_bytes;
+            }
+            "iflag" => flags(&mut spec.iflag, value, true)?,
+            "oflag" => flags(&mut spec.oflag, value, false)?,
+            "conv" => conversions(&mut spec.conv, value)?,
             "status" => {
                 status = match value {
                     "none" => StatusLevel::None,
@@ -226,8 +384,14 @@ pub fn parse(args: &[String]) -> Result<Operands, OperandError> {
         spec.obs = bs;
         spec.one_buffer = true;
     }
-    if spec.ibs > isize::MAX as u64 / 2 || spec.obs > isize::MAX as u64 / 2 {
-        return Err(err("dd: memory exhausted".to_string(), false));
+    spec.iflag.count_bytes |= count_b;
+    spec.iflag.skip_bytes |= skip_b;
+    spec.oflag.seek_bytes |= seek_b;
+    if spec.conv.excl && spec.conv.nocreat {
+        return Err(err(
+            "dd: cannot combine excl and nocreat".to_string(),
+            false,
+        ));
     }
     Ok(Operands { spec, status })
 }
@@ -236,28 +400,53 @@ pub fn parse(args: &[String]) -> Result<Operands, OperandError> {
 mod tests {
     use super::*;
 
+    /// Values GNU dd 9.1 was seen to take or refuse (`dd bs=VALUE count=0`).
     #[test]
-    fn sizes_take_dd_suffixes_and_products() {
+    fn sizes_read_as_dd_9_1_reads_them() {
         for (s, n) in [
             ("512", 512),
             ("1c", 1),
             ("2w", 4),
             ("2b", 1024),
+            ("1bB", 512),
             ("1k", 1024),
             ("1K", 1024),
+            ("k", 1024),
+            ("kB", 1000),
             ("1KB", 1000),
+            ("1KD", 1000),
             ("1KiB", 1024),
             ("1M", 1 << 20),
             ("1MB", 1_000_000),
             ("1G", 1 << 30),
+            ("1E", 1 << 60),
             ("2x3k", 6144),
-            ("1x2x3", 6),
+            ("1B", 1),
+            ("512B", 512),
+            (" 5", 5),
+            ("+5", 5),
+            ("0x5", 0),
         ] {
-            assert_eq!(number(s), Some(n), "{s}");
+            let got = number(s);
+            assert_eq!((got.value, got.error), (n, None), "{s}");
         }
-        for s in ["", "k", "1m", "1Q2", "-1", "1B", "x1"] {
-            assert_eq!(number(s), None, "{s}");
+        assert!(number("0x5").zero_multiplier);
+        for s in [
+            "", "1m", "1Q", "1R", "1Q2", "-1", "x1", "1x2x3", "5 ", "1BB", "1xB", "2x1B", "1Ki",
+        ] {
+            assert_eq!(number(s).error, Some(NumberError::Invalid), "{s}");
         }
+        for s in [
+            "8E",
+            "16E",
+            "1Y",
+            "1Z",
+            "9223372036854775808",
+            "99999999999999999999",
+        ] {
+            assert_eq!(number(s).error, Some(NumberError::Overflow), "{s}");
+        }
+        assert_eq!(number("9223372036854775807").error, None);
     }
 
     #[test]
@@ -269,5 +458,29 @@ mod tests {
         );
         let o = parse(&["ibs=1k".into(), "obs=4k".into()]).unwrap();
         assert!(!o.spec.one_buffer);
+    }
+
+    #[test]
+    fn flags_add_up_and_a_b_means_bytes() {
+        let args: Vec<String> = [
+            "iflag=direct",
+            "iflag=fullblock",
+            "conv=fsync",
+            "conv=notrunc",
+        ]
+        .map(String::from)
+        .to_vec();
+        let o = parse(&args).unwrap();
+        assert!(o.spec.iflag.direct && o.spec.iflag.fullblock);
+        assert!(o.spec.conv.fsync && o.spec.conv.notrunc);
+        let args: Vec<String> = ["skip=1KiB", "seek=2B", "count=10B"]
+            .map(String::from)
+            .to_vec();
+        let o = parse(&args).unwrap();
+        assert!(o.spec.iflag.skip_bytes && o.spec.oflag.seek_bytes && o.spec.iflag.count_bytes);
+        assert_eq!(
+            (o.spec.skip, o.spec.seek, o.spec.count),
+            (1024, 2, Some(10))
+        );
     }
 }

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use plumb_core::Workload;
-use plumb_fileio::dd::{DdSettings, DdSpec, DdWorkload, EndKind};
+use plumb_fileio::dd::{DdSettings, DdSpec, DdTalk, DdWorkload, EndKind};
 
 use crate::plan::{Job, JobError, Targets};
 use crate::record::Settings;
 
 pub struct DdJob {
     spec: DdSpec,
+    talk: Option<DdTalk>,
     opened: RefCell<Option<DdSettings>>,
 }
 
@@ -20,8 +21,15 @@ impl DdJob {
     pub fn new(spec: DdSpec) -> Self {
         DdJob {
             spec,
+            talk: None,
             opened: RefCell::new(None),
         }
+    }
+
+    /// Where the copy's statistics on an info signal and its warnings go while it runs.
+    pub fn with_talk(mut self, talk: DdTalk) -> Self {
+        self.talk = Some(talk);
+        self
     }
 }
 
@@ -42,7 +50,9 @@ impl Job for DdJob {
     }
 
     fn workload(&self, _notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
-        let w = DdWorkload::open(self.spec.clone()).map_err(JobError::failed)?;
+        let w = DdWorkload::open(self.spec.clone())
+            .map_err(JobError::failed)?
+            .with_talk(self.talk.clone());
         *self.opened.borrow_mut() = Some(w.settings.clone());
         Ok(Arc::new(w))
     }
