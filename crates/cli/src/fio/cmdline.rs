@@ -288,8 +288,16 @@ pub fn parse(prog: &str, args: &[String], host: &Host) -> Result<Invocation, Fio
                     Some((_, own)) if !skipping => globals.iter().chain(own).cloned().collect(),
                     _ => globals.clone(),
                 };
-                let s = match apply::apply(&set, typed, value.as_deref(), engine.as_deref()) {
+                let dry_run = showcmd || flags.parse_only;
+                let applied =
+                    apply::apply(&set, typed, value.as_deref(), engine.as_deref(), dry_run);
+                let s = match applied {
                     Ok(s) => s,
+                    Err(Refusal::NotADirectory { dir, errno }) => {
+                        let text = format!("{typed}={}", value.as_deref().unwrap_or_default());
+                        let in_job = current.is_some() && !skipping;
+                        return Err(apply::not_a_directory(&dir, errno, &text, in_job, None));
+                    }
                     Err(Refusal::Bad {
                         opt, note, listed, ..
                     }) => {
@@ -326,6 +334,7 @@ pub fn parse(prog: &str, args: &[String], host: &Host) -> Result<Invocation, Fio
                 host,
                 sections: &flags.sections,
                 showcmd: Some(&mut out),
+                parse_only: flags.parse_only,
             };
             jobfile::parse_file(f, index, &mut g, &mut ctx, &mut Vec::new())?;
         }
@@ -339,6 +348,7 @@ pub fn parse(prog: &str, args: &[String], host: &Host) -> Result<Invocation, Fio
             host,
             sections: &flags.sections,
             showcmd: None,
+            parse_only: flags.parse_only,
         };
         jobfile::parse_file(f, index, &mut globals, &mut ctx, &mut jobs)?;
     }

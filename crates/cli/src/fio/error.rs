@@ -55,7 +55,7 @@ pub enum FioError {
         text: String,
         /// A line fio prints first (`Option direct requires an argument`).
         note: Option<String>,
-        /// The valid values, which fio prints on stdout.
+        /// What fio prints on stdout with it: the valid values, or a dropped job's error.
         values: Option<String>,
         job: Option<String>,
     },

@@ -2,7 +2,7 @@
 //! apply them, and typed getters that read a value (or fio's default) through the grammar.
 
 use super::options::{self, Opt};
-use super::values::{self, ValueError};
+use super::values::{self, KbBase, ValueError};
 
 /// One option as given: its canonical name and the raw value after `${VAR}` substitution
 /// (None when given bare).
@@ -10,6 +10,9 @@ use super::values::{self, ValueError};
 pub struct Setting {
     pub name: &'static str,
     pub value: Option<String>,
+    /// The kb_base in force when fio parsed the value: fio turns a size into bytes as it
+    /// applies the option, so a later kb_base does not change it.
+    pub kb: KbBase,
 }
 
 /// Where a job was defined.
@@ -78,6 +81,16 @@ impl ParsedJob {
             .rev()
             .find(|s| s.name == name)
             .map(|s| s.value.as_deref())
+    }
+
+    /// The kb_base `name`'s value is read with (see [`Setting::kb`]). fio parses its
+    /// defaults before any kb_base is applied, so an unset option reads as kb_base=1024.
+    pub fn kb_of(&self, name: &str) -> KbBase {
+        self.options
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .map_or(KbBase::K1024, |s| s.kb)
     }
 
     /// The option's text, or fio's default; None when neither exists.
@@ -160,6 +173,7 @@ mod tests {
                 .map(|(n, v)| Setting {
                     name: n,
                     value: v.map(str::to_string),
+                    kb: KbBase::K1024,
                 })
                 .collect(),
             own,

@@ -125,12 +125,14 @@ fn resolve_include(name: &str, including: &str) -> String {
 
 /// Applies one section's lines on top of `base` (the global set), as fio does: substitute,
 /// sort by priority, main options first, then the engine's. Returns the section's own
-/// settings in the order applied. `job` names the job for error texts.
+/// settings in the order applied. `job` names the job for error texts; `dry_run` is
+/// [`apply::apply`]'s.
 pub fn apply_section(
     base: &[Setting],
     lines: &[String],
     host: &Host,
     job: &str,
+    dry_run: bool,
 ) -> Result<Vec<Setting>, FioError> {
     let mut order: Vec<(i8, &String)> = lines
         .iter()
@@ -151,7 +153,7 @@ pub fn apply_section(
         if value.is_some_and(|v| v.starts_with(char::is_whitespace)) {
             return Err(FioError::BlankValue(line.to_string()));
         }
-        match apply::apply(&set, key, value, None) {
+        match apply::apply(&set, key, value, None, dry_run) {
             Ok(s) => {
                 set.push(s.clone());
                 own.push(s);
@@ -163,7 +165,7 @@ pub fn apply_section(
     let engine = apply::engine(&set).map(str::to_string);
     for (line, text) in later {
         let (key, value) = split(&text);
-        match apply::apply(&set, key, value, engine.as_deref()) {
+        match apply::apply(&set, key, value, engine.as_deref(), dry_run) {
             Ok(s) => {
                 set.push(s.clone());
                 own.push(s);
@@ -195,6 +197,10 @@ fn refusal(r: Refusal, line: &str, value: Option<&str>, job: &str) -> FioError {
             listed,
         } => apply::bad_value(opt, bare, note, listed, line, Some(job)),
         Refusal::NotSupported(opt) => apply::not_supported(opt, value),
+        // Global sections (named global...) fill fio's default set, which is no job.
+        Refusal::NotADirectory { dir, errno } => {
+            apply::not_a_directory(&dir, errno, line, !job.starts_with("global"), Some(job))
+        }
     }
 }
 
@@ -205,6 +211,8 @@ pub struct FileContext<'a> {
     pub sections: &'a [String],
     /// Collects `--showcmd` output when set.
     pub showcmd: Option<&'a mut String>,
+    /// `--parse-only`: with `showcmd`, fio's dry run, which looks at no directory.
+    pub parse_only: bool,
 }
 
 /// Parses job file number `index` into `jobs`, with `globals` as the global set it starts
@@ -233,7 +241,8 @@ pub fn parse_file(
             }
         }
         first = false;
-        let own = apply_section(globals, &s.lines, ctx.host, &s.name)?;
+        let dry_run = ctx.parse_only || ctx.showcmd.is_some();
+        let own = apply_section(globals, &s.lines, ctx.host, &s.name, dry_run)?;
         if s.global {
             globals.extend(own);
             if let Some(out) = ctx.showcmd.as_deref_mut() {
@@ -296,6 +305,7 @@ mod tests {
             host: &h,
             sections: &[],
             showcmd: None,
+            parse_only: false,
         };
         parse_file(p.to_str().unwrap(), 0, &mut Vec::new(), &mut ctx, &mut jobs)?;
         Ok(jobs)
@@ -426,6 +436,7 @@ mod tests {
             host: &h,
             sections: &[],
             showcmd: None,
+            parse_only: false,
         };
         let mut jobs = Vec::new();
         parse_file(
@@ -478,6 +489,7 @@ mod tests {
             host: &h,
             sections: &[],
             showcmd: None,
+            parse_only: false,
         };
         let e = parse_file(
             "/nonexistent/x.fio",
@@ -508,6 +520,7 @@ mod tests {
             host: &h,
             sections: &[],
             showcmd: Some(&mut out),
+            parse_only: false,
         };
         parse_file(p.to_str().unwrap(), 0, &mut Vec::new(), &mut ctx, &mut jobs).unwrap();
         // fio 3.33's output for the same file.
@@ -517,6 +530,7 @@ mod tests {
             host: &h,
             sections: &only_b,
             showcmd: None,
+            parse_only: false,
         };
         let mut jobs = Vec::new();
         parse_file(p.to_str().unwrap(), 0, &mut Vec::new(), &mut ctx, &mut jobs).unwrap();

@@ -19,20 +19,16 @@ use plumb_fileio::min_rate::{MinRate, Miss};
 use plumb_report::fio::job::FioFailure;
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_int, parse_rwt_bytes, KbBase};
+use super::values::{parse_int, parse_rwt_bytes};
 
 /// fio's default rate_cycle, in milliseconds.
 const CYCLE_MS: u64 = 1000;
 
 /// The values of an option per direction (read, write, trim), 0 where unset.
-fn per_dir<J: JobOptions + ?Sized>(
-    j: &J,
-    name: &str,
-    kb: KbBase,
-) -> Result<[u64; 3], TranslateError> {
+fn per_dir<J: JobOptions + ?Sized>(j: &J, name: &str) -> Result<[u64; 3], TranslateError> {
     match j.get(name) {
         None => Ok([0; 3]),
-        Some(v) => parse_rwt_bytes(v, kb)
+        Some(v) => parse_rwt_bytes(v, j.kb_of(name))
             .map(|d| d.map(|x| x.unwrap_or(0)))
             .map_err(|_| TranslateError::Parse {
                 name: name.into(),
@@ -46,9 +42,9 @@ fn sum(v: [u64; 3]) -> u64 {
 }
 
 /// fio's checks of the rate options as it adds the job: its lines, as a refusal.
-pub fn fixup<J: JobOptions + ?Sized>(j: &J, kb: KbBase) -> Result<(), TranslateError> {
+pub fn fixup<J: JobOptions + ?Sized>(j: &J) -> Result<(), TranslateError> {
     let [rate, iops, rate_min, iops_min] =
-        ["rate", "rate_iops", "rate_min", "rate_iops_min"].map(|n| per_dir(j, n, kb));
+        ["rate", "rate_iops", "rate_min", "rate_iops_min"].map(|n| per_dir(j, n));
     let (rate, iops, rate_min, iops_min) = (rate?, iops?, rate_min?, iops_min?);
     let mut lines = Vec::new();
     if (sum(rate) > 0 && sum(iops) > 0) || (sum(rate_min) > 0 && sum(iops_min) > 0) {
@@ -68,12 +64,9 @@ pub fn fixup<J: JobOptions + ?Sized>(j: &J, kb: KbBase) -> Result<(), TranslateE
 
 /// Which of rate and rate_iops limits the job: the one above 0 (after [`fixup`], at most
 /// one is), `None` when neither.
-pub fn limit<J: JobOptions + ?Sized>(
-    j: &J,
-    kb: KbBase,
-) -> Result<Option<&'static str>, TranslateError> {
+pub fn limit<J: JobOptions + ?Sized>(j: &J) -> Result<Option<&'static str>, TranslateError> {
     for name in ["rate", "rate_iops"] {
-        if sum(per_dir(j, name, kb)?) > 0 {
+        if sum(per_dir(j, name)?) > 0 {
             return Ok(Some(name));
         }
     }
@@ -81,7 +74,7 @@ pub fn limit<J: JobOptions + ?Sized>(
 }
 
 /// The job's minimum rates, `None` when it has none.
-pub fn spec<J: JobOptions + ?Sized>(j: &J, kb: KbBase) -> Result<Option<MinRate>, TranslateError> {
+pub fn spec<J: JobOptions + ?Sized>(j: &J) -> Result<Option<MinRate>, TranslateError> {
     let cycle_ms = match j.get("rate_cycle") {
         None => CYCLE_MS,
         Some(v) => parse_int(v).map_err(|_| TranslateError::Parse {
@@ -90,8 +83,8 @@ pub fn spec<J: JobOptions + ?Sized>(j: &J, kb: KbBase) -> Result<Option<MinRate>
         })?,
     };
     let min = MinRate {
-        bytes: per_dir(j, "rate_min", kb)?,
-        iops: per_dir(j, "rate_iops_min", kb)?,
+        bytes: per_dir(j, "rate_min")?,
+        iops: per_dir(j, "rate_iops_min")?,
         cycle_ms,
     };
     Ok(min.any().then_some(min))
@@ -129,10 +122,8 @@ mod tests {
 
     use crate::fio::translate::TestOpts as Opts;
 
-    const K: KbBase = KbBase::K1024;
-
     fn fixup_of(opts: &[(&'static str, &'static str)]) -> Result<(), String> {
-        fixup(&Opts(opts.to_vec()), K).map_err(|e| e.to_string())
+        fixup(&Opts(opts.to_vec())).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -166,17 +157,17 @@ mod tests {
         // Values of 0 set nothing.
         assert_eq!(fixup_of(&[("rate", "0"), ("rate_iops", "5")]), Ok(()));
         assert_eq!(
-            limit(&Opts(vec![("rate", "0"), ("rate_iops", "5")]), K),
+            limit(&Opts(vec![("rate", "0"), ("rate_iops", "5")])),
             Ok(Some("rate_iops"))
         );
-        assert_eq!(limit(&Opts(vec![("rate", "0")]), K), Ok(None));
+        assert_eq!(limit(&Opts(vec![("rate", "0")])), Ok(None));
     }
 
     #[test]
     fn minimums_per_direction_and_fio_s_words() {
         let j = Opts(vec![("rate_min", "1m,")]);
         assert_eq!(
-            spec(&j, K).unwrap(),
+            spec(&j).unwrap(),
             Some(MinRate {
                 bytes: [1 << 20, 0, 0],
                 iops: [0; 3],
@@ -185,15 +176,15 @@ mod tests {
         );
         let j = Opts(vec![("rate_iops_min", "10"), ("rate_cycle", "250")]);
         assert_eq!(
-            spec(&j, K).unwrap(),
+            spec(&j).unwrap(),
             Some(MinRate {
                 bytes: [0; 3],
                 iops: [10; 3],
                 cycle_ms: 250
             })
         );
-        assert_eq!(spec(&Opts(vec![("rate_cycle", "5")]), K).unwrap(), None);
-        assert_eq!(spec(&Opts(vec![("rate_min", "0")]), K).unwrap(), None);
+        assert_eq!(spec(&Opts(vec![("rate_cycle", "5")])).unwrap(), None);
+        assert_eq!(spec(&Opts(vec![("rate_min", "0")])).unwrap(), None);
         let miss = |iops, min, got| Miss {
             dir: 0,
             iops,

@@ -195,7 +195,12 @@ impl Opt {
     /// range (parse.c: `NAME: max value out of range: N (MAX max)`, or `min`), if that is
     /// why `value` fails.
     pub fn range_note(&self, value: &str, kb: KbBase) -> Option<String> {
-        if !matches!(self.kind, Kind::Int | Kind::StrVal | Kind::StrValZone) || self.time {
+        // fio checks the range of every number type alike (parse.c: INT, ULL, STR_VAL).
+        if !matches!(
+            self.kind,
+            Kind::Int | Kind::Ull | Kind::StrVal | Kind::StrValZone
+        ) || self.time
+        {
             return None;
         }
         let fields: Vec<&str> = if self.is_rwt() {

@@ -46,6 +46,9 @@ impl JobOptions for ParsedJob {
     fn get(&self, name: &str) -> Option<&str> {
         self.raw(name).map(|v| v.unwrap_or(""))
     }
+    fn kb_of(&self, name: &str) -> super::values::KbBase {
+        ParsedJob::kb_of(self, name)
+    }
     fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str> {
         self.options
             .iter()

@@ -110,10 +110,7 @@ fn bytes(s: &str, kb: KbBase) -> Option<f64> {
 }
 
 /// A job's steady-state detection; `None` when it is off (no `ss_dur`, or under a second).
-pub fn spec<J: JobOptions + ?Sized>(
-    j: &J,
-    kb: KbBase,
-) -> Result<Option<SteadySpec>, TranslateError> {
+pub fn spec<J: JobOptions + ?Sized>(j: &J) -> Result<Option<SteadySpec>, TranslateError> {
     let bad = |n: &str, v: &str| TranslateError::Parse {
         name: n.into(),
         value: v.into(),
@@ -140,7 +137,8 @@ pub fn spec<J: JobOptions + ?Sized>(
         });
     }
     let text = j.get("steadystate").unwrap_or(DEFAULT);
-    let criterion = criterion(text, kb).map_err(|_| bad("steadystate", text))?;
+    let criterion =
+        criterion(text, j.kb_of("steadystate")).map_err(|_| bad("steadystate", text))?;
     if !criterion.limit.is_finite() {
         return Err(TranslateError::Unsupported {
             name: "steadystate".into(),
@@ -266,7 +264,7 @@ mod tests {
     use crate::fio::translate::TestOpts as Opts;
 
     fn spec_of(opts: &[(&'static str, &'static str)]) -> Option<SteadySpec> {
-        spec(&Opts(opts.to_vec()), K).unwrap()
+        spec(&Opts(opts.to_vec())).unwrap()
     }
 
     #[test]
@@ -296,19 +294,16 @@ mod tests {
 
     #[test]
     fn limits_plumb_cannot_keep_are_refused_in_one_line() {
-        let e = spec(
-            &Opts(vec![
-                ("steadystate", "iops:nan"),
-                ("steadystate_duration", "2"),
-            ]),
-            K,
-        )
+        let e = spec(&Opts(vec![
+            ("steadystate", "iops:nan"),
+            ("steadystate_duration", "2"),
+        ]))
         .unwrap_err();
         assert_eq!(
             e.to_string(),
             "plumb: fio option 'steadystate' (value 'iops:nan') is not supported yet: a limit that is not a finite number"
         );
-        let e = spec(&Opts(vec![("steadystate_duration", "200d")]), K).unwrap_err();
+        let e = spec(&Opts(vec![("steadystate_duration", "200d")])).unwrap_err();
         assert!(e.to_string().contains("at most 10000000 seconds"), "{e}");
     }
 

@@ -45,6 +45,15 @@ pub trait JobOptions {
     fn get(&self, name: &str) -> Option<&str>;
     /// Which of `names` was set last (for pairs where the last one wins).
     fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str>;
+    /// The kb_base `name`'s value is read with: fio parses a value with the kb_base in
+    /// force as it applies the option, and its defaults with 1024. Without that history,
+    /// the job's kb_base.
+    fn kb_of(&self, name: &str) -> KbBase {
+        match (self.get(name), self.get("kb_base")) {
+            (Some(_), Some("1000")) => KbBase::K1000,
+            _ => KbBase::K1024,
+        }
+    }
 }
 
 /// A refusal or a bad value, in fio's words where fio has words for it.
@@ -261,7 +270,6 @@ impl Buffers {
 
 struct Get<'a, J: JobOptions + ?Sized> {
     j: &'a J,
-    kb: KbBase,
 }
 
 impl<J: JobOptions + ?Sized> Get<'_, J> {
@@ -285,7 +293,7 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
     fn size(&self, n: &str) -> Result<Option<Size>, TranslateError> {
         match self.raw(n) {
             None => Ok(None),
-            Some(v) => parse_size(v, self.kb, true)
+            Some(v) => parse_size(v, self.j.kb_of(n), true)
                 .map(Some)
                 .map_err(|_| parse_err(n, v)),
         }
@@ -409,6 +417,90 @@ fn percent_of(s: Size, whole: u64) -> u64 {
         Size::Bytes(b) => b,
         Size::Percent(p) => (whole as u128 * p as u128 / 100) as u64,
     }
+}
+
+/// fio's `filesize`: one size for every file, or a range each file's size is drawn from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileSize {
+    Fixed(Size),
+    Range { low: u64, high: u64 },
+}
+
+/// The stream of the file size draws (plumb's own: fio's sizes come from its generator).
+const FILESIZE_STREAM: u64 = u64::MAX - 1;
+
+/// `filesize`, read as fio reads a value with two ends: the text up to each separator
+/// (`,`, else `:`, else `-`) in turn, the first value the low end, the last the high one.
+fn file_size<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Option<FileSize>, TranslateError> {
+    let Some(v) = g.raw("filesize") else {
+        return Ok(None);
+    };
+    let kb = g.j.kb_of("filesize");
+    // fio drops one trailing comma before it looks for a second value.
+    let text = v.strip_suffix(',').unwrap_or(v);
+    let mut last = None;
+    let mut rest = text;
+    while let Some(p) = rest
+        .find(',')
+        .or_else(|| rest.find(':'))
+        .or_else(|| rest.find('-'))
+    {
+        rest = &rest[p + 1..];
+        last = Some(rest);
+    }
+    let low = parse_size(text, kb, true).map_err(|_| parse_err("filesize", v))?;
+    let Some(high) = last else {
+        return Ok(Some(FileSize::Fixed(low)));
+    };
+    // fio keeps a high end it cannot read as the low one's, and draws garbage from a range
+    // whose high end is below its low end: plumb takes only a proper range.
+    let refused = || {
+        unsupported(
+            "filesize",
+            v,
+            "a range needs two sizes in bytes, the low one first (filesize=100k-300k)",
+        )
+    };
+    match (low, parse_size(high, kb, true)) {
+        (Size::Bytes(low), Ok(Size::Bytes(high))) if low > 0 && high >= low => {
+            Ok(Some(if low == high {
+                FileSize::Fixed(Size::Bytes(low))
+            } else {
+                FileSize::Range { low, high }
+            }))
+        }
+        _ => Err(refused()),
+    }
+}
+
+/// Each file's size under `filesize` (fio's setup_files): a file already within the range
+/// keeps its size; any other gets a size drawn uniformly from [low, high), rounded down to
+/// the smallest block of any direction (fio's rw_min_bs), the draws in file order.
+fn file_sizes(
+    fs: FileSize,
+    existing: &[Option<u64>],
+    per_file_whole: u64,
+    rw_min_bs: u64,
+    rng: &mut plumb_core::random::Rng,
+) -> Vec<u64> {
+    let (low, high) = match fs {
+        FileSize::Fixed(s) => {
+            let n = percent_of(s, per_file_whole);
+            (n, n)
+        }
+        FileSize::Range { low, high } => (low, high),
+    };
+    existing
+        .iter()
+        .map(|e| match e {
+            Some(n) if (low..=high).contains(n) => *n,
+            _ if low == high => low,
+            _ => {
+                let n = low + rng.below(high - low);
+                n - n % rw_min_bs.max(1)
+            }
+        })
+        .collect()
 }
 
 /// fio's `filename=a:b` list; `\:` is a literal colon.
@@ -576,7 +668,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         Some("1000") => KbBase::K1000,
         Some(v) => return Err(parse_err("kb_base", v)),
     };
-    let g = Get { j, kb };
+    let g = Get { j };
     for (n, ok, why) in NOT_YET {
         g.only(n, ok, why)?;
     }
@@ -618,10 +710,13 @@ pub fn translate<J: JobOptions + ?Sized>(
     let stride = match rw.suffix {
         None => None,
         Some(n) if random => Some(parse_int(n).map_err(|_| parse_err("rw", rw_text))?),
-        Some(n) => Some(super::values::parse_bytes(n, kb).map_err(|_| parse_err("rw", rw_text))?),
+        Some(n) => Some(
+            super::values::parse_bytes(n, j.kb_of("rw")).map_err(|_| parse_err("rw", rw_text))?,
+        ),
     };
     let norandommap = g.flag("norandommap", false)?;
-    let skew = super::distribution::skew(g.raw("random_distribution"), kb)?;
+    let skew =
+        super::distribution::skew(g.raw("random_distribution"), j.kb_of("random_distribution"))?;
     let think = super::pacing::think(j)?;
     let order = if random {
         Order::Random {
@@ -633,17 +728,21 @@ pub fn translate<J: JobOptions + ?Sized>(
     let mut access = Access::new(mix, order);
     // Only a random order has draws for fio's percentage_random to share out.
     if random {
-        access.random_pct = super::distribution::random_pct(g.raw("percentage_random"), kb)?;
+        access.random_pct = super::distribution::random_pct(
+            g.raw("percentage_random"),
+            j.kb_of("percentage_random"),
+        )?;
     }
 
     // Block sizes.
+    // fio's default is 4k read as kb_base=1024 (fio parses defaults before any kb_base).
     let bs_text = g.raw("bs").unwrap_or("4k");
     // Read, write and trim: a value carries forward to the later directions unless a
     // trailing comma ends the list (values::split_rwt), so a direction left out is 4 KiB.
-    let bs = parse_rwt_bytes(bs_text, kb).map_err(|_| parse_err("bs", bs_text))?;
+    let bs = parse_rwt_bytes(bs_text, j.kb_of("bs")).map_err(|_| parse_err("bs", bs_text))?;
     let mut sizes = bs.map(|b| SizeChoice::Fixed(b.unwrap_or(4096)));
     if let Some(v) = g.raw("bsrange") {
-        let r = parse_rwt_ranges(v, kb).map_err(|_| parse_err("bsrange", v))?;
+        let r = parse_rwt_ranges(v, j.kb_of("bsrange")).map_err(|_| parse_err("bsrange", v))?;
         for d in 0..3 {
             if let Some((a, b)) = r[d] {
                 sizes[d] = if a == b {
@@ -655,7 +754,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         }
     }
     if let Some(v) = g.raw("bssplit") {
-        let s = parse_bssplit(v, kb).map_err(|_| parse_err("bssplit", v))?;
+        let s = parse_bssplit(v, j.kb_of("bssplit")).map_err(|_| parse_err("bssplit", v))?;
         for d in 0..3 {
             if let Some(entries) = &s[d] {
                 sizes[d] = SizeChoice::Split(entries.iter().map(|e| (e.bs, e.percent)).collect());
@@ -680,7 +779,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     let align_dir = if trims { 2 } else { 0 };
     let ba = match g.raw("ba") {
         None => None,
-        Some(v) => Some(parse_rwt_bytes(v, kb).map_err(|_| parse_err("ba", v))?),
+        Some(v) => Some(parse_rwt_bytes(v, j.kb_of("ba")).map_err(|_| parse_err("ba", v))?),
     };
     let align = match ba {
         None if trims => sizes.trim.min(),
@@ -777,12 +876,12 @@ pub fn translate<J: JobOptions + ?Sized>(
     // The status line shows the limit as given: (bytes/s, requests/s) over the job's
     // directions.
     let mut rate_limit = (0u64, 0u64);
-    super::min_rate::fixup(j, kb)?;
-    let rate = match super::min_rate::limit(j, kb)? {
+    super::min_rate::fixup(j)?;
+    let rate = match super::min_rate::limit(j)? {
         None => None,
         Some(name) => {
             let v = g.raw(name).unwrap_or_default();
-            let per_dir = parse_rwt_bytes(v, kb).map_err(|_| parse_err(name, v))?;
+            let per_dir = parse_rwt_bytes(v, j.kb_of(name)).map_err(|_| parse_err(name, v))?;
             // Requests a second in one direction: fio's rate is bytes (by that direction's
             // smallest block), rate_iops requests. A direction left out (after a trailing
             // comma) is not limited.
@@ -850,10 +949,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             "plumb keeps one rate schedule for all directions; fio moves back one direction's",
         ));
     }
-    let min_rate = super::min_rate::spec(j, kb)?;
+    let min_rate = super::min_rate::spec(j)?;
     let max_latency = super::max_latency::spec(j)?;
     let sample_window = sample_window(&g)?;
-    let steady = super::steady::spec(j, kb)?;
+    let steady = super::steady::spec(j)?;
     let placement = placement(&g)?;
     let split = match g.raw("cpus_allowed_policy") {
         None | Some("shared") => false,
@@ -982,7 +1081,16 @@ pub fn translate<J: JobOptions + ?Sized>(
     let loops = g.int("loops", 1)?.max(1);
 
     // Files.
-    let numjobs = g.int("numjobs", 1)?.max(1) as u32;
+    let numjobs = g.int("numjobs", 1)?;
+    // fio 3.33 takes numjobs=0 and then fails to set the job up (`error: maximum number of
+    // jobs reached.`), or, with a job after it, starts thousands of processes and crashes.
+    if numjobs == 0 && !ctx.parse_only {
+        return Err(TranslateError::Job(
+            "plumb: fio option numjobs=0 is refused: a job needs at least one clone (fio 3.33 fails on it)"
+                .to_string(),
+        ));
+    }
+    let numjobs = numjobs.max(1) as u32;
     let nrfiles = g.int("nrfiles", 1)?.max(1) as u32;
     let dirs: Vec<String> = g.raw("directory").map(split_names).unwrap_or_default();
     let mut user_files: Vec<String> = g.raw("filename").map(split_names).unwrap_or_default();
@@ -1038,7 +1146,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         base.join(p)
     };
     let size_opt = g.size("size")?;
-    let filesize = g.size("filesize")?;
+    let filesize = file_size(&g)?;
     let io_size = g.size("io_size")?;
     let offset = g.size("offset")?;
     let offset_inc = g.size("offset_increment")?;
@@ -1130,9 +1238,29 @@ pub fn translate<J: JobOptions + ?Sized>(
         let from_files = size_opt.is_none()
             && filesize.is_none()
             && existing.iter().all(|e| e.is_some_and(|n| n > 0));
-        let total = match (size_opt, filesize) {
+        let number = ctx.job_number + k as u32;
+        let seed = match (randseed, randrepeat) {
+            (Some(s), _) => s.wrapping_add(number as u64),
+            (None, true) => 0x89u64.wrapping_add(number as u64),
+            (None, false) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0)
+                .wrapping_add(number as u64),
+        };
+        let per_file_whole = whole / nfiles.max(1);
+        let rw_min_bs = [&sizes.read, &sizes.write, &sizes.trim]
+            .iter()
+            .map(|s| s.min())
+            .min()
+            .unwrap_or(min_bs);
+        let fixed_sizes = filesize.map(|fs| {
+            let mut rng = plumb_core::random::Rng::new(seed, FILESIZE_STREAM);
+            file_sizes(fs, &existing, per_file_whole, rw_min_bs, &mut rng)
+        });
+        let total = match (size_opt, &fixed_sizes) {
             (Some(s), _) => Some(percent_of(s, whole)),
-            (None, Some(fs)) => Some(percent_of(fs, whole) * nfiles),
+            (None, Some(each)) => Some(each.iter().sum()),
             (None, None) if from_files => Some(whole),
             // More than the filesystem holds (fio: no size at all), so ENOSPC ends the job
             // even where every byte of it can be written (tmpfs); finite, for the random map.
@@ -1146,18 +1274,36 @@ pub fn translate<J: JobOptions + ?Sized>(
             return Ok(Vec::new());
         }
         let Some(total) = total else {
+            // fio opens a block device to learn its size: one it cannot open fails there,
+            // with the open's error, before any complaint about the size.
+            for (p, spelled) in paths.iter().zip(&file_names) {
+                let block = std::fs::metadata(p)
+                    .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+                if let (true, Err(e)) = (block, std::fs::File::open(p)) {
+                    return Err(TranslateError::Job(format!(
+                        "fio: failed opening blockdev {spelled} for size check\n\
+                         file:filesetup.c:805, func=open({spelled}), error={}",
+                        plumb_fileio::dd::strerror(&e)
+                    )));
+                }
+            }
             return Err(TranslateError::Job(format!(
                 "{name}: you need to specify size="
             )));
         };
-        let per_file = match filesize {
-            Some(fs) => percent_of(fs, whole / nfiles.max(1)),
-            None => total / nfiles,
-        };
-        let base_off = offset.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
-        let inc = offset_inc.map_or(0, |o| percent_of(o, whole / nfiles.max(1)));
+        let per_file = total / nfiles;
+        let base_off = offset.map_or(0, |o| percent_of(o, per_file_whole));
+        let inc = offset_inc.map_or(0, |o| percent_of(o, per_file_whole));
         let start = base_off + inc * sub as u64;
-        let lengths: Vec<u64> = if from_files {
+        let lengths: Vec<u64> = if let Some(each) = &fixed_sizes {
+            // A file's size under filesize includes the offset, which must lie within it.
+            if each.iter().any(|&n| start > n) {
+                return Err(TranslateError::Job(format!(
+                    "{name}: you need to specify valid offset="
+                )));
+            }
+            each.iter().map(|&n| n - start).collect()
+        } else if from_files {
             // The job works on the existing files from its offset to their end.
             existing
                 .iter()
@@ -1188,9 +1334,12 @@ pub fn translate<J: JobOptions + ?Sized>(
             })
             .collect();
         let region: u64 = lengths.iter().sum();
-        let pass_bytes = match io_size {
-            Some(s) => percent_of(s, region).max(min_bs),
-            None => region,
+        let pass_bytes = match (io_size, &fixed_sizes) {
+            (Some(s), _) => percent_of(s, region).max(min_bs),
+            // With filesize, size caps the bytes a pass moves (fio lowers size to the sum
+            // of the files' sizes, never raises it).
+            (None, Some(_)) => total.min(region),
+            (None, None) => region,
         };
         // fio's do_io stops a round at its total_bytes: the size, or io_size when larger
         // for a job that writes at random without a map, plus io_size × loops for
@@ -1272,16 +1421,6 @@ pub fn translate<J: JobOptions + ?Sized>(
             threads: 1,
             job: Some(job),
             placement: split_cpus(&placement, split, ctx.job_number + k as u32),
-        };
-        let number = ctx.job_number + k as u32;
-        let seed = match (randseed, randrepeat) {
-            (Some(s), _) => s.wrapping_add(number as u64),
-            (None, true) => 0x89u64.wrapping_add(number as u64),
-            (None, false) => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0)
-                .wrapping_add(number as u64),
         };
         let start_delay = super::pacing::start_delay(g.raw("startdelay"), seed)?;
         let config = RunConfig {
