@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::plumb;
+use common::{plumb, shape};
 
 struct Loop {
     dev: PathBuf,
@@ -268,24 +268,6 @@ fn the_usage_line_is_the_command_s_not_the_arguments_typed() {
         err,
         "plumb: hdparm needs a device (usage: plumb hdparm [OPTIONS] <DEVICE>...)\n"
     );
-}
-
-/// A line with its figures masked and its spacing collapsed.
-fn shape(line: &str) -> String {
-    let mut out = String::new();
-    let mut in_num = false;
-    for ch in line.chars() {
-        if ch.is_ascii_digit() || (in_num && ch == '.') {
-            if !in_num {
-                out.push('N');
-            }
-            in_num = true;
-        } else {
-            in_num = false;
-            out.push(ch);
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]

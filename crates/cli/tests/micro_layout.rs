@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{peer, scenario, sysbench_part};
+use common::{peer, scenario, shape, sysbench_part};
 
 fn sysbench_available() -> bool {
     let found = peer("sysbench");
@@ -12,24 +12,6 @@ fn sysbench_available() -> bool {
         eprintln!("sysbench not found: layout comparison skipped");
     }
     found
-}
-
-/// A report line with its figures taken out: numbers become N, runs of blanks one blank.
-fn shape(line: &str) -> String {
-    let mut out = String::new();
-    let mut in_num = false;
-    for c in line.chars() {
-        if c.is_ascii_digit() || (in_num && c == '.') {
-            if !in_num {
-                out.push('N');
-            }
-            in_num = true;
-        } else {
-            in_num = false;
-            out.push(c);
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Report lines without the first (the program's name and version) and without the

@@ -923,22 +923,7 @@ fn layout_of(report: &str) -> Vec<String> {
     report
         .lines()
         .skip(1) // the banner names the tool
-        .map(|l| {
-            let mut out = String::new();
-            let mut in_num = false;
-            for ch in l.chars() {
-                if ch.is_ascii_digit() || (in_num && ch == '.') {
-                    if !in_num {
-                        out.push('N');
-                    }
-                    in_num = true;
-                } else {
-                    in_num = false;
-                    out.push(ch);
-                }
-            }
-            out.split_whitespace().collect::<Vec<_>>().join(" ")
-        })
+        .map(common::shape)
         .collect()
 }
 

@@ -1092,3 +1092,171 @@ fn low_verbosity_keeps_the_oltp_scripts_own_messages() {
         "prepare",
     ]);
 }
+
+/// Neither --events nor --time: sysbench's warning on stdout before its banner, whatever the
+/// command and verbosity. A deprecated alias at its default (--max-time=0) is not taken, so
+/// --time keeps its 10 s and there is no warning.
+#[test]
+fn an_endless_test_is_warned_about() {
+    same(&["--events=0", "--time=0", "cpu", "help"]);
+    same(&["--time=0", "--verbosity=0", "threads", "help"]);
+    same(&["--max-time=0", "--events=0", "cpu", "help"]);
+    same(&[
+        "--num-threads=0",
+        "--max-requests=0",
+        "--events=3",
+        "cpu",
+        "run",
+    ]);
+    same(&[
+        "--max-time=1",
+        "--num-threads=2",
+        "--max-requests=5",
+        "--time=0",
+        "cpu",
+        "run",
+    ]);
+}
+
+/// The interval lines of a run, masked, without repeats: their shapes.
+fn interval_shapes(out: &str) -> std::collections::BTreeSet<String> {
+    out.lines()
+        .filter(|l| l.starts_with("[ "))
+        .map(mask)
+        .collect()
+}
+
+/// Like [`same_with_intervals`] where a run prints more than one kind of interval line
+/// (--rate adds the queue's): each tool prints the same kinds.
+fn same_interval_kinds(args: &[&str]) {
+    let Some((theirs, ours)) = run_both(args) else {
+        return;
+    };
+    let (t, o) = (
+        interval_shapes(&theirs.stdout),
+        interval_shapes(&ours.stdout),
+    );
+    assert!(!t.is_empty(), "{}", theirs.stdout);
+    assert_eq!(t, o, "{args:?}\n{}\n{}", theirs.stdout, ours.stdout);
+    let without = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("[ "))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    assert_same(args, &theirs, &ours, without);
+}
+
+/// --rate's second interval line: `queue length: N concurrency: N` for the tests on
+/// sysbench's common report, none for fileio and memory, which have their own.
+/// --percentile=0 keeps the latency field, with 0% and an empty histogram's value.
+#[test]
+fn rate_and_percentile_0_interval_lines() {
+    for test in ["cpu", "threads"] {
+        same_interval_kinds(&[test, "--rate=200", "--report-interval=1", "--time=2", "run"]);
+        same_interval_kinds(&[
+            test,
+            "--percentile=0",
+            "--report-interval=1",
+            "--time=2",
+            "run",
+        ]);
+    }
+    same_interval_kinds(&[
+        "memory",
+        "--rate=200",
+        "--report-interval=1",
+        "--time=2",
+        "run",
+    ]);
+    if let Some((theirs, _)) = run_both(&[
+        "cpu",
+        "--rate=200",
+        "--report-interval=1",
+        "--time=2",
+        "run",
+    ]) {
+        assert!(
+            theirs.stdout.contains("queue length: 0 concurrency: "),
+            "{}",
+            theirs.stdout
+        );
+    }
+    let d = TempDir::new().unwrap();
+    let files = ["fileio", "--file-num=1", "--file-total-size=1M"];
+    if let Some(peer) = peer() {
+        let drop_in = DropIn::named("sysbench");
+        let mut kinds = Vec::new();
+        for bin in [Path::new(peer).to_path_buf(), drop_in.bin()] {
+            let o = run_in(&bin, d.path(), &[&files[..], &["prepare"]].concat());
+            assert_eq!(o.code, 0, "{o:?}");
+            let mut shapes = std::collections::BTreeSet::new();
+            for extra in [&["--rate=200"][..], &["--percentile=0"]] {
+                let args = [
+                    &files[..],
+                    extra,
+                    &[
+                        "--file-test-mode=rndrd",
+                        "--report-interval=1",
+                        "--time=2",
+                        "run",
+                    ],
+                ]
+                .concat();
+                let o = run_in(&bin, d.path(), &args);
+                assert_eq!(o.code, 0, "{o:?}");
+                shapes.extend(interval_shapes(&o.stdout));
+            }
+            kinds.push(shapes);
+            run_in(&bin, d.path(), &[&files[..], &["cleanup"]].concat());
+        }
+        assert_eq!(kinds[0], kinds[1]);
+    }
+}
+
+/// An OLTP run with --rate (`queue length: N, concurrency: N`, with a comma), with
+/// --percentile=0 (`lat (ms,0%): 0.00`), and with --mysql-ignore-errors items that name no
+/// error, which sysbench reads with atoi() and runs with.
+#[test]
+fn oltp_interval_lines_and_ignore_lists_as_sysbench_s() {
+    let Some(db) = empty_database("mysql", "qa_fix_dropin_oltp_lines") else {
+        return;
+    };
+    let db_opt = format!("--mysql-db={db}");
+    let base = [
+        "oltp_point_select",
+        "--mysql-user=root",
+        &db_opt,
+        "--table-size=1000",
+    ];
+    let d = TempDir::new().unwrap();
+    let o = run_in(
+        Path::new(PEER),
+        d.path(),
+        &[&base[..], &["prepare"]].concat(),
+    );
+    assert_eq!(o.code, 0, "{o:?}");
+    for extra in [&["--rate=100"][..], &["--percentile=0"]] {
+        same_interval_kinds(
+            &[
+                &base[..],
+                extra,
+                &["--report-interval=1", "--time=2", "run"],
+            ]
+            .concat(),
+        );
+    }
+    same(
+        &[
+            &base[..],
+            &[
+                "--mysql-ignore-errors=abc,12x",
+                "--events=5",
+                "--time=0",
+                "run",
+            ],
+        ]
+        .concat(),
+    );
+    drop_database("mysql", db);
+}

@@ -89,6 +89,9 @@ pub struct IntervalResult {
     pub latency_percentiles: Vec<Percentile>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backlog_events: Option<u64>,
+    /// Open loop: threads busy with an event at the interval's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -147,6 +150,7 @@ impl IntervalResult {
                 })
                 .collect(),
             backlog_events: s.backlog,
+            concurrency: s.concurrency,
         }
     }
 

@@ -291,9 +291,11 @@ impl<'a> WorkerCtx<'a> {
                 let at = p.advance(&mut self.rng);
                 self.slot
                     .publish_next_due(p.next, self.shared.origin_stamp());
+                self.slot.busy.store(false, Relaxed);
                 if !self.wait_until(at) {
                     return None;
                 }
+                self.slot.busy.store(true, Relaxed);
                 Some(Ticket { intended: Some(at) })
             }
         }

@@ -56,15 +56,17 @@ pub enum OltpError {
         /// The run's statement kind, for a statement of the workload itself.
         stmt: Option<crate::statements::Stmt>,
     },
-    /// A table the run reads cannot be read (it was not prepared): sbtest`tables`, the last
-    /// table the run reads (the one checked), and its `error`. `refused` holds the database's
+    /// A table the run reads cannot be read (it was not prepared): sbtest`tables` is the last
+    /// table the run reads (the one checked), sbtest`first` the first one missing, and
+    /// `error` what reading it said. `refused` holds the database's
     /// errors for the statements a client of the run prepares, in the order sysbench's
     /// scripts prepare them (each statement on every table in turn), for front ends that
     /// word the failure as such a client does; empty when preparing does not reach the
     /// database (`--db-ps-mode=disable`).
-    #[error("{}: {}", Setting::Tables.plain(), unprepared(*.tables, .error))]
+    #[error("{}: {}", Setting::Tables.plain(), unprepared(*.first, *.tables, .error))]
     Unprepared {
         tables: u32,
+        first: u32,
         error: DriverError,
         refused: Vec<DriverError>,
     },
@@ -89,9 +91,16 @@ impl OltpError {
     pub fn describe(&self, spell: &dyn Fn(Setting) -> String) -> String {
         match self {
             OltpError::Setting { setting, problem } => format!("{}: {problem}", spell(*setting)),
-            OltpError::Unprepared { tables, error, .. } => {
-                format!("{}: {}", spell(Setting::Tables), unprepared(*tables, error))
-            }
+            OltpError::Unprepared {
+                tables,
+                first,
+                error,
+                ..
+            } => format!(
+                "{}: {}",
+                spell(Setting::Tables),
+                unprepared(*first, *tables, error)
+            ),
             other => other.to_string(),
         }
     }
@@ -105,6 +114,6 @@ impl OltpError {
 }
 
 /// What a table that cannot be read says about the set.
-fn unprepared(tables: u32, error: &DriverError) -> String {
-    format!("sbtest{tables} cannot be read ({error}): prepare {tables} tables first")
+fn unprepared(first: u32, tables: u32, error: &DriverError) -> String {
+    format!("sbtest{first} cannot be read ({error}): prepare {tables} tables first")
 }

@@ -133,7 +133,11 @@ fn build_tables(
             }
         }
         if spec.create_secondary {
-            line(format!("Creating a secondary index on '{name}'..."))?;
+            line(if spec.legacy_messages {
+                format!("Creating secondary indexes on '{name}'...")
+            } else {
+                format!("Creating a secondary index on '{name}'...")
+            })?;
             ddl(conn, &schema::create_k_index(i))
                 .map_err(statement_error(format!("CREATE INDEX k_{i}")))?;
         }
@@ -264,10 +268,16 @@ fn prepare_bulk(
 /// Before a run: the tables a run reads must be there, and hold the ids `--table-size`
 /// draws from. sysbench runs a larger size silently (missing ids give empty reads, and
 /// updates that match nothing are counted as "other"), which measures a different workload.
-/// The last table the run reads is checked for the top 1% of ids (oltp_delete may have
-/// removed single ones): sbtest`tables`, or sbtest1 for select_random_*, which read nothing
-/// else whatever --tables says.
-pub fn check_prepared(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<(), OltpError> {
+/// The last table the run reads is checked: sbtest`tables`, or sbtest1 for select_random_*,
+/// which read nothing else whatever --tables says. It passes with an id in the top 1% of
+/// the size, or when the database remembers handing out such ids (the AUTO_INCREMENT
+/// counter, the SERIAL's sequence, SQLite's sqlite_sequence): oltp_delete thins a table
+/// without putting rows back, and a thinned table was still prepared with the size.
+pub fn check_prepared(
+    conn: &mut dyn Connection,
+    spec: &OltpSpec,
+    dialect: Dialect,
+) -> Result<(), OltpError> {
     if matches!(spec.test, Test::BulkInsert | Test::OltpInsert) || spec.table_size == 0 {
         return Ok(());
     }
@@ -280,22 +290,45 @@ pub fn check_prepared(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<(), 
     let sql = format!("SELECT id FROM sbtest{t} WHERE id >= {floor} LIMIT 1");
     match conn.execute_plain(&sql, &[]) {
         Ok(crate::driver::Outcome::Rows(n)) if n > 0 => Ok(()),
-        Ok(_) => Err(OltpError::setting(
-            Setting::TableSize,
-            format!(
-                "{} is larger than the tables hold (sbtest{t} has no ids near it): prepare with this size, or run with the size they were prepared with",
-                spec.table_size
-            ),
-        )),
+        Ok(_) => {
+            let filled = filled_to(conn, dialect, t);
+            if filled.is_some_and(|f| f >= floor) {
+                return Ok(());
+            }
+            let held = match filled {
+                Some(f) => format!("sbtest{t} was filled to id {f}"),
+                None => format!(
+                    "sbtest{t} has no ids near it, and keeps no record of ids it held before (no auto-increment)"
+                ),
+            };
+            Err(OltpError::setting(
+                Setting::TableSize,
+                format!(
+                    "{} is larger than the tables hold ({held}): prepare with this size, or run with the size they were prepared with",
+                    spec.table_size
+                ),
+            ))
+        }
         Err(e) if e.class == ErrorClass::Fatal => {
             // The set is not there: a failure path, so the round trips are affordable.
             let refused = crate::workload::refused_statements(conn, spec);
             if refused.is_empty() && spec.missing_tables_fail_in_run {
                 return Ok(());
             }
+            // The first table that cannot be read is the one to name: on an empty
+            // database that is sbtest1, not the last one.
+            let (first, error) = (1..t)
+                .find_map(|i| {
+                    conn.execute_plain(&format!("SELECT id FROM sbtest{i} LIMIT 1"), &[])
+                        .err()
+                        .filter(|e| e.class == ErrorClass::Fatal)
+                        .map(|e| (i, e))
+                })
+                .unwrap_or((t, e));
             Err(OltpError::Unprepared {
                 tables: t,
-                error: e,
+                first,
+                error,
                 refused,
             })
         }
@@ -305,4 +338,28 @@ pub fn check_prepared(conn: &mut dyn Connection, spec: &OltpSpec) -> Result<(), 
             stmt: None,
         }),
     }
+}
+
+/// The largest id table `t` was ever given, as the database remembers it (None when it
+/// keeps no such record: no auto-increment, or it cannot be read).
+fn filled_to(conn: &mut dyn Connection, dialect: Dialect, t: u32) -> Option<u64> {
+    let sql = match dialect {
+        Dialect::Sqlite => format!("SELECT seq FROM sqlite_sequence WHERE name = 'sbtest{t}'"),
+        Dialect::Mysql => {
+            // MySQL 8 answers information_schema.TABLES from a cache of up to a day old
+            // unless told not to; MariaDB has no such cache, nor the variable.
+            let _ = conn.execute_plain("SET SESSION information_schema_stats_expiry = 0", &[]);
+            format!(
+                "SELECT AUTO_INCREMENT - 1 FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'sbtest{t}'"
+            )
+        }
+        Dialect::Pgsql => format!(
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence('sbtest{t}', 'id')::regclass)"
+        ),
+    };
+    let mut value = None;
+    conn.column(&sql, &mut |v| value = v.trim().parse::<u64>().ok())
+        .ok()?;
+    value
 }

@@ -114,6 +114,9 @@ pub struct OltpSpec {
     /// kept ([`crate::Oltp::end_failures`]), and the report stands, as in sysbench. The
     /// sysbench drop-in sets it; plumb's own name fails the run.
     pub end_failures_counted: bool,
+    /// The test runs as sysbench 0.5's oltp.lua, whose prepare says "Creating secondary
+    /// indexes on" where 1.0's says "Creating a secondary index on".
+    pub legacy_messages: bool,
 }
 
 impl OltpSpec {
@@ -143,6 +146,7 @@ impl OltpSpec {
             rand_type: RandType::Special,
             missing_tables_fail_in_run: false,
             end_failures_counted: false,
+            legacy_messages: false,
         }
     }
 

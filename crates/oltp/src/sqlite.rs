@@ -242,6 +242,22 @@ impl Driver for SqliteDriver {
     fn connect(&self) -> Result<Box<dyn Connection>, DriverError> {
         Ok(Box::new(self.open()?))
     }
+    /// A run opens its observer first: where the file is missing, opening it would leave
+    /// an empty database behind for a run that cannot start.
+    fn observer(&self) -> Result<Box<dyn Connection>, DriverError> {
+        let path = &self.opts.path;
+        if path.as_os_str() != ":memory:" && !path.exists() {
+            return Err(DriverError::new(
+                ErrorClass::Fatal,
+                None,
+                format!(
+                    "the SQLite database {} does not exist: prepare creates it",
+                    path.display()
+                ),
+            ));
+        }
+        self.connect()
+    }
     fn settings(&self) -> Option<crate::settings::DatabaseSettings> {
         SqliteDriver::settings(self)
             .ok()

@@ -7,7 +7,7 @@ use plumb_core::{run, RunConfig, StopFlag};
 use rusqlite::Connection as Raw;
 
 use crate::cleanup::cleanup;
-use crate::driver::{Driver, ErrorClass, Outcome, TxIntent, Value};
+use crate::driver::{Dialect, Driver, ErrorClass, Outcome, TxIntent, Value};
 use crate::prepare::{prepare, tables_of_worker};
 use crate::spec::{OltpSpec, Test};
 use crate::sqlite::{SqliteDriver, SqliteOptions};
@@ -426,13 +426,13 @@ fn the_run_s_check_reads_the_tables_the_test_reads() {
     let mut conn = d.connect().unwrap();
     // select_random_* read sbtest1 alone, whatever --tables says.
     spec.tables = 4;
-    check_prepared(&mut *conn, &spec).unwrap();
+    check_prepared(&mut *conn, &spec, Dialect::Sqlite).unwrap();
     // The others read every table: each statement that names the missing sbtest2 is
     // refused, in the order sysbench's scripts prepare them.
     let mut rw = OltpSpec::new(Test::OltpReadWrite);
     rw.tables = 2;
     rw.table_size = 100;
-    match check_prepared(&mut *conn, &rw) {
+    match check_prepared(&mut *conn, &rw, Dialect::Sqlite) {
         Err(OltpError::Unprepared {
             tables: 2, refused, ..
         }) => {
@@ -442,12 +442,12 @@ fn the_run_s_check_reads_the_tables_the_test_reads() {
         other => panic!("{other:?}"),
     }
     rw.tables = 1;
-    check_prepared(&mut *conn, &rw).unwrap();
+    check_prepared(&mut *conn, &rw, Dialect::Sqlite).unwrap();
     // Nothing there: every statement on every table, each kind on all tables in turn.
     let empty = tempfile::tempdir().unwrap();
     let mut conn = db(&empty).connect().unwrap();
     rw.tables = 2;
-    match check_prepared(&mut *conn, &rw) {
+    match check_prepared(&mut *conn, &rw, Dialect::Sqlite) {
         Err(OltpError::Unprepared { refused, .. }) => {
             let tables: Vec<bool> = refused
                 .iter()

@@ -51,10 +51,20 @@ pub const HISTORY: &[Opt] = &[
 /// sysbench 0.4/0.5 names still printed by most tutorials, and what they mean now.
 pub const DEPRECATED: &[(&str, &str)] = &[
     ("num-threads", "threads"),
-    ("max-time", "time"),
     ("max-requests", "events"),
+    ("max-time", "time"),
     ("tx-rate", "rate"),
 ];
+
+/// Whether sysbench 1.0 copies a deprecated alias to its new name: only a value above the
+/// alias's default (1 thread, else 0); a word is copied, for the option check to refuse.
+pub fn alias_applies(alias: &str, value: Option<&str>) -> bool {
+    let default = if alias == "num-threads" { 1.0 } else { 0.0 };
+    match value.map(str::trim) {
+        None | Some("") => false,
+        Some(v) => v.parse::<f64>().map_or(true, |v| v > default),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -84,6 +94,8 @@ pub struct Common {
     /// no banner and no report (the JSON result and the history still get the run); below
     /// 2 no warnings either.
     pub verbosity: u64,
+    /// The test is sysbench 0.5's oltp.lua, whose prepare words its index line its own way.
+    pub legacy_script: bool,
 }
 
 impl Common {
@@ -181,6 +193,7 @@ impl Common {
             },
             keep,
             verbosity,
+            legacy_script: false,
         })
     }
 

@@ -4,6 +4,7 @@
 pub mod common;
 mod config_file;
 pub mod dropin;
+mod legacy;
 pub mod options;
 pub mod sweep;
 pub mod testdefs;
@@ -30,6 +31,11 @@ struct Parsed {
     typed: Vec<String>,
     help: bool,
     version: bool,
+    /// The test came as `--test=NAME` (sysbench 0.4/0.5), which plumb warns about once it
+    /// knows the test and can name the command to use instead.
+    test_option: bool,
+    /// Where the test's name comes from (set once the test is found).
+    origin: legacy::Origin,
 }
 
 /// Split a command line; `dropin` leaves the warnings about old option names to the
@@ -42,6 +48,8 @@ fn split(args: &[String], dropin: bool) -> Parsed {
         typed: Vec::new(),
         help: false,
         version: false,
+        test_option: false,
+        origin: legacy::Origin::Current,
     };
     let mut positional = Vec::new();
     for a in args {
@@ -52,16 +60,19 @@ fn split(args: &[String], dropin: bool) -> Parsed {
             };
             match name.as_str() {
                 "test" => {
-                    if !dropin {
-                        eprintln!("WARNING: the --test option is deprecated: name the test on the command line (plumb cpu run)");
-                    }
+                    p.test_option = true;
                     p.test = value;
                 }
                 "help" => p.help = value.as_deref().is_none_or(|v| v != "off"),
                 "version" => p.version = value.as_deref().is_none_or(|v| v != "off"),
                 _ => {
-                    p.typed.push(a.clone());
                     if let Some((old, new)) = common::DEPRECATED.iter().find(|(o, _)| *o == name) {
+                        // sysbench 1.0 takes an alias only above its default (--max-time=0
+                        // leaves --time at 10 s), and the drop-in does; plumb's own name
+                        // keeps the 0.4/0.5 meaning (no time limit) and says it maps it.
+                        if dropin && !common::alias_applies(old, value.as_deref()) {
+                            continue;
+                        }
                         if !dropin {
                             eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
                         }
@@ -69,6 +80,7 @@ fn split(args: &[String], dropin: bool) -> Parsed {
                     } else {
                         p.raw.push((name, value));
                     }
+                    p.typed.push(a.clone());
                 }
             }
         } else {
@@ -120,7 +132,7 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
         )
         .into());
     };
-    let test = find_test(&test_name)?;
+    let (test, p) = resolved(&test_name, p)?;
     let commands = parse_commands(test, &p.commands)?;
     if p.help || commands.contains(&Command::Help) {
         print!(
@@ -136,11 +148,12 @@ pub fn main(args: &[String]) -> anyhow::Result<i32> {
     execute(checked)
 }
 
-/// The test a command line names: one of [`TESTS`], or one of sysbench's OLTP script paths.
+/// The test a command line names: one of [`TESTS`], one of sysbench's OLTP script paths, or
+/// sysbench 0.4's `oltp`.
 pub fn find_test(name: &str) -> Result<&'static TestDef, UsageError> {
-    match testdefs::oltp::from_script(name) {
+    match legacy::find(name) {
         Some(found) => found.map_err(UsageError),
-        None => testdefs::find(name).ok_or_else(|| {
+        None => Err({
             let names: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
             UsageError(format!(
                 "unknown test '{name}' (available: {})",
@@ -148,6 +161,26 @@ pub fn find_test(name: &str) -> Result<&'static TestDef, UsageError> {
             ))
         }),
     }
+}
+
+/// A command line's test with the 0.4/0.5 options that choose it applied (see
+/// [`legacy::apply`]), and the warning about --test, which names the command that runs it.
+fn resolved(name: &str, mut p: Parsed) -> Result<(&'static TestDef, Parsed), UsageError> {
+    let origin = legacy::Origin::of(name, false);
+    let named = find_test(name)?;
+    let test = legacy::apply(named, origin, &mut p.raw, &mut p.typed, false).map_err(UsageError)?;
+    p.origin = origin;
+    if p.test_option {
+        eprintln!(
+            "WARNING: the --test option is deprecated: name the test on the command line (plumb {} {})",
+            test.name,
+            if p.commands.is_empty() { "run".to_string() } else { p.commands.join(" ") }
+        );
+    }
+    if origin == legacy::Origin::Test04 {
+        eprintln!("WARNING: sysbench 0.4's '{name}' test runs as sysbench 1.0's {}: tables sbtest1..N in 1.0's layout, not 0.4's single table 'sbtest'", test.name);
+    }
+    Ok((test, p))
 }
 
 fn parse_commands(test: &TestDef, words: &[String]) -> Result<Vec<Command>, UsageError> {
@@ -206,7 +239,7 @@ fn named(args: &[String]) -> Result<(Parsed, &'static TestDef, Vec<Command>), Us
         .test
         .clone()
         .ok_or_else(|| UsageError("no test named (e.g. oltp_read_write run)".into()))?;
-    let test = find_test(&name)?;
+    let (test, p) = resolved(&name, p)?;
     let commands = parse_commands(test, &p.commands)?;
     Ok((p, test, commands))
 }
@@ -249,6 +282,7 @@ fn checked(
     )?;
     test.check_rand(&values)?;
     let mut common = Common::from_values(&values, false)?;
+    common.legacy_script = p.origin == legacy::Origin::Script05;
     let plan = (test.plan)(&values, &common)?;
     plan.tune(&mut common.run);
     Ok(assemble(test, plan, common, &commands, args))

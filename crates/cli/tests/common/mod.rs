@@ -434,3 +434,22 @@ pub fn figure(report: &str, label: &str) -> u64 {
         .parse()
         .unwrap()
 }
+
+/// A report line's layout: each figure (with its decimals) becomes N and runs of spaces one,
+/// for comparing layouts whose figures differ.
+pub fn shape(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_num = false;
+    for ch in line.chars() {
+        if ch.is_ascii_digit() || (in_num && ch == '.') {
+            if !in_num {
+                out.push('N');
+            }
+            in_num = true;
+        } else {
+            in_num = false;
+            out.push(ch);
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}

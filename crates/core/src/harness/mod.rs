@@ -152,6 +152,8 @@ pub struct IntervalSample {
     pub threads_running: usize,
     /// Open loop: scheduled events not yet started, summed over threads.
     pub backlog: Option<u64>,
+    /// Open loop: threads busy with an event at the sample's moment.
+    pub concurrency: Option<u64>,
 }
 
 /// Everything a finished (or abandoned) run measured.
@@ -585,6 +587,12 @@ impl IntervalState {
             backlog: cfg
                 .rate
                 .map(|r| backlog(slots, r / slots.len() as f64, origin, origin + at)),
+            concurrency: cfg.rate.map(|_| {
+                slots
+                    .iter()
+                    .filter(|s| s.busy.load(Relaxed) && !s.done.load(Relaxed))
+                    .count() as u64
+            }),
         };
         self.event_hist = hist;
         self.kind_counts = kind_counts;

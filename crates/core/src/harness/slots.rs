@@ -63,6 +63,9 @@ pub(crate) struct ThreadSlot {
     pub main: PhaseSlot,
     /// Open loop: when the next scheduled event is due, in ns since the origin.
     pub next_due_ns: AtomicU64,
+    /// Open loop: the thread has started its scheduled event and not yet asked for the
+    /// next one (sysbench's "concurrency" counts such threads).
+    pub busy: AtomicBool,
     pub done: AtomicBool,
 }
 
@@ -75,6 +78,7 @@ impl ThreadSlot {
             ),
             main: PhaseSlot::new(kinds, counters),
             next_due_ns: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
             done: AtomicBool::new(false),
         }
     }

@@ -40,6 +40,7 @@ pub fn cpu_record(at: u64, prime: u64, per_interval: &[u64], latency_ns: u64) ->
             counters: Default::default(),
             latency_percentiles: Vec::new(),
             backlog_events: None,
+            concurrency: None,
         })
         .collect();
     let mut h = Histogram::new();

@@ -212,7 +212,7 @@ impl Job for OltpJob {
             .driver
             .observer()
             .map_err(|e| self.failed(OltpError::Connect(e)))?;
-        plumb_oltp::prepare::check_prepared(&mut *observer, &self.spec)
+        plumb_oltp::prepare::check_prepared(&mut *observer, &self.spec, self.driver.dialect())
             .map_err(|e| self.failed(e))?;
         // An embedded database has no server to ask on a connection: the driver reads it.
         let database = observer.server_settings();

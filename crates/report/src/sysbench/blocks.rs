@@ -53,9 +53,9 @@ pub(crate) fn plumb_block(out: &mut String, job: &JobRecord) {
 
 /// A test's own interval line (everything after "[ Ns ] ", latency included), when it
 /// differs from the common one.
-pub(crate) fn interval_body(job: &JobRecord, i: &IntervalResult) -> Option<String> {
+pub(crate) fn interval_body(job: &JobRecord, i: &IntervalResult, drop_in: bool) -> Option<String> {
     match &job.workload {
-        Settings::Fileio(_) => Some(fileio::interval_body(i)),
+        Settings::Fileio(_) => Some(fileio::interval_body(i, drop_in)),
         // sysbench's memory interval line is throughput only.
         Settings::Memory(_) => Some(memory::interval(i)),
         Settings::Oltp(_) => Some(oltp::interval_body(i)),

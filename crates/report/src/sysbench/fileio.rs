@@ -60,7 +60,7 @@ pub(crate) fn block(out: &mut String, r: &RunResult) {
 }
 
 /// `reads: X MiB/s writes: Y MiB/s fsyncs: Z/s latency (ms,95%): 0.009`
-pub(crate) fn interval_body(i: &IntervalResult) -> String {
+pub(crate) fn interval_body(i: &IntervalResult, drop_in: bool) -> String {
     let len = i.length_s;
     let mut s = format!(
         "reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s",
@@ -68,8 +68,14 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
         per_s(i.counter("bytes_written") as f64 / MIB as f64, len),
         per_s(i.operation("fsync") as f64, len),
     );
-    if let Some((names, vals)) = interval_percentiles(i, 3) {
-        let _ = write!(s, " latency (ms,{names}): {vals}");
+    match interval_percentiles(i, 3) {
+        Some((names, vals)) => {
+            let _ = write!(s, " latency (ms,{names}): {vals}");
+        }
+        // --percentile=0: sysbench still prints the field, with its histogram's lowest
+        // bound.
+        None if drop_in => s.push_str(" latency (ms,0%): 0.001"),
+        None => {}
     }
     s
 }

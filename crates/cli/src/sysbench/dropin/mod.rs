@@ -12,7 +12,7 @@ use std::io::Write;
 use super::common::{self, Common};
 use super::options::{Kind, Opt, Values};
 use super::testdefs::{self, Command, TestDef};
-use super::{assemble, execute, split, Parsed};
+use super::{assemble, execute, legacy, split, Parsed};
 use crate::exit::{self, Interrupted, UsageError};
 
 /// sysbench's integer options: a value that is not a number is refused by its option parser
@@ -89,7 +89,8 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
-    warn_old_names(args);
+    warn_test_option(args);
+    warn_old_names(args, &["num-threads", "max-requests", "max-time"]);
     // One test and one command, as sysbench takes them (plumb's own name runs several
     // commands in order).
     if let Some(extra) = p.commands.get(1) {
@@ -106,18 +107,22 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         println!("{}", texts::VERSION);
         return Ok(0);
     }
-    let raw = normalised(&p.raw);
-    let options = || raw.iter().zip(&p.typed);
     let general = |name: &str| common::OPTIONS.iter().find(|o| o.name == name);
     // General options before the version line, as sysbench parses them; a bad on/off is
     // refused later, with the unknown options.
-    for ((name, value), typed) in options() {
-        if let Some(o) = general(name).filter(|o| !matches!(o.kind, Kind::Bool)) {
-            check_option(o, value.as_deref(), typed)?;
+    let check_general = |raw: &[(String, Option<String>)], typed: &[String]| {
+        for ((name, value), typed) in raw.iter().zip(typed) {
+            if let Some(o) = general(name).filter(|o| !matches!(o.kind, Kind::Bool)) {
+                check_option(o, value.as_deref(), typed)?;
+            }
         }
-    }
+        Ok(())
+    };
+    check_general(&normalised(&p.raw), &p.typed)?;
+    warn_endless(&normalised(&p.raw), json);
+    warn_old_names(args, &["tx-rate"]);
     // sysbench prints its banner at verbosity 3 and up (the value is checked above).
-    let quiet = raw
+    let quiet = normalised(&p.raw)
         .iter()
         .rev()
         .find(|(n, _)| n == "verbosity")
@@ -138,6 +143,20 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             ))
         })?,
     };
+    // A 0.5 script declares no options: sysbench 1.0 hands it every option, and its
+    // oltp_legacy copy reads the 0.5 names. Those are mapped before the unknown-option
+    // check below, which is sysbench 1.0's for its own scripts.
+    let origin = legacy::Origin::of(test_name, true);
+    let (mut raw, mut typed) = (p.raw.clone(), p.typed.clone());
+    let test = legacy::apply(test, origin, &mut raw, &mut typed, true).map_err(Stop::fatal)?;
+    let raw = if origin == legacy::Origin::Script05 {
+        testdefs::script_option_names(test, &raw)
+    } else {
+        raw
+    };
+    let raw = normalised(&raw);
+    check_general(&raw, &typed)?;
+    let options = || raw.iter().zip(&typed);
     let mut commands = Vec::new();
     for c in &p.commands {
         commands
@@ -200,6 +219,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     .map_err(Stop::fatal)?;
     test.check_rand(&values).map_err(Stop::fatal)?;
     let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
+    common.legacy_script = origin == legacy::Origin::Script05;
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);
     execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
@@ -231,36 +251,52 @@ fn script_from_stdin() -> Result<i32, Stop> {
     ))
 }
 
-/// sysbench's warnings about old option names: --test on stderr; an alias on stdout, and
-/// only when its value differs from the alias's default.
-fn warn_old_names(args: &[String]) {
-    const DEFAULTS: &[(&str, &str)] = &[
-        ("num-threads", "1"),
-        ("max-time", "0"),
-        ("max-requests", "0"),
-        ("tx-rate", "0"),
-    ];
-    for a in args {
-        let Some(body) = a.strip_prefix("--") else {
+/// sysbench's warning about --test, on stderr.
+fn warn_test_option(args: &[String]) {
+    for _ in args
+        .iter()
+        .filter(|a| *a == "--test" || a.starts_with("--test="))
+    {
+        eprintln!("WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.");
+    }
+}
+
+/// sysbench's warnings about its deprecated aliases, on stdout: once, when sysbench takes
+/// the alias's (last) value (see [`common::alias_applies`]), in the order sysbench checks
+/// them. `aliases` are the ones warned about here; --tx-rate's comes after the
+/// endless-test warning, as sysbench checks it later.
+fn warn_old_names(args: &[String], aliases: &[&str]) {
+    for (old, new) in common::DEPRECATED {
+        if !aliases.contains(old) {
             continue;
-        };
-        let (name, value) = body.split_once('=').unwrap_or((body, ""));
-        if name == "test" {
-            eprintln!("WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.");
         }
-        let Some((_, default)) = DEFAULTS.iter().find(|(n, _)| *n == name) else {
-            continue;
-        };
-        let same = match (value.trim().parse::<f64>(), default.parse::<f64>()) {
-            (Ok(v), Ok(d)) => v == d,
-            _ => value == *default,
-        };
-        if !same {
-            let new = common::DEPRECATED
-                .iter()
-                .find(|(o, _)| *o == name)
-                .map_or("", |(_, n)| n);
-            println!("WARNING: --{name} is deprecated, use --{new} instead");
+        let last = args.iter().rev().find_map(|a| {
+            let body = a.strip_prefix("--")?;
+            let (n, v) = body.split_once('=').unwrap_or((body, ""));
+            (n == *old).then_some(v)
+        });
+        if last.is_some_and(|v| common::alias_applies(old, Some(v))) {
+            println!("WARNING: --{old} is deprecated, use --{new} instead");
+        }
+    }
+}
+
+/// sysbench's warning, on stdout before its banner and whatever the command or verbosity,
+/// when neither --events nor --time limits the run (on stderr when stdout carries JSON).
+fn warn_endless(raw: &[(String, Option<String>)], json: bool) {
+    let last = |name: &str, default: f64| {
+        raw.iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref()?.trim().parse::<f64>().ok())
+            .unwrap_or(default)
+    };
+    if last("events", 0.0) == 0.0 && last("time", 10.0) == 0.0 {
+        let w = "WARNING: Both event and time limits are disabled, running an endless test";
+        if json {
+            eprintln!("{w}");
+        } else {
+            println!("{w}");
         }
     }
 }

@@ -54,7 +54,7 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
         }
     }
     let driver: Arc<dyn Driver> = match chosen {
-        "mysql" => Arc::new(MysqlDriver::new(mysql_config(v)?)),
+        "mysql" => Arc::new(MysqlDriver::new(mysql_config(v, c.dropin)?)),
         "pgsql" => Arc::new(PgsqlDriver::new(pgsql_config(v)?)),
         _ => {
             let mut opts = SqliteOptions::new(v.word("sqlite-db"));
@@ -68,7 +68,7 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
     })
 }
 
-fn mysql_config(v: &Values) -> Result<MysqlConfig, UsageError> {
+fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
     for (name, what) in [
         ("mysql-debug", "client library tracing"),
         ("mysql-dry-run", "dry-run mode"),
@@ -137,9 +137,52 @@ fn mysql_config(v: &Values) -> Result<MysqlConfig, UsageError> {
         ssl,
         ssl_ca: (!ca.is_empty()).then(|| PathBuf::from(ca)),
         compression: v.flag("mysql-compression"),
-        ignore: IgnoreErrors::parse(&v.list("mysql-ignore-errors").join(",")),
+        ignore: mysql_ignore(v.list("mysql-ignore-errors"), dropin)?,
         ..MysqlConfig::default()
     })
+}
+
+/// `--mysql-ignore-errors`: `all` or MySQL error numbers. sysbench reads each item with
+/// atoi() (`12x` is 12, a word is 0, which no error has), and the drop-in does the same;
+/// under plumb's name an item that is no number is refused rather than never matching.
+fn mysql_ignore(items: &[String], dropin: bool) -> Result<IgnoreErrors, UsageError> {
+    let mut codes = Vec::new();
+    for item in items {
+        let digits: String = item.chars().take_while(char::is_ascii_digit).collect();
+        if item == "all" || (!dropin && item.eq_ignore_ascii_case("all")) {
+            return Ok(IgnoreErrors::All);
+        } else if dropin {
+            codes.push(if digits.is_empty() {
+                "0".into()
+            } else {
+                digits
+            });
+        } else if digits.len() == item.len() {
+            codes.push(digits);
+        } else {
+            return Err(UsageError(format!(
+                "invalid value for --mysql-ignore-errors: '{item}' (allowed: MySQL error numbers such as 1213, or all)"
+            )));
+        }
+    }
+    Ok(IgnoreErrors::parse(&codes.join(",")))
+}
+
+/// `--pgsql-ignore-errors` (plumb's; sysbench's list is fixed): `all` or SQLSTATEs, five
+/// digits or letters, every one of PostgreSQL's with a digit among them (a word such as
+/// `hello` is none).
+fn pgsql_ignore(items: &[String]) -> Result<IgnoreErrors, UsageError> {
+    for item in items {
+        let sqlstate = item.len() == 5
+            && item.chars().all(|c| c.is_ascii_alphanumeric())
+            && item.chars().any(|c| c.is_ascii_digit());
+        if !sqlstate && !item.eq_ignore_ascii_case("all") {
+            return Err(UsageError(format!(
+                "invalid value for --pgsql-ignore-errors: '{item}' (allowed: SQLSTATEs such as 40P01, or all)"
+            )));
+        }
+    }
+    Ok(IgnoreErrors::parse(&items.join(",")))
 }
 
 fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
@@ -161,7 +204,7 @@ fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
         user: v.word("pgsql-user").to_string(),
         password: v.word("pgsql-password").to_string(),
         database: v.word("pgsql-db").to_string(),
-        ignore: IgnoreErrors::parse(&v.list("pgsql-ignore-errors").join(",")),
+        ignore: pgsql_ignore(v.list("pgsql-ignore-errors"))?,
         sslmode,
         ..PgsqlConfig::default()
     })

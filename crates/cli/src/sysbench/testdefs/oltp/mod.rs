@@ -43,7 +43,7 @@ const OPTIONS: &[Opt] = &[
     opt("delta", Kind::Int { min: 0, max: MAX }, "5", "Size of BETWEEN ranges (select_random_ranges)"),
     // The database driver options (see db_drivers.rs).
     opt("db-driver", Kind::Choice(db_drivers::DRIVERS), "sqlite", "the database driver: sqlite (embedded, plumb's default), mysql, pgsql; without it, --mysql-* or --pgsql-* options choose"),
-    opt("db-ps-mode", Kind::Choice(&["auto", "disable"]), "auto", "prepared statements usage mode {auto, disable}"),
+    opt("db-ps-mode", Kind::Choice(&["auto", "disable"]), "auto", "prepared statements usage mode"),
     opt("sqlite-db", Kind::Text, "sbtest.db", "the SQLite database file (sqlite driver)"),
     opt("sqlite-journal-mode", Kind::Choice(&["wal", "delete", "truncate", "persist", "memory", "off"]), "wal", "SQLite's journal mode (sqlite driver)"),
     opt("mysql-host", Kind::List(&[]), "localhost", "MySQL server host [localhost: the local socket]"),
@@ -161,6 +161,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     // imitate: there plumb's own line, which says what to prepare, stays.
     spec.missing_tables_fail_in_run = c.dropin && driver.dialect() != plumb_oltp::Dialect::Sqlite;
     spec.end_failures_counted = c.dropin;
+    spec.legacy_messages = c.legacy_script;
     spec.check(driver.dialect())
         .map_err(|e| UsageError(e.describe(&spell)))?;
     let script = words::Script {

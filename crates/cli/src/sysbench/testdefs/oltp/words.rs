@@ -410,6 +410,7 @@ mod tests {
         };
         let e = OltpError::Unprepared {
             tables: 1,
+            first: 1,
             error: refused("x", None, "SELECT 1"),
             refused: vec![refused(
                 "relation \"sbtest1\" does not exist",
