@@ -45,5 +45,15 @@ pub fn cleanup(
                 stmt: None,
             })?;
     }
+    if driver.dialect() == crate::driver::Dialect::Sqlite && n > 0 {
+        // A dropped table's pages stay in the file as free pages: without VACUUM a cleaned
+        // up database keeps its full size (hundreds of MB after a sweep over table sizes).
+        conn.execute_plain("VACUUM", &[])
+            .map_err(|error| OltpError::Statement {
+                what: "VACUUM".to_string(),
+                error,
+                stmt: None,
+            })?;
+    }
     Ok(n)
 }
