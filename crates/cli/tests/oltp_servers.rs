@@ -974,3 +974,56 @@ fn dropin_oltp_reports_have_sysbench_s_layout() {
     }
     mysql("DROP DATABASE plumb_t_dropin");
 }
+
+/// MyISAM tables: InnoDB's buffer pool and flush settings say nothing of them, and a write
+/// returns before anything is synced. The findings say the second, not the first.
+#[test]
+fn myisam_tables_are_not_a_buffer_pool_and_not_durable() {
+    if !available("mysql") {
+        return;
+    }
+    let db = mysql_db("plumb_t_myisam");
+    let d = TempDir::new().unwrap();
+    let base = with(
+        &my_opts(&db),
+        &[
+            "oltp_read_write",
+            "--tables=1",
+            "--table-size=500",
+            "--mysql-storage-engine=myisam",
+        ],
+    );
+    let o = run_in(d.path(), "plumb", &with(&base, &["prepare"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let json = d.path().join("r.json");
+    let o = run_in(
+        d.path(),
+        "plumb",
+        &with(
+            &base,
+            &[
+                "--events=20",
+                "--time=0",
+                &format!("--json={}", json.display()),
+                "run",
+            ],
+        ),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v = job_json(std::fs::read(&json).unwrap());
+    assert_eq!(v["workload"]["database"]["storage_engine"], "MyISAM", "{v}");
+    let findings = v["findings"].as_array().unwrap();
+    let ids: Vec<&str> = findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert!(!ids.contains(&"data-in-buffer-pool"), "{ids:?}");
+    let relaxed = findings
+        .iter()
+        .find(|f| f["id"] == "durability-relaxed")
+        .unwrap_or_else(|| panic!("{ids:?}"));
+    assert!(
+        relaxed
+            .to_string()
+            .contains("storage engine MyISAM (no durable commit"),
+        "{relaxed}"
+    );
+    mysql(&format!("DROP DATABASE {db}"));
+}

@@ -118,9 +118,23 @@ fn database_facts(
             }
             .into();
             f.local = v.local;
-            f.buffer_pool_bytes = v.buffer_pool_bytes;
             f.data_set_bytes = v.data_set_bytes;
             let get = |k: &str| v.durability.get(k).map(|s| s.to_ascii_lowercase());
+            let engine = v.storage_engine.as_deref().unwrap_or("InnoDB");
+            if matches!(db, DatabaseSettings::Mysql(_)) && !engine.eq_ignore_ascii_case("innodb") {
+                // InnoDB's buffer pool and its flush settings say nothing of these tables: the
+                // OS caches their data, and engines without transactions sync nothing when a
+                // statement returns.
+                f.hit_ratio = None;
+                let unsynced = ["myisam", "aria", "memory", "csv", "archive", "mrg_myisam"];
+                if unsynced.iter().any(|e| engine.eq_ignore_ascii_case(e)) {
+                    f.relaxed_durability.push(format!(
+                        "storage engine {engine} (no durable commit: nothing is synced when a write returns)"
+                    ));
+                }
+                return Some(f);
+            }
+            f.buffer_pool_bytes = v.buffer_pool_bytes;
             if let Some(x) = get("innodb_flush_log_at_trx_commit").filter(|x| x != "1") {
                 f.relaxed_durability
                     .push(relaxed("innodb_flush_log_at_trx_commit", &x));
