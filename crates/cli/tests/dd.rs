@@ -15,13 +15,6 @@ fn plumb_bin() -> &'static str {
     env!("CARGO_BIN_EXE_plumb")
 }
 
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// The calls on `ends` that a traced run made: (call, file, requested size, result).
 fn calls(trace: &Path, ends: &[PathBuf]) -> Vec<String> {
     let text = common::strace::whole_calls(&std::fs::read_to_string(trace).expect("trace"));
@@ -62,20 +55,6 @@ fn calls(trace: &Path, ends: &[PathBuf]) -> Vec<String> {
         out.push(format!("{call} end{end} {size} = {result}"));
     }
     out
-}
-
-/// Mask the time and rate in dd's bytes line; stop where plumb's section starts (after a
-/// blank line, or at once under status=none).
-fn mask(stderr: &str) -> String {
-    stderr
-        .lines()
-        .map(|l| match l.split_once(" copied, ") {
-            Some((head, _)) => format!("{head} copied, T s, R"),
-            None => l.to_string(),
-        })
-        .take_while(|l| !l.is_empty() && l != "plumb:")
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 struct Ran {
@@ -140,7 +119,11 @@ fn differential(ops: &[&str], prepare_out: Option<&[u8]>) {
     let gnu = run(false, dir.path(), ops, prepare_out);
     let ours = run(true, dir.path(), ops, prepare_out);
     assert_eq!(ours.code, gnu.code, "{ops:?}: exit\n{}", ours.stderr);
-    assert_eq!(mask(&ours.stderr), mask(&gnu.stderr), "{ops:?}: dd's lines");
+    assert_eq!(
+        common::dd_stats_masked(&ours.stderr),
+        common::dd_stats_masked(&gnu.stderr),
+        "{ops:?}: dd's lines"
+    );
     assert_eq!(ours.calls, gnu.calls, "{ops:?}: calls on the two ends");
     assert_eq!(ours.output, gnu.output, "{ops:?}: output bytes");
     assert!(!gnu.calls.is_empty(), "{ops:?}: the trace saw the copy");
@@ -148,7 +131,7 @@ fn differential(ops: &[&str], prepare_out: Option<&[u8]>) {
 
 #[test]
 fn the_same_io_and_lines_as_gnu_dd() {
-    if !have("strace") || !have("dd") {
+    if !common::peer("strace") || !common::peer("dd") {
         eprintln!("skipped: strace or GNU dd missing");
         return;
     }
@@ -244,7 +227,7 @@ fn the_same_io_and_lines_as_gnu_dd() {
 /// tables' copies of the two ends are closed before plumb exits.
 #[test]
 fn the_copy_has_its_own_descriptor_table_and_closes_both() {
-    if !have("strace") {
+    if !common::peer("strace") {
         eprintln!("skipped: strace missing");
         return;
     }
@@ -310,7 +293,7 @@ fn the_copy_has_its_own_descriptor_table_and_closes_both() {
 
 #[test]
 fn bad_operands_fail_with_dd_lines() {
-    if !have("dd") {
+    if !common::peer("dd") {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();

@@ -3,30 +3,11 @@
 //! GNU dd, `plumb dd` and plumb run as `dd` (a symlink) run side by side, so the sleeps in
 //! the pipelines are paid once.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Mask the time and rate in dd's bytes lines; stop where plumb's section starts (after a
-/// blank line, or at once under status=none).
-fn mask(stderr: &str) -> String {
-    stderr
-        .lines()
-        .map(|l| match l.split_once(" copied, ") {
-            Some((head, _)) => format!("{head} copied, T s, R"),
-            None => l.to_string(),
-        })
-        .take_while(|l| !l.is_empty() && l != "plumb:")
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Runner {
@@ -92,7 +73,7 @@ fn finish(child: Child, out: &Path) -> Seen {
     Seen {
         code: o.status.code(),
         // Each runner writes its own file: its name reads OUT in the lines compared.
-        lines: mask(&String::from_utf8_lossy(&o.stderr))
+        lines: common::dd_stats_masked(&String::from_utf8_lossy(&o.stderr))
             .replace(&*out.file_name().unwrap().to_string_lossy(), "OUT"),
         output: std::fs::read(out).unwrap_or_default(),
     }
@@ -147,7 +128,7 @@ fn catching_usr1(pid_file: &Path) -> String {
 /// goes on and ends as usual (status=noxfer: the records only; status=none: nothing).
 #[test]
 fn sigusr1_prints_the_statistics_and_the_copy_goes_on() {
-    if !have("dd") {
+    if !common::peer("dd") {
         eprintln!("skipped: GNU dd missing");
         return;
     }
@@ -185,7 +166,7 @@ fn sigusr1_prints_the_statistics_and_the_copy_goes_on() {
 /// once, when the read after a short one brings data.
 #[test]
 fn a_partial_read_warns_as_dd_does() {
-    if !have("dd") {
+    if !common::peer("dd") {
         eprintln!("skipped: GNU dd missing");
         return;
     }
@@ -211,7 +192,7 @@ fn a_partial_read_warns_as_dd_does() {
 /// skip= past the end of the input: dd's warning, the copy of nothing, exit 0.
 #[test]
 fn skipping_past_the_end_warns_as_dd_does() {
-    if !have("dd") {
+    if !common::peer("dd") {
         eprintln!("skipped: GNU dd missing");
         return;
     }
@@ -246,7 +227,7 @@ fn skipping_past_the_end_warns_as_dd_does() {
 /// block of two buffers, "error writing" otherwise), the partial record dd counts, exit 1.
 #[test]
 fn write_errors_read_as_dd_reads_them() {
-    if !have("dd") {
+    if !common::peer("dd") {
         eprintln!("skipped: GNU dd missing");
         return;
     }

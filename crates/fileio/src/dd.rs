@@ -339,12 +339,13 @@ const READ: usize = 0;
 const WRITE: usize = 1;
 const FSYNC: usize = 2;
 
+type Opened = ((OwnedFd, OwnedFd), (AlignedBuf, Option<AlignedBuf>));
+
 /// The opened copy: both ends, taken by its one worker.
 pub struct DdWorkload {
     spec: DdSpec,
-    ends: Mutex<Option<(OwnedFd, OwnedFd)>>,
-    /// The input buffer and, without bs=, the output one.
-    bufs: Mutex<Option<(AlignedBuf, Option<AlignedBuf>)>>,
+    /// Both ends, the input buffer and, without bs=, the output one.
+    taken: Mutex<Option<Opened>>,
     /// Both ends' numbers in the process's descriptor table, closed here once the worker has
     /// taken copies into a table of its own (see [`DdWorker::own_table`]).
     raw: (RawFd, RawFd),
@@ -507,8 +508,7 @@ impl DdWorkload {
         Ok(DdWorkload {
             spec,
             raw: (input.as_raw_fd(), output.as_raw_fd()),
-            ends: Mutex::new(Some((input, output))),
-            bufs: Mutex::new(Some((ibuf, obuf))),
+            taken: Mutex::new(Some(((input, output), (ibuf, obuf)))),
             own_table: Arc::new(AtomicBool::new(false)),
             talk: None,
             settings,
@@ -573,14 +573,8 @@ impl Workload for DdWorkload {
         COUNTERS
     }
     fn worker(&self, _thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
-        let (input, output) = self
-            .ends
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .ok_or_else(|| WorkloadError::new("a dd copy runs once, on one thread"))?;
-        let (ibuf, obuf) = self
-            .bufs
+        let ((input, output), (ibuf, obuf)) = self
+            .taken
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()

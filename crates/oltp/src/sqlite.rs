@@ -384,6 +384,16 @@ impl SqliteConnection {
     }
 }
 
+/// The writers' turn did not come within the busy timeout: SQLite's own SQLITE_BUSY, the
+/// ignorable lock-wait timeout.
+fn turn_not_given() -> DriverError {
+    DriverError::new(
+        ErrorClass::Ignorable,
+        Some("5".into()),
+        "database is locked (another connection kept the write turn past the busy timeout)",
+    )
+}
+
 /// Run `st`; a write outside a transaction (oltp_update_index, oltp_insert, --skip-trx)
 /// takes the writers' turn for itself, as a writing transaction does: without it SQLite's
 /// busy handler let one thread write again and again while others slept (per-thread events
@@ -397,11 +407,7 @@ fn in_turn(
         return run(&c.raw, st, params);
     }
     if !c.turns.take(c.busy_timeout) {
-        return Err(DriverError::new(
-            ErrorClass::Ignorable,
-            Some("5".into()),
-            "database is locked (another connection kept the write turn past the busy timeout)",
-        ));
+        return Err(turn_not_given());
     }
     let r = run(&c.raw, st, params);
     c.turns.give();
@@ -460,11 +466,7 @@ impl Connection for SqliteConnection {
         if intent == TxIntent::Write && self.immediate_writes {
             if !self.holding_turn {
                 if !self.turns.take(self.busy_timeout) {
-                    return Err(DriverError::new(
-                        ErrorClass::Ignorable,
-                        Some("5".into()),
-                        "database is locked (another connection kept the write turn past the busy timeout)",
-                    ));
+                    return Err(turn_not_given());
                 }
                 self.holding_turn = true;
             }

@@ -453,3 +453,18 @@ pub fn shape(line: &str) -> String {
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// dd's statistics lines with the time and rate masked, up to where plumb's section starts
+/// (after a blank line, or at once under status=none): what GNU dd and plumb dd must print
+/// alike.
+pub fn dd_stats_masked(stderr: &str) -> String {
+    stderr
+        .lines()
+        .map(|l| match l.split_once(" copied, ") {
+            Some((head, _)) => format!("{head} copied, T s, R"),
+            None => l.to_string(),
+        })
+        .take_while(|l| !l.is_empty() && l != "plumb:")
+        .collect::<Vec<_>>()
+        .join("\n")
+}
