@@ -143,6 +143,10 @@ pub struct HostFacts {
     pub busy_pct_at_start: Option<f64>,
     /// Other programs' runnable tasks just before the start (mean over the window).
     pub runnable_others_at_start: Option<f64>,
+    /// The kernel's own threads runnable just before the start (mean over the window):
+    /// writeback and I/O completion still at work. None where they could not be told apart
+    /// (then they are among the others).
+    pub runnable_kernel_at_start: Option<f64>,
     pub l1d_bytes: Option<u64>,
     pub l2_bytes: Option<u64>,
     pub l3_bytes: Option<u64>,

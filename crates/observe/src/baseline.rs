@@ -153,6 +153,9 @@ struct Sample {
     procs_running: u64,
     own_cpu_ns: u64,
     own_runnable: u64,
+    /// Kernel threads in state R, read only when procs_running shows more than plumb's and
+    /// the server's (most samples of a quiet machine skip the read).
+    kernel_runnable: Option<u64>,
     server: Option<ServerReading>,
 }
 
@@ -162,13 +165,22 @@ fn sample(roots: &Roots, server: Option<&mut Server>) -> Option<Sample> {
     let stat = std::fs::read_to_string(roots.proc("stat"))
         .ok()
         .and_then(|t| procstat::parse(&t))?;
+    let own_runnable = process::own_runnable_threads(roots);
+    let server = server.map(|s| s.read(roots));
+    let ours = own_runnable + server.map_or(0, |r| r.runnable);
+    let kernel_runnable = if stat.procs_running > ours {
+        process::kernel_runnable_threads(roots)
+    } else {
+        Some(0)
+    };
     Some(Sample {
         at,
         cpu: stat.cpu,
         procs_running: stat.procs_running,
         own_cpu_ns,
-        own_runnable: process::own_runnable_threads(roots),
-        server: server.map(|s| s.read(roots)),
+        own_runnable,
+        kernel_runnable,
+        server,
     })
 }
 
@@ -251,16 +263,25 @@ fn watch(
         tps,
     ));
     let runs: Vec<&Sample> = ring.iter().skip(1).collect();
-    let others: Vec<u64> = runs
+    // The kernel's share of what is not ours, each sample read apart from procs_running
+    // and so bounded by it.
+    let (others, kernel): (Vec<u64>, Vec<Option<u64>>) = runs
         .iter()
         .map(|s| {
             let server = s.server.map_or(0, |r| r.runnable);
-            s.procs_running.saturating_sub(s.own_runnable + server)
+            let not_ours = s.procs_running.saturating_sub(s.own_runnable + server);
+            let kernel = s.kernel_runnable.map(|k| k.min(not_ours));
+            (not_ours - kernel.unwrap_or(0), kernel)
         })
-        .collect();
+        .unzip();
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
     l.runnable_samples = others.len() as u32;
-    l.runnable_other_mean = Some(others.iter().sum::<u64>() as f64 / others.len() as f64);
+    l.runnable_other_mean = Some(mean(&others));
     l.runnable_other_max = others.iter().max().copied();
+    if let Some(kernel) = kernel.into_iter().collect::<Option<Vec<u64>>>() {
+        l.runnable_kernel_mean = Some(mean(&kernel));
+        l.runnable_kernel_max = kernel.iter().max().copied();
+    }
     if let (Some(server), Some(stopped)) = (server, stopped_at.filter(|_| stop.is_some())) {
         let total = last.cpu.total().saturating_sub(first.cpu.total()).max(1) as f64;
         let server_ticks = server_ns as f64 * tps as f64 / 1e9;

@@ -54,10 +54,18 @@ pub struct LoadAtStart {
     pub busy_cpu_pct: Option<f64>,
     /// `busy_cpu_pct` less plumb's own CPU time over the window: other programs' work.
     pub busy_other_pct: Option<f64>,
-    /// Runnable tasks that are not plumb's threads (/proc/stat procs_running less plumb's
-    /// threads in state R), sampled `runnable_samples` times across the window: mean, max.
+    /// Other programs' runnable tasks (/proc/stat procs_running less plumb's threads in
+    /// state R, less the kernel's threads below), sampled `runnable_samples` times across
+    /// the window: mean, max.
     pub runnable_other_mean: Option<f64>,
     pub runnable_other_max: Option<u64>,
+    /// The kernel's own threads in state R over the same samples (kworkers writing back
+    /// dirty pages or completing I/O, ksoftirqd): work still going on, but not a program's.
+    /// Absent in records made before they were told apart (counted among the others then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable_kernel_mean: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable_kernel_max: Option<u64>,
     pub runnable_samples: u32,
     /// The window as measured.
     pub window_s: f64,
@@ -280,6 +288,8 @@ pub(crate) fn load_averages(roots: &Roots) -> LoadAtStart {
         busy_other_pct: None,
         runnable_other_mean: None,
         runnable_other_max: None,
+        runnable_kernel_mean: None,
+        runnable_kernel_max: None,
         runnable_samples: 0,
         window_s: 0.0,
         during_setup: None,
@@ -415,5 +425,36 @@ mod tests {
         assert_eq!(l.busy_other_pct, Some(0.0));
         let none = load_at_start(&r, Duration::ZERO);
         assert_eq!((none.busy_other_pct, none.runnable_samples), (None, 0));
+    }
+
+    #[test]
+    fn the_kernels_runnable_threads_are_not_other_programs() {
+        let t = tempfile::tempdir().unwrap();
+        let r = Roots::under(t.path());
+        write(&r.proc("loadavg"), "1.00 1.00 0.50 1/100 999\n");
+        write(
+            &r.proc("stat"),
+            "cpu  100 0 50 1000 10 0 0 0 0 0\nprocs_running 4\nprocs_blocked 0\n",
+        );
+        write(&r.proc("self/task/10/stat"), "10 (plumb) R 1 2 3");
+        // kthreadd and two of its children running (a kworker writing back, ksoftirqd),
+        // one asleep; flags 0x208040 carry PF_KTHREAD.
+        write(&r.proc("2/stat"), "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0");
+        write(&r.proc("2/task/2/children"), "3 4 5 ");
+        write(
+            &r.proc("3/stat"),
+            "3 (kworker/u4:1-flush-254:0) R 2 0 0 0 -1 69238880 0",
+        );
+        write(&r.proc("4/stat"), "4 (ksoftirqd/0) R 2 0 0 0 -1 69238848 0");
+        write(&r.proc("5/stat"), "5 (kworker/0:1) I 2 0 0 0 -1 69238880 0");
+        let l = load_at_start(&r, Duration::from_millis(20));
+        assert_eq!(l.runnable_kernel_mean, Some(2.0));
+        assert_eq!(l.runnable_kernel_max, Some(2));
+        assert_eq!(l.runnable_other_mean, Some(1.0));
+        // Where PID 2 is not the kernel's (a PID namespace), nothing is told apart.
+        write(&r.proc("2/stat"), "2 (sh) S 1 2 2 0 -1 4194560 0 0");
+        let l = load_at_start(&r, Duration::from_millis(20));
+        assert_eq!(l.runnable_kernel_mean, None);
+        assert_eq!(l.runnable_other_mean, Some(3.0));
     }
 }

@@ -164,6 +164,37 @@ pub fn stat_state(text: &str) -> Option<char> {
         .next()
 }
 
+/// The task flag the kernel sets on its own threads (include/linux/sched.h).
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// The flags field (9th) of a /proc/PID/stat text.
+fn stat_flags(text: &str) -> Option<u64> {
+    text.get(text.rfind(')')? + 1..)?
+        .split_whitespace()
+        .nth(6)?
+        .parse()
+        .ok()
+}
+
+/// The kernel's threads that are running or runnable now. Every kernel thread is a child of
+/// kthreadd (PID 2), so its children list names them all without a walk of /proc; None
+/// where PID 2 is not the kernel's (a PID namespace) or the list is not there.
+pub fn kernel_runnable_threads(roots: &Roots) -> Option<u64> {
+    let kthreadd = std::fs::read_to_string(roots.proc("2/stat")).ok()?;
+    if stat_flags(&kthreadd)? & PF_KTHREAD == 0 {
+        return None;
+    }
+    let children = std::fs::read_to_string(roots.proc("2/task/2/children")).ok()?;
+    let running = |text: &str| stat_state(text) == Some('R');
+    let mut n = u64::from(running(&kthreadd));
+    for pid in children.split_whitespace() {
+        if let Ok(text) = std::fs::read_to_string(roots.proc(&format!("{pid}/stat"))) {
+            n += u64::from(running(&text));
+        }
+    }
+    Some(n)
+}
+
 /// plumb's own threads that are running or runnable now (the caller among them).
 pub fn own_runnable_threads(roots: &Roots) -> u64 {
     let Ok(rd) = std::fs::read_dir(roots.proc("self/task")) else {

@@ -232,6 +232,7 @@ fn add_observations(f: &mut Facts, o: &Observations) {
         load_avg_1m_at_start: Some(o.load_at_start.load_avg_1m),
         busy_pct_at_start: o.load_at_start.busy_other_pct,
         runnable_others_at_start: o.load_at_start.runnable_other_mean,
+        runnable_kernel_at_start: o.load_at_start.runnable_kernel_mean,
         l1d_bytes: h.l1d_cache_bytes,
         l2_bytes: h.l2_cache_bytes,
         l3_bytes: h.l3_cache_bytes,

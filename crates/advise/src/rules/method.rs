@@ -56,8 +56,9 @@ pub fn noisy_machine(f: &Facts) -> Option<Finding> {
     let h = f.host.as_ref()?;
     let busy = h.busy_pct_at_start.filter(|b| *b > 10.0);
     let runnable = h.runnable_others_at_start.filter(|r| *r >= 1.0);
+    let kernel = h.runnable_kernel_at_start.filter(|r| *r >= 1.0);
     let powersave = h.governor.as_deref().filter(|g| *g == "powersave");
-    if busy.is_none() && runnable.is_none() && powersave.is_none() {
+    if busy.is_none() && runnable.is_none() && kernel.is_none() && powersave.is_none() {
         return None;
     }
     let mut x = Finding::new(
@@ -74,15 +75,25 @@ pub fn noisy_machine(f: &Facts) -> Option<Finding> {
             format!("{r:.1} on {} CPUs", h.cpus),
         );
     }
+    if let Some(k) = kernel {
+        x = x.evidence(
+            "kernel threads runnable at start (writeback, I/O completion)",
+            format!("{k:.1} on {} CPUs", h.cpus),
+        );
+    }
     if let Some(g) = powersave {
         x = x.evidence("frequency governor", g);
     }
-    if let (Some(l), true) = (h.load_avg_1m_at_start, busy.is_some() || runnable.is_some()) {
+    let working = busy.is_some() || runnable.is_some() || kernel.is_some();
+    if let (Some(l), true) = (h.load_avg_1m_at_start, working) {
         x = x.evidence("load average (1 min) at start", format!("{l:.2}"));
     }
-    Some(x.advice(
-        "Stop other work, set the governor to performance, and repeat the run to see the spread.",
-    ))
+    let advice = if kernel.is_some() && runnable.is_none() {
+        "Let the kernel finish what earlier work left (run sync and wait until Dirty in /proc/meminfo is near 0), set the governor to performance, and repeat the run to see the spread."
+    } else {
+        "Stop other work, set the governor to performance, and repeat the run to see the spread."
+    };
+    Some(x.advice(advice))
 }
 
 /// Two separate peaks in the latency distribution: two populations of events (seed 002's
@@ -194,6 +205,19 @@ mod tests {
         f.host = host(0.1, 2.0, 2.5, "performance");
         let x = noisy_machine(&f).unwrap();
         assert_eq!(x.evidence[0].0, "other programs' runnable tasks at start");
+        // The kernel's threads are named as such, not as other programs.
+        f.host = host(0.1, 2.0, 0.0, "performance");
+        f.host.as_mut().unwrap().runnable_kernel_at_start = Some(1.5);
+        let x = noisy_machine(&f).unwrap();
+        assert_eq!(
+            x.evidence[0],
+            (
+                "kernel threads runnable at start (writeback, I/O completion)".into(),
+                "1.5 on 2 CPUs".into()
+            )
+        );
+        assert!(!x.evidence.iter().any(|e| e.0.starts_with("other programs")));
+        assert!(x.advice.contains("sync"), "{x:?}");
         f.host = host(0.1, 2.0, 0.0, "powersave");
         let x = noisy_machine(&f).unwrap();
         assert_eq!(
@@ -207,6 +231,8 @@ mod tests {
         let mut f = fileio("rndrd");
         assert!(noisy_machine(&f).is_none());
         f.host = host(0.0, 9.0, 0.9, "performance");
+        assert!(noisy_machine(&f).is_none());
+        f.host.as_mut().unwrap().runnable_kernel_at_start = Some(0.9);
         assert!(noisy_machine(&f).is_none());
     }
 
