@@ -74,6 +74,13 @@ pub(super) fn apply(
             listed,
         });
     }
+    if let (Some(v), true) = (value, opt.is_rwt()) {
+        // fio takes an r,w,t list when one field is good, but still says why each of the
+        // others failed, as it parses (on stderr, before anything else).
+        if let Some(notes) = opt.range_note(v, kb) {
+            eprintln!("{notes}");
+        }
+    }
     if !opt.supported {
         return Err(Refusal::NotSupported(opt));
     }

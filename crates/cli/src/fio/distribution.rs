@@ -6,7 +6,7 @@
 use plumb_core::random::Skew;
 
 use super::translate::TranslateError;
-use super::values::{parse_size, split_rwt, KbBase, Size};
+use super::values::KbBase;
 
 const NAME: &str = "random_distribution";
 
@@ -75,24 +75,20 @@ pub fn skew(value: Option<&str>, kb: KbBase) -> Result<Skew, TranslateError> {
 /// requests whose offset is drawn (default 100 each; the option check has kept each value
 /// within 0..=100).
 pub fn random_pct(value: Option<&str>, kb: KbBase) -> Result<[u8; 3], TranslateError> {
-    let mut pct = [100u8; 3];
     let Some(v) = value else {
-        return Ok(pct);
+        return Ok([100; 3]);
     };
-    for (slot, field) in pct.iter_mut().zip(split_rwt(v, true)) {
-        if let Some(f) = field {
-            *slot = match parse_size(f, kb, false) {
-                Ok(Size::Bytes(n)) if n <= 100 => n as u8,
-                _ => {
-                    return Err(TranslateError::Parse {
-                        name: "percentage_random".into(),
-                        value: v.into(),
-                    })
-                }
-            };
-        }
+    // As fio reads an r,w,t list: a field that fails keeps its direction's 100.
+    let per_dir = super::options::find("percentage_random")
+        .map(|o| o.rwt_values(v, kb))
+        .unwrap_or_default();
+    if per_dir.iter().all(Option::is_none) {
+        return Err(TranslateError::Parse {
+            name: "percentage_random".into(),
+            value: v.into(),
+        });
     }
-    Ok(pct)
+    Ok(per_dir.map(|p| p.map_or(100, |n| n.min(100) as u8)))
 }
 
 /// A number as C's strtod reads one: leading blanks skipped, the longest prefix that is a
@@ -230,6 +226,9 @@ mod tests {
         assert_eq!(random_pct(Some("50,"), k).unwrap(), [50, 100, 100]);
         assert_eq!(random_pct(Some("10,20,30"), k).unwrap(), [10, 20, 30]);
         assert_eq!(random_pct(Some("0:100"), k).unwrap(), [0, 100, 100]);
+        // A field that fails keeps its direction, as in fio.
+        assert_eq!(random_pct(Some("abc,50"), k).unwrap(), [100, 50, 50]);
+        assert_eq!(random_pct(Some("101,50"), k).unwrap(), [100, 50, 50]);
         assert_eq!(
             random_pct(Some("101"), k).unwrap_err().to_string(),
             "fio: failed parsing percentage_random=101"

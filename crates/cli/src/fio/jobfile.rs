@@ -56,8 +56,13 @@ pub fn sections(text: &str, path: &str) -> Result<Vec<Section>, FioError> {
             continue;
         }
         if let Some(inner) = line.strip_prefix('[') {
-            // fio drops the header's last character, the `]`.
-            let name = inner.strip_suffix(']').unwrap_or(inner);
+            // fio (init.c) reads the rest of the line and drops its last character whatever
+            // it is: `[a]` is "a", but an unclosed `[ab` is "a" and `[a` is "" (a job with an
+            // empty name). A lone `[` reads nothing and is an option outside any section.
+            let Some((cut, _)) = inner.char_indices().next_back() else {
+                return Err(FioError::OutsideSection(line.to_string()));
+            };
+            let name = &inner[..cut];
             out.push(Section {
                 name: name.to_string(),
                 global: name.starts_with("global"),
@@ -337,6 +342,18 @@ mod tests {
     }
 
     #[test]
+    fn an_unclosed_header_loses_its_last_character() {
+        let jobs = parse("[a\nsize=4k\n[bc\n[global\n[d] x\n").unwrap();
+        let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        // `[global` is the job "globa", not a global section.
+        assert_eq!(names, ["", "b", "globa", "d] "]);
+        assert_eq!(
+            parse("[\nsize=4k\n").unwrap_err(),
+            FioError::OutsideSection("[".into())
+        );
+    }
+
+    #[test]
     fn priority_order_and_engine_options() {
         let jobs =
             parse("[a]\nhipri\nbs=4k\nkb_base=1000\nioengine=io_uring\nfilename=/tmp/x\n").unwrap();
@@ -350,7 +367,9 @@ mod tests {
         } else {
             crate::fio::values::KbBase::K1024
         };
-        let bs = crate::fio::values::parse_rwt_bytes(jobs[0].value("bs").unwrap(), kb).unwrap();
+        let bs = crate::fio::options::find("bs")
+            .unwrap()
+            .rwt_values(jobs[0].value("bs").unwrap(), kb);
         assert_eq!(bs, [Some(4000); 3]);
         let e = parse("[a]\nhipri\n").unwrap_err();
         assert_eq!(

@@ -11,20 +11,26 @@ use plumb_fileio::max_latency::{Exceeded, MaxLatency};
 use plumb_report::fio::job::FioFailure;
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_time_ns, split_rwt, TimeUnit};
 
 /// The job's maximum latencies, `None` when it sets none.
 pub fn spec<J: JobOptions + ?Sized>(j: &J) -> Result<Option<MaxLatency>, TranslateError> {
     let Some(v) = j.get("max_latency") else {
         return Ok(None);
     };
+    // As fio reads an r,w,t list: a field that fails leaves its direction without a maximum.
+    let per_dir = super::options::find("max_latency")
+        .map(|o| o.rwt_values(v, j.kb_of("max_latency")))
+        .unwrap_or_default();
+    if per_dir.iter().all(Option::is_none) {
+        return Err(TranslateError::Parse {
+            name: "max_latency".into(),
+            value: v.into(),
+        });
+    }
     let mut m = MaxLatency::default();
-    for (slot, field) in m.ns.iter_mut().zip(split_rwt(v, true)) {
-        if let Some(f) = field {
-            *slot = parse_time_ns(f, TimeUnit::Micros).map_err(|_| TranslateError::Parse {
-                name: "max_latency".into(),
-                value: v.into(),
-            })?;
+    for (slot, us) in m.ns.iter_mut().zip(per_dir) {
+        if let Some(us) = us {
+            *slot = us.saturating_mul(1000);
         }
     }
     Ok(m.any().then_some(m))
@@ -75,6 +81,8 @@ mod tests {
         assert_eq!(of("-1"), Ok(Some([0, 1000, 1000])));
         assert_eq!(of("0"), Ok(None));
         assert!(of("abc").is_err());
+        // One good field is enough, as in fio.
+        assert_eq!(of("abc,1"), Ok(Some([0, 1000, 1000])));
     }
 
     #[test]

@@ -19,22 +19,15 @@ use plumb_fileio::min_rate::{MinRate, Miss};
 use plumb_report::fio::job::FioFailure;
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_int, parse_rwt_bytes};
+use super::values::parse_int;
 
 /// fio's default rate_cycle, in milliseconds.
 const CYCLE_MS: u64 = 1000;
 
 /// The values of an option per direction (read, write, trim), 0 where unset.
 fn per_dir<J: JobOptions + ?Sized>(j: &J, name: &str) -> Result<[u64; 3], TranslateError> {
-    match j.get(name) {
-        None => Ok([0; 3]),
-        Some(v) => parse_rwt_bytes(v, j.kb_of(name))
-            .map(|d| d.map(|x| x.unwrap_or(0)))
-            .map_err(|_| TranslateError::Parse {
-                name: name.into(),
-                value: v.into(),
-            }),
-    }
+    // Field by field as fio applies an r,w,t list (a field that fails keeps its direction).
+    Ok(super::translate::rwt_option(j, name).map(|x| x.unwrap_or(0)))
 }
 
 fn sum(v: [u64; 3]) -> u64 {

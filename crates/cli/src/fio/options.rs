@@ -179,6 +179,9 @@ impl Opt {
             }
             Kind::Bool => values::parse_bool(values::first_field(v)).map(drop),
             Kind::StrSet => values::parse_set(Some(values::first_field(v))).map(drop),
+            Kind::StrValTime if self.name == "runtime" => {
+                values::parse_runtime_ns(values::first_field(v)).map(drop)
+            }
             Kind::StrValTime => {
                 values::parse_time_ns(values::first_field(v), self.time_unit()).map(drop)
             }
@@ -203,69 +206,109 @@ impl Opt {
         {
             return None;
         }
+        // fio reads each field of an r,w,t list on its own and complains about each.
         let fields: Vec<&str> = if self.is_rwt() {
-            values::split_rwt(value, true)
+            values::rwt_fields(value, true)
                 .into_iter()
-                .flatten()
+                .map(|(_, f, _)| f)
                 .collect()
         } else {
             vec![values::first_field(value)]
         };
         let (min, max) = self.bounds();
-        fields.into_iter().find_map(|f| {
-            let values::Size::Bytes(n) = values::parse_size(f, kb, false).ok()? else {
-                return None;
-            };
-            let n = i128::from(n);
-            match (min, max) {
-                (_, Some(m)) if n > m => Some(format!(
-                    "{}: max value out of range: {n} ({m} max)",
-                    self.name
-                )),
-                // fio checks no minimum of 0.
-                (Some(m), _) if m != 0 && n < m => Some(format!(
-                    "{}: min value out of range: {n} ({m} min)",
-                    self.name
-                )),
-                _ => None,
-            }
-        })
+        let notes: Vec<String> = fields
+            .into_iter()
+            .filter_map(|f| {
+                let values::Size::Bytes(n) = values::parse_size(f, kb, false).ok()? else {
+                    return None;
+                };
+                let n = i128::from(n);
+                match (min, max) {
+                    (_, Some(m)) if n > m => Some(format!(
+                        "{}: max value out of range: {n} ({m} max)",
+                        self.name
+                    )),
+                    // fio checks no minimum of 0.
+                    (Some(m), _) if m != 0 && n < m => Some(format!(
+                        "{}: min value out of range: {n} ({m} min)",
+                        self.name
+                    )),
+                    _ => None,
+                }
+            })
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("\n"))
     }
 
     fn check_number(&self, v: &str, kb: KbBase) -> Result<(), ValueError> {
-        let fields: Vec<&str> = if self.is_rwt() {
-            values::split_rwt(v, true).into_iter().flatten().collect()
-        } else {
-            vec![values::first_field(v)]
-        };
-        for f in fields {
-            if f.ends_with('z') {
-                // Zone counts need the zoned-device support plumb does not have.
-                return Err(ValueError::OutOfRange(format!("zone value {f}")));
-            }
-            let n = if self.time {
-                values::parse_time_ns(f, self.time_unit())? / 1000
-            } else {
-                match values::parse_size(f, kb, PERCENT.contains(&self.name))? {
-                    values::Size::Bytes(b) => b,
-                    values::Size::Percent(p) => {
-                        if p == 0 || (p > 100 && self.name != "io_size") {
-                            return Err(ValueError::PercentRange(f.to_string()));
-                        }
-                        continue;
-                    }
+        if !self.is_rwt() {
+            return self.number_field(values::first_field(v), kb).map(drop);
+        }
+        // fio (parse.c handle_option) fails an r,w,t option only when every field fails:
+        // `bs=0,4k` is taken, its read size left as it was.
+        let mut first_error = None;
+        for (_, f, _) in values::rwt_fields(v, true) {
+            match self.number_field(f, kb) {
+                Ok(_) => return Ok(()),
+                Err(e) => {
+                    first_error.get_or_insert(e);
                 }
-            };
-            let (min, max) = self.bounds();
-            let n = i128::from(n);
-            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
-                return Err(ValueError::OutOfRange(f.to_string()));
-            }
-            if !self.values.is_empty() && !self.values.iter().any(|(w, _)| w.parse() == Ok(n)) {
-                return Err(ValueError::NotAValidValue(f.to_string()));
             }
         }
-        Ok(())
+        Err(first_error.unwrap_or(ValueError::Empty))
+    }
+
+    /// One number as fio's parser checks it: its grammar, then the option's range and
+    /// valid values. `None` for a percentage (of a size fio learns later).
+    fn number_field(&self, f: &str, kb: KbBase) -> Result<Option<u64>, ValueError> {
+        if f.ends_with('z') {
+            // Zone counts need the zoned-device support plumb does not have.
+            return Err(ValueError::OutOfRange(format!("zone value {f}")));
+        }
+        let n = if self.time {
+            values::parse_time_ns(f, self.time_unit())? / 1000
+        } else {
+            let percent = PERCENT.contains(&self.name) || self.name == "filesize";
+            match values::parse_size(f, kb, percent)? {
+                values::Size::Bytes(b) => b,
+                // fio 3.33 takes any filesize=N% (it reads it as 2^64 - 1 - N bytes); the
+                // job setup refuses it.
+                values::Size::Percent(_) if self.name == "filesize" => return Ok(None),
+                values::Size::Percent(p) => {
+                    if p == 0 || (p > 100 && self.name != "io_size") {
+                        return Err(ValueError::PercentRange(f.to_string()));
+                    }
+                    return Ok(None);
+                }
+            }
+        };
+        let (min, max) = self.bounds();
+        let wide = i128::from(n);
+        if min.is_some_and(|m| wide < m) || max.is_some_and(|m| wide > m) {
+            return Err(ValueError::OutOfRange(f.to_string()));
+        }
+        if !self.values.is_empty() && !self.values.iter().any(|(w, _)| w.parse() == Ok(wide)) {
+            return Err(ValueError::NotAValidValue(f.to_string()));
+        }
+        Ok(Some(n))
+    }
+
+    /// An r,w,t number option's value per direction as fio applies it: each field that
+    /// passes [`Self::check`]'s reading sets its direction, the last one also the later
+    /// directions; None where the value leaves the direction as it was (left out, or a
+    /// field that fails, as the read size of `bs=0,4k`).
+    pub fn rwt_values(&self, v: &str, kb: KbBase) -> [Option<u64>; 3] {
+        let mut out = [None; 3];
+        for (idx, f, last) in values::rwt_fields(v, true) {
+            let Ok(Some(n)) = self.number_field(f, kb) else {
+                continue;
+            };
+            let upto = if last { 3 } else { idx + 1 };
+            for slot in out.iter_mut().take(upto).skip(idx) {
+                *slot = Some(n);
+            }
+        }
+        out
     }
 }
 
@@ -428,6 +471,29 @@ mod tests {
     }
 
     #[test]
+    fn rwt_values_keep_a_failed_field_s_direction() {
+        let k = KbBase::K1024;
+        let bs = find("bs").unwrap();
+        assert_eq!(bs.rwt_values("0,4k", k), [None, Some(4096), Some(4096)]);
+        assert_eq!(bs.rwt_values("8k,0", k), [Some(8192), None, None]);
+        assert_eq!(bs.rwt_values("8k,", k), [Some(8192), None, None]);
+        assert_eq!(bs.rwt_values("8k", k), [Some(8192); 3]);
+        assert_eq!(bs.rwt_values("0:8k", k), [None, Some(8192), Some(8192)]);
+        assert_eq!(
+            bs.rwt_values("1k,2k,3k,4k", k),
+            [Some(1024), Some(2048), Some(3072)]
+        );
+        assert_eq!(
+            bs.range_note("0,0", k).as_deref(),
+            Some("bs: min value out of range: 0 (1 min)\nbs: min value out of range: 0 (1 min)")
+        );
+        assert_eq!(
+            bs.range_note("0,4k", k).as_deref(),
+            Some("bs: min value out of range: 0 (1 min)")
+        );
+    }
+
+    #[test]
     fn range_notes_in_fio_s_words() {
         let k = KbBase::K1024;
         let pr = find("percentage_random").unwrap();
@@ -466,8 +532,17 @@ mod tests {
         assert!(find("bs").unwrap().check(Some("20%"), k).is_err());
         assert!(find("bs").unwrap().check(Some("4k,8k"), k).is_ok());
         assert!(find("bs").unwrap().check(Some("0"), k).is_err());
+        // One good field is enough for fio; all bad is not.
+        assert!(find("bs").unwrap().check(Some("0,4k"), k).is_ok());
+        assert!(find("bs").unwrap().check(Some("abc,4k"), k).is_ok());
+        assert!(find("bs").unwrap().check(Some("0,0"), k).is_err());
+        assert!(find("filesize").unwrap().check(Some("10%"), k).is_ok());
+        assert!(find("filesize").unwrap().check(Some("0%"), k).is_ok());
         assert!(find("iodepth").unwrap().check(Some("1k"), k).is_ok());
         assert!(find("runtime").unwrap().check(Some("10m"), k).is_ok());
+        // fio takes a negative runtime (as no limit), not a negative ramp_time.
+        assert!(find("runtime").unwrap().check(Some("-1"), k).is_ok());
+        assert!(find("ramp_time").unwrap().check(Some("-1"), k).is_err());
         assert!(find("kb_base").unwrap().check(Some("1000"), k).is_ok());
         assert!(find("kb_base").unwrap().check(Some("1001"), k).is_err());
         assert!(find("bssplit")

@@ -49,6 +49,13 @@ impl JobOptions for ParsedJob {
     fn kb_of(&self, name: &str) -> super::values::KbBase {
         ParsedJob::kb_of(self, name)
     }
+    fn history(&self, name: &str) -> Vec<(&str, super::values::KbBase)> {
+        self.options
+            .iter()
+            .filter(|s| s.name == name)
+            .map(|s| (s.value.as_deref().unwrap_or(""), s.kb))
+            .collect()
+    }
     fn last_set<'a>(&self, names: &[&'a str]) -> Option<&'a str> {
         self.options
             .iter()

@@ -27,7 +27,7 @@ use plumb_report::fio::JobHeader;
 mod measure;
 
 use super::values::{
-    parse_bool, parse_bssplit, parse_enum, parse_float_list, parse_int, parse_rwt_bytes,
+    parse_bool, parse_bssplit, parse_enum, parse_float_list, parse_int, parse_runtime_ns,
     parse_rwt_ranges, parse_size, parse_time_ns, KbBase, Size, TimeUnit,
 };
 
@@ -54,6 +54,32 @@ pub trait JobOptions {
             _ => KbBase::K1024,
         }
     }
+    /// Every value `name` was given, in the order fio applied them, each with the kb_base
+    /// it is read with. Without that history, the last value alone.
+    fn history(&self, name: &str) -> Vec<(&str, KbBase)> {
+        self.get(name)
+            .map(|v| vec![(v, self.kb_of(name))])
+            .unwrap_or_default()
+    }
+}
+
+/// An r,w,t number option (bs, ba, rate...) per direction after all its settings: fio
+/// applies each on top of the one before, so a direction a setting leaves out, or whose
+/// field fails (the read size of `bs=0,4k`), keeps what it had. None where no setting gave
+/// the direction a value (the option's default then).
+pub(super) fn rwt_option<J: JobOptions + ?Sized>(j: &J, name: &str) -> [Option<u64>; 3] {
+    let mut out = [None; 3];
+    let Some(opt) = super::options::find(name) else {
+        return out;
+    };
+    for (v, kb) in j.history(name) {
+        for (slot, n) in out.iter_mut().zip(opt.rwt_values(v, kb)) {
+            if n.is_some() {
+                *slot = n;
+            }
+        }
+    }
+    out
 }
 
 /// A refusal or a bad value, in fio's words where fio has words for it.
@@ -738,8 +764,8 @@ pub fn translate<J: JobOptions + ?Sized>(
     // fio's default is 4k read as kb_base=1024 (fio parses defaults before any kb_base).
     let bs_text = g.raw("bs").unwrap_or("4k");
     // Read, write and trim: a value carries forward to the later directions unless a
-    // trailing comma ends the list (values::split_rwt), so a direction left out is 4 KiB.
-    let bs = parse_rwt_bytes(bs_text, j.kb_of("bs")).map_err(|_| parse_err("bs", bs_text))?;
+    // trailing comma ends the list (values::rwt_fields), so a direction left out is 4 KiB.
+    let bs = rwt_option(j, "bs");
     let mut sizes = bs.map(|b| SizeChoice::Fixed(b.unwrap_or(4096)));
     if let Some(v) = g.raw("bsrange") {
         let r = parse_rwt_ranges(v, j.kb_of("bsrange")).map_err(|_| parse_err("bsrange", v))?;
@@ -777,10 +803,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Random offsets are drawn by reads (and mixes) on the read alignment, by trims (also
     // the trims of randtrimwrite, whose writes follow them) on the trim one.
     let align_dir = if trims { 2 } else { 0 };
-    let ba = match g.raw("ba") {
-        None => None,
-        Some(v) => Some(parse_rwt_bytes(v, j.kb_of("ba")).map_err(|_| parse_err("ba", v))?),
-    };
+    let ba = g.raw("ba").map(|_| rwt_option(j, "ba"));
     let align = match ba {
         None if trims => sizes.trim.min(),
         None => min_bs,
@@ -880,8 +903,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     let rate = match super::min_rate::limit(j)? {
         None => None,
         Some(name) => {
-            let v = g.raw(name).unwrap_or_default();
-            let per_dir = parse_rwt_bytes(v, j.kb_of(name)).map_err(|_| parse_err(name, v))?;
+            let per_dir = rwt_option(j, name);
             // Requests a second in one direction: fio's rate is bytes (by that direction's
             // smallest block), rate_iops requests. A direction left out (after a trailing
             // comma) is not limited.
@@ -1064,12 +1086,19 @@ pub fn translate<J: JobOptions + ?Sized>(
     };
 
     // Time.
-    let runtime = g
-        .time("runtime", TimeUnit::Seconds)?
-        .filter(|d| !d.is_zero());
+    // A negative runtime is set but never reached (values::parse_runtime_ns): a size-based
+    // job ends with its size, a time_based one runs until a signal, as in fio.
+    let (runtime_set, runtime) = match g.raw("runtime") {
+        None => (false, None),
+        Some(v) => match parse_runtime_ns(v).map_err(|_| parse_err("runtime", v))? {
+            Some(0) => (false, None),
+            Some(ns) => (true, Some(Duration::from_nanos(ns))),
+            None => (true, None),
+        },
+    };
     let mut time_based = g.flag("time_based", false)?;
     let mut warnings = Vec::new();
-    if time_based && runtime.is_none() {
+    if time_based && !runtime_set {
         // fio warns and runs size-based.
         warnings.push("fio: time_based requires a runtime/timeout setting".to_string());
         time_based = false;
@@ -1146,7 +1175,21 @@ pub fn translate<J: JobOptions + ?Sized>(
         base.join(p)
     };
     let size_opt = g.size("size")?;
-    let filesize = file_size(&g)?;
+    let filesize = match file_size(&g)? {
+        // fio 3.33 parses filesize=N% but never takes it as a share of anything: the
+        // percentage's encoding (2^64 - 1 - N) stays the size in bytes, so each file is some
+        // 16 EiB: a write lays it out until the filesystem is full (ENOSPC) unless size caps
+        // it, a read fails at ftruncate (EINVAL), a random job cannot allocate its map.
+        Some(FileSize::Fixed(Size::Percent(_))) if ctx.parse_only => None,
+        Some(FileSize::Fixed(Size::Percent(_))) => {
+            return Err(unsupported(
+                "filesize",
+                g.raw("filesize").unwrap_or_default(),
+                "fio 3.33 reads N% as 2^64-1-N bytes, a file that fills the filesystem; give the size in bytes",
+            ))
+        }
+        fs => fs,
+    };
     let io_size = g.size("io_size")?;
     let offset = g.size("offset")?;
     let offset_inc = g.size("offset_increment")?;

@@ -269,6 +269,17 @@ pub fn parse_time_ns(s: &str, unit: TimeUnit) -> Result<u64, ValueError> {
         .ok_or_else(|| ValueError::TooLarge(s.to_string()))
 }
 
+/// `runtime` as fio 3.33 keeps it: a time as [`parse_time_ns`] reads it, except that a
+/// negative one is no error. fio stores it unsigned, so `-1` becomes some 2^64 - 10^6
+/// microseconds, a limit no job reaches: `Ok(None)`, a runtime that is set (time_based then
+/// loops until a signal) but never ends the job.
+pub fn parse_runtime_ns(s: &str) -> Result<Option<u64>, ValueError> {
+    match parse_time_ns(s, TimeUnit::Seconds) {
+        Err(ValueError::Negative(_)) => Ok(None),
+        r => r.map(Some),
+    }
+}
+
 /// Microseconds per unit of a time suffix. As in fio, `us`/`ms` match by prefix but `s`, `m`,
 /// `h`, `d` must be the whole suffix, and any other word multiplies by 1 (so `10sec` is 10 µs).
 fn time_mult(s: &str, unit: TimeUnit) -> u64 {
@@ -367,16 +378,30 @@ pub fn split_rwt(s: &str, numeric: bool) -> [Option<&str>; 3] {
     out
 }
 
-/// A numeric r,w,t list (bs, ba, rate, rate_iops...): per direction the parsed value, or None
-/// where the option's default stays.
-pub fn parse_rwt_bytes(s: &str, kb: KbBase) -> Result<[Option<u64>; 3], ValueError> {
-    let mut out = [None; 3];
-    for (slot, field) in out.iter_mut().zip(split_rwt(s, true)) {
-        if let Some(f) = field {
-            *slot = Some(parse_bytes(f, kb)?);
+/// The fields of an r,w,t value one by one, as fio's handle_option hands them to the parser:
+/// (direction, text, whether it is the last). Empty fields are kept (fio fails them, which
+/// leaves their direction as it was); a trailing separator leaves an empty last field, so
+/// the field before it is not carried forward.
+pub fn rwt_fields(s: &str, numeric: bool) -> Vec<(usize, &str, bool)> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    loop {
+        let sep = if numeric {
+            rest.find([',', ':', '-'])
+        } else {
+            rest.find(',')
+        };
+        match sep {
+            Some(p) => {
+                out.push((out.len(), &rest[..p], false));
+                rest = &rest[p + 1..];
+            }
+            None => {
+                out.push((out.len(), rest, true));
+                return out;
+            }
         }
     }
-    Ok(out)
 }
 
 /// A range list (bsrange): `4k-64k` or `4k:64k` per direction, `,` between directions,
@@ -634,6 +659,12 @@ mod tests {
         assert_eq!(parse_time_ns("2ms", u).unwrap(), 2_000_000);
         // fio quirk: an unknown word multiplies by one microsecond.
         assert_eq!(parse_time_ns("10sec", s).unwrap(), 10_000);
+        assert!(parse_time_ns("-1", s).is_err());
+        assert_eq!(parse_runtime_ns("-1"), Ok(None));
+        assert_eq!(parse_runtime_ns("-5ms"), Ok(None));
+        assert_eq!(parse_runtime_ns("-0"), Ok(Some(0)));
+        assert_eq!(parse_runtime_ns("2"), Ok(Some(2_000_000_000)));
+        assert!(parse_runtime_ns("x").is_err());
         assert!(parse_time_ns("", s).is_err());
         assert!(parse_time_ns("x", s).is_err());
     }
@@ -710,15 +741,18 @@ mod tests {
 
     #[test]
     fn bs_dash_is_not_a_range() {
+        let bs = crate::fio::options::find("bs").unwrap();
         assert_eq!(
-            parse_rwt_bytes("4k-64k", K).unwrap(),
+            bs.rwt_values("4k-64k", K),
             [Some(4096), Some(65536), Some(65536)]
         );
+        assert_eq!(bs.rwt_values(",8k", K), [None, Some(8192), Some(8192)]);
+        // A field that fails leaves its direction (and carries nothing).
+        assert_eq!(bs.rwt_values("4k,x", K), [Some(4096), None, None]);
         assert_eq!(
-            parse_rwt_bytes(",8k", K).unwrap(),
-            [None, Some(8192), Some(8192)]
+            rwt_fields("4k,8k,", true),
+            [(0, "4k", false), (1, "8k", false), (2, "", true)]
         );
-        assert!(parse_rwt_bytes("4k,x", K).is_err());
     }
 
     #[test]
