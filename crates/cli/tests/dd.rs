@@ -103,6 +103,7 @@ fn run(plumb: bool, dir: &Path, ops: &[&str], prepare_out: Option<&[u8]>) -> Ran
         output.clone(),
         PathBuf::from("/dev/zero"),
         PathBuf::from("/dev/null"),
+        PathBuf::from("/dev/full"),
     ];
     Ran {
         code: out.status.code().unwrap_or(-1),
@@ -127,6 +128,59 @@ fn differential(ops: &[&str], prepare_out: Option<&[u8]>) {
     assert_eq!(ours.calls, gnu.calls, "{ops:?}: calls on the two ends");
     assert_eq!(ours.output, gnu.output, "{ops:?}: output bytes");
     assert!(!gnu.calls.is_empty(), "{ops:?}: the trace saw the copy");
+}
+
+/// A write that fails (/dev/full: ENOSPC) is still followed by dd's flush: conv=fdatasync
+/// then fsync (fdatasync failing sends dd on to fsync), each failure one more line. After
+/// a whole obs-sized block's failure ("writing to", dd's quit()) a failed flush ends dd
+/// before its statistics; after any other it prints them. A read error (a directory)
+/// still flushes too.
+#[test]
+fn a_failed_write_is_still_followed_by_the_flush() {
+    if !common::peer("strace") || !common::peer("dd") {
+        eprintln!("skipped: strace or GNU dd missing");
+        return;
+    }
+    let cases: &[&[&str]] = &[
+        &[
+            "if=/dev/zero",
+            "of=/dev/full",
+            "bs=512",
+            "count=1",
+            "conv=fdatasync",
+        ],
+        &[
+            "if=/dev/zero",
+            "of=/dev/full",
+            "bs=512",
+            "count=1",
+            "conv=fsync",
+        ],
+        &["if=/dev/zero", "of=/dev/full", "count=3", "conv=fsync"],
+        &["if=/dev/zero", "of=/dev/full", "count=3", "conv=fdatasync"],
+        &["if=/dev/zero", "of=/dev/full", "count=3"],
+        &[
+            "if=IN",
+            "of=/dev/full",
+            "ibs=1000",
+            "obs=4096",
+            "conv=fdatasync",
+        ],
+        &["if=IN", "of=/dev/full", "ibs=1000", "obs=400", "conv=fsync"],
+        &[
+            "if=/dev/zero",
+            "of=/dev/full",
+            "bs=1k",
+            "count=2",
+            "status=noxfer",
+            "conv=fsync",
+        ],
+        &["if=/", "of=OUT", "bs=1k", "conv=fsync"],
+        &["if=/", "of=OUT", "ibs=1k", "obs=4k", "conv=fdatasync"],
+    ];
+    for ops in cases {
+        differential(ops, None);
+    }
 }
 
 #[test]

@@ -391,6 +391,48 @@ fn a_closed_stdout_stops_the_run_and_removes_the_file() {
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }
 
+/// `plumb disk | head -3`: the reader goes before any test has printed its line; the run
+/// notices within about a second (not at the next line, a whole test later), stops, removes
+/// its test file and ends as a shell reports SIGPIPE.
+#[test]
+fn a_reader_gone_before_any_line_stops_the_run_within_a_second_or_so() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let d = TempDir::new().unwrap();
+    // 5 s per test (1 s of warm-up): the next line would come that long after.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+        .args(["disk", d.path().to_str().unwrap(), "--size=8M", "--time=4"])
+        .arg("--no-history")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..3 {
+        lines.next().expect("a line").unwrap();
+    }
+    drop(lines);
+    let closed = Instant::now();
+    let mut waited = None;
+    while closed.elapsed() < Duration::from_secs(20) {
+        if let Some(s) = child.try_wait().unwrap() {
+            waited = Some((s, closed.elapsed()));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let Some((status, took)) = waited else {
+        let _ = child.kill();
+        panic!("plumb disk still ran 20 s after its reader went");
+    };
+    let err = text(&child.wait_with_output().unwrap().stderr);
+    assert_eq!(status.code(), Some(128 + 13), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A poll a second, then the stop of the test under way and the file's removal.
+    assert!(took < Duration::from_secs(3), "ended {took:?} after: {err}");
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn on_tmpfs_the_closing_line_says_the_page_cache_is_what_was_timed() {
     let shm = std::path::Path::new("/dev/shm");

@@ -2,16 +2,17 @@
 //! input record (or as many reads as it takes, with `fullblock`), written as it came when
 //! `bs=` set both sizes, gathered into `obs`-byte writes otherwise; `conv=sync` pads short
 //! records with zeros; `conv=fdatasync|fsync` flushes once at the end, inside the timed
-//! copy. The records and bytes it counts are dd's own, so the front end can print dd's
-//! lines from the result alone.
+//! copy, also after a failed read or write (dd's cleanup), then both ends are closed.
+//! The records and bytes it counts are dd's own, so the front end can print dd's lines
+//! from the result alone.
 
 use std::ffi::CString;
 use std::fmt::Write as _;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -67,6 +68,72 @@ pub struct DdSpec {
     pub iflag: DdFlags,
     pub oflag: DdFlags,
     pub conv: DdConv,
+    /// What the copy printed while it ran, for a replay. Not asked for: it travels with the
+    /// spec because every copy of the run's settings (the record's among them) is cloned
+    /// from the spec and shares it, so the record holds what the copy said by the time it
+    /// is rendered.
+    #[serde(default, skip_serializing_if = "DdPrinted::is_plain")]
+    pub printed: DdPrinted,
+}
+
+/// What a dd copy printed besides its last lines: its warnings and the statistics an info
+/// signal asked for, in order, and whether dd printed its last statistics at all (dd exits
+/// without them when the flush after a failed block write fails, or closing an end does).
+#[derive(Clone, Debug, Default)]
+pub struct DdPrinted(Arc<Mutex<Printed>>);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Printed {
+    /// Before the last lines, in the order printed.
+    #[serde(default)]
+    pub notes: Vec<DdNote>,
+    #[serde(default = "yes")]
+    pub final_stats: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Printed {
+    fn default() -> Self {
+        Printed {
+            notes: Vec::new(),
+            final_stats: true,
+        }
+    }
+}
+
+impl DdPrinted {
+    /// As it stands.
+    pub fn get(&self) -> Printed {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+    fn with(&self, f: impl FnOnce(&mut Printed)) {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+    /// Nothing but the last lines (what a record from before this field reads as).
+    pub fn is_plain(&self) -> bool {
+        self.get() == Printed::default()
+    }
+}
+
+impl PartialEq for DdPrinted {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.get() == other.get()
+    }
+}
+
+impl Serialize for DdPrinted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DdPrinted {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Printed::deserialize(d).map(|p| DdPrinted(Arc::new(Mutex::new(p))))
+    }
 }
 
 /// What one end of the copy is.
@@ -149,10 +216,32 @@ pub enum DdError {
         human_bytes(*size, false)
     )]
     Buffer { side: &'static str, size: u64 },
+    #[error("closing {side} file {name}: {}", strerror(source))]
+    Close {
+        side: &'static str,
+        name: String,
+        source: std::io::Error,
+    },
+    /// Several of dd's error lines, in the order dd prints them (a failed write, then the
+    /// flush that still follows it): one line each.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Lines(Vec<DdError>),
+}
+
+impl DdError {
+    /// One error for all of `errors` (none: None).
+    fn of(mut errors: Vec<DdError>) -> Option<DdError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(DdError::Lines(errors)),
+        }
+    }
 }
 
 /// What the copy says while it runs; dd prints these on stderr the moment they happen.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DdNote {
     /// An info signal (SIGUSR1) came: dd's statistics as they stand.
     Stats(DdTally),
@@ -161,7 +250,7 @@ pub enum DdNote {
 }
 
 /// dd's running counts, what its `print_stats` prints.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DdTally {
     pub records_in_full: u64,
     pub records_in_partial: u64,
@@ -181,7 +270,22 @@ pub struct DdTalk {
     /// the copying thread unblocks it, so the kernel interrupts that thread: a read blocked
     /// on a pipe returns EINTR and the statistics are printed at once, as dd prints them.
     pub info_signal: Option<libc::c_int>,
+    /// dd's interrupt (SIGINT): without it the copy never stops part way on its own.
+    pub interrupt: Option<DdInterrupt>,
     pub say: Arc<dyn Fn(&DdNote) + Send + Sync>,
+}
+
+/// How an interrupt reaches the copy: the front end's handler stores the signal's number
+/// and, when it runs in another thread, sends the signal on to the thread published in
+/// `copier`, so that the copy's blocking read or write returns EINTR at once, as dd's
+/// does. The copy then ends as dd's does (no flush; dd prints its statistics and dies of
+/// the signal).
+#[derive(Clone, Debug)]
+pub struct DdInterrupt {
+    /// The signal's number once one came, else 0.
+    pub signal: Arc<AtomicUsize>,
+    /// The copying thread's id while it copies, else 0.
+    pub copier: Arc<AtomicI32>,
 }
 
 impl std::fmt::Debug for DdTalk {
@@ -596,8 +700,8 @@ impl Workload for DdWorkload {
             started: Instant::now(),
             prev_nread: 0,
             warn_partial,
-            input,
-            output,
+            input: Some(input),
+            output: Some(output),
             ibuf,
             obuf,
             oc: 0,
@@ -605,6 +709,7 @@ impl Workload for DdWorkload {
             fsync_after_direct: false,
             own_table: Some(self.own_table.clone()),
             last: None,
+            interrupted: false,
         }))
     }
 }
@@ -619,8 +724,9 @@ struct DdWorker {
     /// end of an O_DIRECT input and the partial-read warning look at it.
     prev_nread: isize,
     warn_partial: bool,
-    input: OwnedFd,
-    output: OwnedFd,
+    /// Both ends, until [`close_ends`](DdWorker::close_ends) closes them.
+    input: Option<OwnedFd>,
+    output: Option<OwnedFd>,
     ibuf: AlignedBuf,
     obuf: Option<AlignedBuf>,
     /// Bytes waiting in obuf.
@@ -636,6 +742,8 @@ struct DdWorker {
     /// with one clock read per call, the loop's own bookkeeping counted in the call that
     /// follows it.
     last: Option<Stamp>,
+    /// An interrupt came: the copy ends as dd's does on one.
+    interrupted: bool,
 }
 
 impl DdWorker {
@@ -655,9 +763,9 @@ impl DdWorker {
 }
 
 /// Move an fd's position forward by `offset` bytes (dd's skip= and seek=).
-fn advance(fd: &OwnedFd, offset: u64) -> std::io::Result<()> {
+fn advance(fd: RawFd, offset: u64) -> std::io::Result<()> {
     // SAFETY: plain syscall on an fd we own.
-    let r = unsafe { libc::lseek(fd.as_raw_fd(), offset as libc::off_t, libc::SEEK_CUR) };
+    let r = unsafe { libc::lseek(fd, offset as libc::off_t, libc::SEEK_CUR) };
     if r < 0 {
         return Err(errno());
     }
@@ -677,6 +785,14 @@ impl DdWorker {
         }
     }
 
+    /// The input's descriptor (-1 once closed: a call on it fails with EBADF).
+    fn in_fd(&self) -> RawFd {
+        self.input.as_ref().map_or(-1, AsRawFd::as_raw_fd)
+    }
+    fn out_fd(&self) -> RawFd {
+        self.output.as_ref().map_or(-1, AsRawFd::as_raw_fd)
+    }
+
     fn in_name(&self) -> String {
         end_name(&self.spec.input, "standard input")
     }
@@ -690,20 +806,28 @@ impl DdWorker {
         ctx.add(counter, n);
     }
 
+    /// Print a note (when a front end listens) and keep it for the record's replay.
     fn say(&self, note: DdNote) {
         if let Some(t) = &self.talk {
             (t.say)(&note);
         }
+        self.spec.printed.with(|p| p.notes.push(note));
     }
 
-    /// dd's process_signals: the statistics once per info signal that came. Called where dd
+    /// dd's process_signals: the statistics once per info signal that came; an interrupt
+    /// instead ends the copy (see [`Stop::Interrupted`]) and returns true. Called where dd
     /// calls it: before every read and write and after an interrupted one.
-    fn process_signals(&mut self) {
+    fn process_signals(&mut self) -> bool {
         let Some(t) = &self.talk else {
-            return;
+            return false;
         };
+        let interrupt = t.interrupt.as_ref();
+        if interrupt.is_some_and(|i| i.signal.load(Relaxed) != 0) {
+            self.interrupted = true;
+            return true;
+        }
         if t.info.load(Relaxed) == 0 {
-            return;
+            return false;
         }
         let pending = t.info.swap(0, Relaxed);
         for _ in 0..pending {
@@ -720,20 +844,22 @@ impl DdWorker {
         }
         // What was printed belongs to no call.
         self.last = None;
+        false
     }
 
     /// dd's iread: one read call, retried on EINTR; dd's end of input under O_DIRECT after
     /// a short read (EINVAL) reads as 0; the first record after a short one warns of the
-    /// partial read when dd would.
+    /// partial read when dd would. An interrupt reads as EINTR, with `interrupted` set.
     fn read_once(&mut self, at: usize, len: usize) -> std::io::Result<usize> {
         let r = self.read_call(at, len);
         let n = match &r {
             Ok(n) => *n as isize,
             Err(_) => -1,
         };
-        if 0 < n && (n as usize) < len {
-            // A short read may be a signal's doing.
-            self.process_signals();
+        // A short read may be a signal's doing; an interrupt drops what it read, as dd dies
+        // with it unwritten.
+        if 0 < n && (n as usize) < len && self.process_signals() {
+            return Err(std::io::Error::from_raw_os_error(libc::EINTR));
         }
         if 0 < n && self.warn_partial && 0 < self.prev_nread && (self.prev_nread as usize) < len {
             let prev = self.prev_nread;
@@ -749,14 +875,12 @@ impl DdWorker {
 
     fn read_call(&mut self, at: usize, len: usize) -> std::io::Result<usize> {
         loop {
-            self.process_signals();
+            if self.process_signals() {
+                return Err(std::io::Error::from_raw_os_error(libc::EINTR));
+            }
             // SAFETY: at + len is within ibuf.
             let n = unsafe {
-                plumb_core::rawsys::read(
-                    self.input.as_raw_fd(),
-                    self.ibuf.as_mut_ptr().add(at),
-                    len,
-                )
+                plumb_core::rawsys::read(self.in_fd(), self.ibuf.as_mut_ptr().add(at), len)
             };
             if n >= 0 {
                 return Ok(n as usize);
@@ -776,16 +900,19 @@ impl DdWorker {
     }
 
     /// One input record: one read, or reads until `len` bytes with fullblock.
-    fn read_record(&mut self, ctx: &mut WorkerCtx<'_>, len: usize) -> Result<usize, DdError> {
+    fn read_record(&mut self, ctx: &mut WorkerCtx<'_>, len: usize) -> Result<usize, Stop> {
         let mut got = 0;
         loop {
             let start = self.last.take().unwrap_or_else(Stamp::now);
-            let n = self
-                .read_once(got, len - got)
-                .map_err(|source| DdError::Read {
-                    name: self.in_name(),
-                    source,
-                })?;
+            let n = match self.read_once(got, len - got) {
+                Ok(n) => n,
+                Err(source) => {
+                    return Err(self.stop(DdError::Read {
+                        name: self.in_name(),
+                        source,
+                    }))
+                }
+            };
             let end = Stamp::now();
             ctx.record(READ, Ticket::inner(), start, end);
             self.last = Some(end);
@@ -796,8 +923,28 @@ impl DdWorker {
         }
     }
 
+    /// How a failure ends the copy: as the interrupt that caused it, if one did; else by
+    /// dd's return from its copy loop (the flush and the statistics follow).
+    fn stop(&self, e: DdError) -> Stop {
+        if self.interrupted {
+            Stop::Interrupted
+        } else {
+            Stop::Failed(vec![e])
+        }
+    }
+
+    /// [`stop`](Self::stop), for the failures dd meets in its `quit()` paths.
+    fn quit(&self, e: DdError) -> Stop {
+        if self.interrupted {
+            Stop::Interrupted
+        } else {
+            Stop::Quit(e)
+        }
+    }
+
     /// dd's iwrite: all of `buf[..len]`, in as many calls as it takes; a short write under
-    /// O_DIRECT first turns O_DIRECT off, as dd does.
+    /// O_DIRECT first turns O_DIRECT off, as dd does. An interrupt fails it with EINTR and
+    /// `interrupted` set, its bytes not counted (dd dies inside iwrite, before it counts).
     fn write_all(
         &mut self,
         ctx: &mut WorkerCtx<'_>,
@@ -805,7 +952,7 @@ impl DdWorker {
         len: usize,
     ) -> Result<usize, (usize, std::io::Error)> {
         if self.out_direct && (len as u64) < self.spec.obs {
-            let fd = self.output.as_raw_fd();
+            let fd = self.out_fd();
             // SAFETY: plain fcntl calls on an fd we own.
             unsafe {
                 let old = libc::fcntl(fd, libc::F_GETFL);
@@ -818,16 +965,16 @@ impl DdWorker {
         }
         let mut done = 0;
         while done < len {
-            self.process_signals();
+            if self.process_signals() {
+                return Err((done, std::io::Error::from_raw_os_error(libc::EINTR)));
+            }
             let ptr = match (&self.obuf, from_obuf) {
                 (Some(o), true) => o.as_ptr(),
                 _ => self.ibuf.as_ptr(),
             };
             let start = self.last.take().unwrap_or_else(Stamp::now);
             // SAFETY: ptr + done .. len is within the buffer.
-            let n = unsafe {
-                plumb_core::rawsys::write(self.output.as_raw_fd(), ptr.add(done), len - done)
-            };
+            let n = unsafe { plumb_core::rawsys::write(self.out_fd(), ptr.add(done), len - done) };
             if n < 0 {
                 let e = errno();
                 if e.raw_os_error() == Some(libc::EINTR) {
@@ -853,12 +1000,13 @@ impl DdWorker {
     /// the end of a file); a seekable input that refuses the offset is an error; otherwise
     /// ibs-sized reads, one per record however short (as the copy counts records), then
     /// the bytes of skip_bytes. Warns, as dd, when the input ended or came short first.
-    fn skip_input(&mut self) -> Result<(), DdError> {
+    /// Its failures are dd's quit().
+    fn skip_input(&mut self) -> Result<(), Stop> {
         let (mut records, mut bytes) = self.spec.skip_parts();
         if records == 0 && bytes == 0 {
             return Ok(());
         }
-        let fd = self.input.as_raw_fd();
+        let fd = self.in_fd();
         // SAFETY (these lseeks and fstat): plain syscalls on an fd we own.
         let start = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) }.max(0) as u64;
         let offset = records
@@ -885,10 +1033,10 @@ impl DdWorker {
             } else {
                 lseek_errno
             };
-            return Err(DdError::Skip {
+            return Err(Stop::Quit(DdError::Skip {
                 name: end_name_f(&self.spec.input, "standard input"),
                 source: std::io::Error::from_raw_os_error(code),
-            });
+            }));
         }
         let ibs = self.spec.ibs as usize;
         let mut skipped = 0u64;
@@ -896,12 +1044,15 @@ impl DdWorker {
             let len = if records != 0 { ibs } else { bytes as usize };
             let mut got = 0;
             loop {
-                let n = self
-                    .read_once(got, len - got)
-                    .map_err(|source| DdError::Read {
-                        name: self.in_name(),
-                        source,
-                    })?;
+                let n = match self.read_once(got, len - got) {
+                    Ok(n) => n,
+                    Err(source) => {
+                        return Err(self.quit(DdError::Read {
+                            name: self.in_name(),
+                            source,
+                        }))
+                    }
+                };
                 got += n;
                 if n == 0 || got == len || !self.spec.iflag.fullblock {
                     break;
@@ -930,26 +1081,29 @@ impl DdWorker {
         )));
     }
 
-    fn seek_output(&mut self) -> Result<(), DdError> {
+    fn seek_output(&mut self) -> Result<(), Stop> {
         let offset = self.spec.seek_offset();
         if offset == 0 {
             return Ok(());
         }
-        advance(&self.output, offset).map_err(|source| DdError::Seek {
-            name: end_name_f(&self.spec.output, "standard output"),
-            source,
+        advance(self.out_fd(), offset).map_err(|source| {
+            Stop::Quit(DdError::Seek {
+                name: end_name_f(&self.spec.output, "standard output"),
+                source,
+            })
         })
     }
 
-    fn copy(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), DdError> {
-        // dd's clock starts once both ends are open, before skip=.
-        self.started = Instant::now();
+    /// dd's dd_copy: skip=, seek=, then the records, then the last partial output block
+    /// (also after a read error, as dd writes what it has before it gives up).
+    fn copy(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Stop> {
         self.skip_input()?;
         self.seek_output()?;
         let ibs = self.spec.ibs as usize;
         let obs = self.spec.obs as usize;
         let (max_records, max_bytes) = self.spec.limits();
         let mut records = 0u64;
+        let mut read_error = None;
         loop {
             if records >= max_records.saturating_add(u64::from(max_bytes > 0)) {
                 break;
@@ -962,7 +1116,14 @@ impl DdWorker {
             } else {
                 ibs
             };
-            let mut n = self.read_record(ctx, want)?;
+            let mut n = match self.read_record(ctx, want) {
+                Ok(n) => n,
+                Err(Stop::Failed(e)) => {
+                    read_error = Some(e);
+                    break;
+                }
+                Err(stop) => return Err(stop),
+            };
             if n == 0 {
                 break;
             }
@@ -980,8 +1141,9 @@ impl DdWorker {
             }
             if self.obuf.is_none() {
                 // dd counts no record for a failed write of a record as read.
-                self.write_all(ctx, false, n)
-                    .map_err(|(_, e)| self.write_error("error writing", e))?;
+                if let Err((_, e)) = self.write_all(ctx, false, n) {
+                    return Err(self.stop(self.write_error("error writing", e)));
+                }
                 self.add(ctx, if n == ibs { OUT_FULL } else { OUT_PARTIAL }, 1);
                 continue;
             }
@@ -997,10 +1159,13 @@ impl DdWorker {
                 at += take;
                 if self.oc == obs {
                     if let Err((done, e)) = self.write_all(ctx, true, obs) {
+                        if self.interrupted {
+                            return Err(Stop::Interrupted);
+                        }
                         if done != 0 {
                             self.add(ctx, OUT_PARTIAL, 1);
                         }
-                        return Err(self.write_error("writing to", e));
+                        return Err(Stop::Quit(self.write_error("writing to", e)));
                     }
                     self.add(ctx, OUT_FULL, 1);
                     self.oc = 0;
@@ -1008,46 +1173,68 @@ impl DdWorker {
             }
         }
         self.last = None;
+        let mut errors = read_error.unwrap_or_default();
         if self.oc > 0 {
             let oc = self.oc;
             self.oc = 0;
-            if let Err((done, e)) = self.write_all(ctx, true, oc) {
-                if done != 0 {
-                    self.add(ctx, OUT_PARTIAL, 1);
+            match self.write_all(ctx, true, oc) {
+                Err(_) if self.interrupted => return Err(Stop::Interrupted),
+                Err((done, e)) => {
+                    if done != 0 {
+                        self.add(ctx, OUT_PARTIAL, 1);
+                    }
+                    errors.push(self.write_error("error writing", e));
                 }
-                return Err(self.write_error("error writing", e));
+                Ok(_) => self.add(ctx, OUT_PARTIAL, 1),
             }
-            self.add(ctx, OUT_PARTIAL, 1);
         }
-        self.synchronize(ctx)
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Stop::Failed(errors))
+        }
     }
 
-    /// A flush, retried when a signal interrupts it (dd's ifdatasync / ifsync).
-    fn sync_call(&mut self, call: impl Fn() -> libc::c_int) -> libc::c_int {
+    /// A flush, retried when a signal interrupts it (dd's ifdatasync / ifsync); None when
+    /// an interrupt came first.
+    fn sync_call(&mut self, call: impl Fn() -> libc::c_int) -> Option<libc::c_int> {
         loop {
-            self.process_signals();
+            if self.process_signals() {
+                return None;
+            }
             let r = call();
             if r == 0 || errno().raw_os_error() != Some(libc::EINTR) {
-                return r;
+                return Some(r);
             }
         }
     }
 
-    /// conv=fdatasync, then conv=fsync (also when fdatasync is not supported), as dd.
-    fn synchronize(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), DdError> {
-        let fd = self.output.as_raw_fd();
+    /// dd's synchronize_output: conv=fdatasync, then conv=fsync (also when fdatasync
+    /// failed, whatever the reason), each failure one more of dd's lines in `errors`.
+    /// Whether one failed (dd's non-zero sync status); Err on an interrupt.
+    fn synchronize(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        errors: &mut Vec<DdError>,
+    ) -> Result<bool, Stop> {
+        let fd = self.out_fd();
         let mut fsync = self.spec.conv.fsync || self.fsync_after_direct;
+        let mut failed = false;
         if self.spec.conv.fdatasync {
             let start = Stamp::now();
             // SAFETY: plain syscall on an fd we own.
-            if self.sync_call(|| unsafe { libc::fdatasync(fd) }) != 0 {
+            let r = self
+                .sync_call(|| unsafe { libc::fdatasync(fd) })
+                .ok_or(Stop::Interrupted)?;
+            if r != 0 {
                 let e = errno();
                 if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
-                    return Err(DdError::Sync {
+                    errors.push(DdError::Sync {
                         call: "fdatasync",
                         name: self.out_name(),
                         source: e,
                     });
+                    failed = true;
                 }
                 fsync = true;
             } else {
@@ -1058,18 +1245,94 @@ impl DdWorker {
         if fsync {
             let start = Stamp::now();
             // SAFETY: plain syscall on an fd we own.
-            if self.sync_call(|| unsafe { libc::fsync(fd) }) != 0 {
-                return Err(DdError::Sync {
+            let r = self
+                .sync_call(|| unsafe { libc::fsync(fd) })
+                .ok_or(Stop::Interrupted)?;
+            if r != 0 {
+                errors.push(DdError::Sync {
                     call: "fsync",
                     name: self.out_name(),
                     source: errno(),
                 });
+                return Ok(true);
             }
             ctx.record(FSYNC, Ticket::inner(), start, Stamp::now());
             self.add(ctx, END_FSYNCS, 1);
         }
+        Ok(failed)
+    }
+
+    /// dd's iclose of both ends (input first), whose failure dd reports and exits on,
+    /// before its statistics.
+    fn close_ends(&mut self) -> Result<(), DdError> {
+        let ends = [("input", self.input.take()), ("output", self.output.take())];
+        for (side, fd) in ends {
+            let Some(raw) = fd.map(IntoRawFd::into_raw_fd) else {
+                continue;
+            };
+            // SAFETY: raw was owned and is closed once, here.
+            if unsafe { libc::close(raw) } != 0 {
+                let e = errno();
+                // Closed anyway, as Linux's close always closes; EINTR is no failure.
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    let name = if side == "input" {
+                        self.in_name()
+                    } else {
+                        self.out_name()
+                    };
+                    return Err(DdError::Close {
+                        side,
+                        name,
+                        source: e,
+                    });
+                }
+            }
+        }
         Ok(())
     }
+
+    /// The copy, then dd's ending for the way it stopped: the flush after a failure too
+    /// (dd's cleanup), then both ends closed. Errors come out as dd prints them, in order;
+    /// where dd exits before its statistics, the record says so.
+    fn run_copy(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), DdError> {
+        // dd's clock starts once both ends are open, before skip=.
+        self.started = Instant::now();
+        let (mut errors, quit) = match self.copy(ctx) {
+            Ok(()) => (Vec::new(), false),
+            Err(Stop::Failed(e)) => (e, false),
+            Err(Stop::Quit(e)) => (vec![e], true),
+            Err(Stop::Interrupted) => (Vec::new(), false),
+        };
+        if !self.interrupted {
+            match self.synchronize(ctx, &mut errors) {
+                // dd's quit() flushes in cleanup() and exits at once when that fails.
+                Ok(true) if quit => {
+                    self.spec.printed.with(|p| p.final_stats = false);
+                    return Err(DdError::of(errors).expect("the failures"));
+                }
+                Ok(_) | Err(_) => {}
+            }
+        }
+        // dd's cleanup() closes both ends, also on an interrupt; dies if that fails.
+        if let Err(e) = self.close_ends() {
+            errors.push(e);
+            self.spec.printed.with(|p| p.final_stats = false);
+        }
+        DdError::of(errors).map_or(Ok(()), Err)
+    }
+}
+
+/// Why the copy stopped before its end, as dd's code parts the ways.
+enum Stop {
+    /// dd's copy loop returned a failure (a record's write, the last block's, a read):
+    /// the flush still follows, then the statistics.
+    Failed(Vec<DdError>),
+    /// dd's quit(): the flush follows in its cleanup, and when that fails dd exits there,
+    /// without its statistics.
+    Quit(DdError),
+    /// An interrupt: no flush; both ends closed, the statistics, then death by the signal
+    /// (the front end's part).
+    Interrupted,
 }
 
 impl Worker for DdWorker {
@@ -1084,7 +1347,20 @@ impl Worker for DdWorker {
                 libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
             }
         }
-        self.copy(ctx).map_err(WorkloadError::new)
+        let copier = self
+            .talk
+            .as_ref()
+            .and_then(|t| t.interrupt.as_ref())
+            .map(|i| i.copier.clone());
+        if let Some(c) = &copier {
+            // SAFETY: gettid has no preconditions.
+            c.store(unsafe { libc::gettid() }, Relaxed);
+        }
+        let r = self.run_copy(ctx);
+        if let Some(c) = &copier {
+            c.store(0, Relaxed);
+        }
+        r.map_err(WorkloadError::new)
     }
 }
 

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use plumb_advise::{Knob, Spelling};
 pub use plumb_fileio::dd::human_bytes;
 use plumb_fileio::dd::unit_prefix as prefix;
-use plumb_pipeline::record::{GroupRecord, JobRecord, Record};
+use plumb_fileio::dd::{DdNote, Printed};
+use plumb_pipeline::record::{GroupRecord, JobRecord, Record, Settings};
 use plumb_pipeline::Layout;
 use serde::{Deserialize, Serialize};
 
@@ -129,6 +130,40 @@ pub fn lines(records: [u64; 4], w: u64, secs: f64, status: StatusLevel) -> Strin
     out
 }
 
+/// What the copy printed besides its last lines (nothing, for a record from before that
+/// was kept).
+fn printed(job: &JobRecord) -> Printed {
+    match &job.workload {
+        Settings::Dd(s) => s.spec.printed.get(),
+        _ => Printed::default(),
+    }
+}
+
+/// What the copy printed while it ran, as it printed it: its warnings and the statistics
+/// SIGUSR1 asked for, none under status=none.
+pub fn notes(job: &JobRecord, status: StatusLevel) -> String {
+    printed(job).notes.iter().map(|n| note(n, status)).collect()
+}
+
+/// One thing the copy printed while it ran, as dd prints it (nothing under status=none).
+pub fn note(n: &DdNote, status: StatusLevel) -> String {
+    match n {
+        DdNote::Stats(t) => lines(
+            [
+                t.records_in_full,
+                t.records_in_partial,
+                t.records_out_full,
+                t.records_out_partial,
+            ],
+            t.bytes_written,
+            t.elapsed_s,
+            status,
+        ),
+        DdNote::Warning(w) if status != StatusLevel::None => format!("dd: {w}\n"),
+        DdNote::Warning(_) => String::new(),
+    }
+}
+
 /// How findings' advice is written in dd's operands.
 fn spell(k: Knob) -> String {
     match k {
@@ -147,10 +182,13 @@ impl Layout for Dd {
         let o = options(record);
         let mut out = String::new();
         for j in &group.jobs {
-            if let Some(e) = &j.error {
+            // dd's error lines, one each (a failed write, then the flush after it).
+            for e in j.error.iter().flat_map(|e| e.lines()) {
                 let _ = writeln!(out, "dd: {e}");
             }
-            out.push_str(&stats(j, o.status));
+            if printed(j).final_stats {
+                out.push_str(&stats(j, o.status));
+            }
             if o.plumb_sections {
                 let mut s = String::new();
                 if let Some(obs) = &group.observations {
@@ -171,6 +209,19 @@ impl Layout for Dd {
     }
     fn spelling(&self) -> Option<Spelling> {
         Some(spell)
+    }
+    /// What the run printed: before each copy's last lines, what it printed while it ran
+    /// (the live run printed those the moment they happened, not in its report).
+    fn replay(&self, record: &Record) -> String {
+        let o = options(record);
+        let mut out = String::new();
+        for g in &record.groups {
+            for j in &g.jobs {
+                out.push_str(&notes(j, o.status));
+            }
+            out.push_str(&self.report(record, g));
+        }
+        out
     }
 }
 

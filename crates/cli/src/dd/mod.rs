@@ -1,17 +1,18 @@
 //! `plumb dd OPERAND...` and the binary run as `dd`: GNU dd's operands, the same I/O
 //! (plumb-fileio's dd copy) on the pipeline, dd's last lines on stderr, then, under the
 //! name `plumb`, plumb's observations and findings (also on stderr: stdout may carry the
-//! copied data). Exit status 1 for a bad operand or a failed copy, as dd.
+//! copied data). Exit status 1 for a bad operand or a failed copy, as dd; SIGINT prints
+//! dd's statistics at once and kills plumb with it, as it kills dd.
 
 mod operands;
 
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 
 use plumb_core::RunConfig;
-use plumb_fileio::dd::{DdNote, DdTalk};
+use plumb_fileio::dd::{DdInterrupt, DdNote, DdTalk};
 use plumb_pipeline::jobs::dd::DdJob;
 use plumb_pipeline::{Group, JobError, JobSpec, PipelineError, Plan, PlanOptions, Step};
 use plumb_report::dd::{Dd, DdLayoutOptions, StatusLevel};
@@ -120,33 +121,21 @@ pub fn main(args: &[String], mode: Mode) -> i32 {
     run(ops, args, mode, keep, json_file)
 }
 
-/// What dd prints while it copies: its statistics on SIGUSR1, its warnings; neither under
-/// status=none, as dd.
-fn talk(info: Arc<AtomicUsize>, status: StatusLevel) -> DdTalk {
+/// What dd prints while it copies: its statistics on SIGUSR1 (`info`: None under
+/// POSIXLY_CORRECT, where dd leaves SIGUSR1 alone), its warnings; neither under
+/// status=none, as dd. The copy stops on `interrupt`.
+fn talk(info: Option<Arc<AtomicUsize>>, interrupt: DdInterrupt, status: StatusLevel) -> DdTalk {
     let say = move |note: &DdNote| {
-        let text = match note {
-            DdNote::Stats(t) => plumb_report::dd::lines(
-                [
-                    t.records_in_full,
-                    t.records_in_partial,
-                    t.records_out_full,
-                    t.records_out_partial,
-                ],
-                t.bytes_written,
-                t.elapsed_s,
-                status,
-            ),
-            DdNote::Warning(w) if status != StatusLevel::None => format!("dd: {w}\n"),
-            DdNote::Warning(_) => String::new(),
-        };
+        let text = plumb_report::dd::note(note, status);
         if !text.is_empty() {
             // One write: the lines stay together.
             let _ = std::io::stderr().lock().write_all(text.as_bytes());
         }
     };
     DdTalk {
-        info,
-        info_signal: Some(libc::SIGUSR1),
+        info_signal: info.is_some().then_some(libc::SIGUSR1),
+        info: info.unwrap_or_default(),
+        interrupt: Some(interrupt),
         say: Arc::new(say),
     }
 }
@@ -158,9 +147,17 @@ fn run(
     keep: Keep,
     json_file: Option<PathBuf>,
 ) -> i32 {
-    let stop = signals::install();
+    // dd's SIGINT (and, under plumb's name, SIGTERM: plumb's report follows what dd
+    // prints); the drop-in leaves SIGTERM at its default action, as dd does.
+    let (stop, copier) = signals::install_dd(mode == Mode::Plumb);
     // Before the pipeline starts any thread: they all inherit SIGUSR1 blocked.
-    let talk = signals::install_info().map(|info| talk(info, ops.status));
+    let info = signals::install_info();
+    let interrupt = DdInterrupt {
+        signal: stop.clone(),
+        copier,
+    };
+    let talk = talk(info, interrupt, ops.status);
+    let status = ops.status;
     let layout = DdLayoutOptions {
         status: ops.status,
         plumb_sections: mode == Mode::Plumb,
@@ -190,10 +187,7 @@ fn run(
                 layout: None,
                 start_delay: std::time::Duration::ZERO,
                 after: Vec::new(),
-                job: Box::new(match talk {
-                    Some(t) => DdJob::new(ops.spec).with_talk(t),
-                    None => DdJob::new(ops.spec),
-                }),
+                job: Box::new(DdJob::new(ops.spec).with_talk(talk)),
             }],
         }],
         options: PlanOptions {
@@ -219,10 +213,25 @@ fn run(
         progress: &mut quiet,
         live: None,
     };
-    match plumb_pipeline::execute(&plan, &Dd::LAYOUT, &stop, &mut out) {
+    let result = plumb_pipeline::execute(&plan, &Dd::LAYOUT, &stop, &mut out);
+    let interrupt = stop.load(SeqCst) as i32;
+    let code = match result {
         Ok(f) => {
             crate::keep::keep(&f.record, &keep);
             exit::of_finished(&f)
+        }
+        // Interrupted while an end opens (a FIFO waits for its other side): dd's statistics
+        // of nothing, its clock never started (so the time since boot, as dd's reads).
+        Err(PipelineError::Job(JobError::Failed(_))) if interrupt != 0 => {
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: a valid timespec out-parameter.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+            let since_boot = t.tv_sec as f64 + t.tv_nsec as f64 / 1e9;
+            eprint!("{}", plumb_report::dd::lines([0; 4], 0, since_boot, status));
+            1
         }
         Err(PipelineError::Job(JobError::Interrupted(s))) => exit::for_signal(s),
         Err(PipelineError::Job(JobError::Failed(e))) => {
@@ -233,5 +242,11 @@ fn run(
             eprintln!("plumb: {}", plumb_core::redact::text(&e.to_string(), args));
             1
         }
+    };
+    // dd prints what it has to and then dies of the interrupt: a shell sees the signal
+    // (and stops a script, as for dd), and nothing written is undone.
+    if interrupt != 0 {
+        signals::die_of(interrupt);
     }
+    code
 }

@@ -288,6 +288,7 @@ pub fn parse(args: &[String]) -> Result<Operands, OperandError> {
         iflag: DdFlags::default(),
         oflag: DdFlags::default(),
         conv: DdConv::default(),
+        printed: Default::default(),
     };
     let mut status = StatusLevel::Default;
     let mut bs = None;

@@ -249,6 +249,41 @@ fn fio_args(file: &Path, size: &str, secs: u32, read_only: bool) -> Vec<String> 
     a
 }
 
+/// Stop the run (as SIGPIPE, which the report's writer also stops it for) once stdout's
+/// reader has gone (`plumb disk | head -3`), looked at about once a second: the report
+/// writes only between tests, and until then a write test would go on writing its file
+/// for nobody. The thread ends with the process.
+fn watch_stdout(stop: plumb_core::StopFlag) {
+    use std::sync::atomic::Ordering::SeqCst;
+    let _ = std::thread::Builder::new()
+        .name("plumb-stdout".into())
+        .spawn(move || loop {
+            let mut p = libc::pollfd {
+                fd: libc::STDOUT_FILENO,
+                // None asked for: POLLERR and POLLHUP come anyway.
+                events: 0,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let n = unsafe { libc::poll(&mut p, 1, 1000) };
+            if n > 0 && p.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                let _ = stop.compare_exchange(0, libc::SIGPIPE as usize, SeqCst, SeqCst);
+                return;
+            }
+            // No stdout to watch (closed, or poll refuses it): the writes say what they find.
+            if (n < 0 && errno_is_not_eintr()) || p.revents & libc::POLLNVAL != 0 {
+                return;
+            }
+            if stop.load(SeqCst) != 0 {
+                return;
+            }
+        });
+}
+
+fn errno_is_not_eintr() -> bool {
+    std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR)
+}
+
 pub fn run(a: Args) -> anyhow::Result<i32> {
     a.run.check()?;
     let (file, made, data) = test_file(&a.target, a.read_only)?;
@@ -274,6 +309,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         Disk::target_line(Some(&choices))
     );
     let args = fio_args(&file, &size.to_string(), secs, a.read_only);
+    watch_stdout(crate::signals::install());
     let status = fio_jobs::run(
         args,
         "disk",
