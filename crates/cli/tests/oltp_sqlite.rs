@@ -292,3 +292,51 @@ fn cleanup_gives_back_the_database_file_s_space() {
     let after = std::fs::metadata(&db).unwrap().len();
     assert!(full > 1 << 20 && after < full / 10, "{full} -> {after}");
 }
+
+/// cleanup and prewarm of a SQLite database that is not there: one line saying so, a failed
+/// command, and no file made (an empty database would only have been dropped from).
+#[test]
+fn cleanup_and_prewarm_of_a_missing_database_fail_and_make_nothing() {
+    let d = TempDir::new().unwrap();
+    for cmd in ["cleanup", "prewarm"] {
+        for threads in ["--threads=1", "--threads=2"] {
+            let out = run(d.path(), &["oltp_read_write", threads, "--tables=2", cmd]);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{cmd}: {err}");
+            assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+            assert!(err.contains("sbtest.db does not exist"), "{cmd}: {err}");
+            let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+            assert!(left.is_empty(), "{cmd} left {left:?}");
+        }
+    }
+}
+
+/// --skip-trx=on with several threads: each statement commits on its own, so two threads'
+/// DELETE and INSERT of the same id interleave and an INSERT finds its id taken. The run
+/// stops on SQLite's error, and its one line says why and what to change.
+#[test]
+fn a_skipped_transaction_s_duplicate_id_says_why() {
+    let d = TempDir::new().unwrap();
+    let size = ["oltp_read_write", "--table-size=10"];
+    let prep = run(d.path(), &[&size[..], &["prepare"]].concat());
+    assert!(prep.status.success(), "{}", text(&prep.stderr));
+    let out = run(
+        d.path(),
+        &[
+            &size[..],
+            &["--skip-trx=on", "--threads=4", "--time=4", "run"],
+        ]
+        .concat(),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    for needle in [
+        "insert on sbtest",
+        "UNIQUE constraint failed",
+        "--skip-trx=on",
+        "another of the 4 threads deleted and re-inserted the same id",
+    ] {
+        assert!(last.contains(needle), "{needle}: {err}");
+    }
+}

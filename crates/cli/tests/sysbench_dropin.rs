@@ -1260,3 +1260,296 @@ fn oltp_interval_lines_and_ignore_lists_as_sysbench_s() {
     );
     drop_database("mysql", db);
 }
+
+/// The lines of a report that say what a run took from its command line: its threads, its
+/// rate and its event count, unmasked.
+fn took(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| {
+            l.starts_with("Number of threads:")
+                || l.starts_with("Target transaction rate:")
+                || l.trim_start().starts_with("total number of events:")
+        })
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// A deprecated alias with its new name, in either order: sysbench reads the alias first
+/// and takes it when it is above its default (1 thread, else 0), without reading the new
+/// name at all (a bad value there goes unnoticed); otherwise it reads the new name. Each
+/// value is checked when read, under the name it was typed as, so which bad value is
+/// reported, and which warnings come before it, follow sysbench's order of reading.
+#[test]
+fn an_alias_and_its_new_name_as_sysbench_reads_them() {
+    let base = ["cpu", "--cpu-max-prime=500", "run"];
+    for opts in [
+        &["--num-threads=2", "--threads=3", "--events=40"][..],
+        &["--threads=3", "--num-threads=2", "--events=40"],
+        &["--num-threads=1", "--threads=3", "--events=40"],
+        &["--max-requests=5", "--events=7"],
+        &["--events=7", "--max-requests=5"],
+        &["--max-requests=0", "--events=7"],
+        &["--tx-rate=400", "--rate=300", "--events=5"],
+        &["--rate=300", "--tx-rate=400", "--events=5"],
+        &["--tx-rate=0", "--rate=300", "--events=5"],
+        &["--max-requests=3", "--events=abc"],
+        &["--max-time=1", "--time=abc", "--events=3"],
+    ] {
+        let args: Vec<&str> = opts.iter().chain(&base).copied().collect();
+        if let Some((theirs, ours)) = run_both(&args) {
+            assert_same(&args, &theirs, &ours, |s| s.to_string());
+            assert_eq!(took(&theirs.stdout), took(&ours.stdout), "{args:?}");
+        }
+    }
+    // Time limits, by the run's length (its figures are masked).
+    for opts in [
+        ["--max-time=1", "--time=2"],
+        ["--time=2", "--max-time=1"],
+        ["--time=1", "--max-time=0"],
+    ] {
+        let args: Vec<&str> = opts.iter().chain(&base).copied().collect();
+        if let Some((theirs, ours)) = run_both(&args) {
+            assert_same(&args, &theirs, &ours, |s| s.to_string());
+            let secs = |o: &Output| {
+                o.stdout
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("total time:"))
+                    .map(|t| {
+                        t.trim()
+                            .trim_end_matches('s')
+                            .parse::<f64>()
+                            .unwrap()
+                            .round()
+                    })
+            };
+            assert_eq!(secs(&theirs), Some(1.0), "{}", theirs.stdout);
+            assert_eq!(secs(&ours), Some(1.0), "{}", ours.stdout);
+        }
+    }
+    // Bad values: the first one sysbench reads, under the name typed, after the warnings
+    // of what it read before.
+    for opts in [
+        &["--max-time=abc", "--time=1"][..],
+        &["--threads=abc", "--max-time=abc"],
+        &["--max-time=abc", "--threads=abc"],
+        &["--num-threads=abc", "--threads=2"],
+        &["--max-time=1", "--tx-rate=abc"],
+        &["--max-time=1", "--verbosity=abc"],
+        &["--max-time=1", "--report-interval=abc"],
+        &["--rand-type=foo", "--rand-seed=abc"],
+        &["--threads=1.5"],
+        &["--num-threads=2.5"],
+        &["--test=cpu", "--max-time=abc"],
+    ] {
+        let args: Vec<&str> = opts
+            .iter()
+            .copied()
+            .chain(["--events=3", "cpu", "run"])
+            .collect();
+        same(&args);
+    }
+    // --help and --version come before any of it: no warning.
+    same(&["--max-time=5", "--version"]);
+}
+
+/// A free TCP port on this host: nothing listens there once the probe is closed.
+fn closed_port() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port().to_string()
+}
+
+/// A connection that cannot be opened, for each command of each kind of script, on MariaDB
+/// and PostgreSQL: a socket that is not there, a port nobody listens on, a database or a
+/// user the server does not know, a host name that does not resolve. sysbench prints its
+/// driver's lines (libmariadb's or libpq's error), then the Lua error of the function that
+/// connected (once per thread for a run), exit 1; plumb as sysbench the same. A password
+/// given never shows. A parallel prepare's or prewarm's threads print the same lines, but
+/// sysbench exits 0 after them (its threads' failures are not its command's): plumb fails.
+#[test]
+fn connection_failures_print_sysbench_s_fatal_lines() {
+    if peer().is_none() {
+        return;
+    }
+    let port = closed_port();
+    let mut failures: Vec<Vec<String>> = Vec::new();
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    if common::available("mysql") {
+        failures.extend([
+            own(&[
+                "--mysql-user=root",
+                "--mysql-socket=/nonexistent/mysqld.sock",
+            ]),
+            own(&[
+                "--mysql-user=root",
+                "--mysql-host=127.0.0.1",
+                &format!("--mysql-port={port}"),
+            ]),
+            own(&["--mysql-user=root", "--mysql-db=plumb_no_such_db"]),
+            own(&[
+                "--mysql-user=plumb_no_such_user",
+                "--mysql-password=s3cr3t-pw",
+            ]),
+            own(&["--mysql-host=nonexistent.invalid"]),
+            // libmariadb reaches localhost through its socket, whatever the port.
+            own(&[
+                "--mysql-user=root",
+                "--mysql-db=plumb_no_such_db",
+                &format!("--mysql-port={port}"),
+            ]),
+        ]);
+    }
+    if common::available("pgsql") {
+        let pg = |v: &[&str]| {
+            let mut o = own(&["--db-driver=pgsql"]);
+            o.extend(own(v));
+            o
+        };
+        // libpq names each address of a host name it tried; plumb names the last one, the
+        // same where the name has one address.
+        let one_address = {
+            use std::net::ToSocketAddrs;
+            ("localhost", 5432)
+                .to_socket_addrs()
+                .map_or(0, |a| a.count())
+                == 1
+        };
+        let host = if one_address {
+            "localhost"
+        } else {
+            "127.0.0.1"
+        };
+        failures.extend([
+            pg(&["--pgsql-user=postgres", "--pgsql-host=/nonexistent"]),
+            pg(&[
+                "--pgsql-user=postgres",
+                &format!("--pgsql-host={host}"),
+                &format!("--pgsql-port={port}"),
+            ]),
+            pg(&[
+                "--pgsql-user=postgres",
+                "--pgsql-host=127.0.0.1",
+                "--pgsql-db=plumb_no_such_db",
+            ]),
+            pg(&[
+                "--pgsql-user=postgres",
+                "--pgsql-host=/var/run/postgresql",
+                "--pgsql-db=plumb_no_such_db",
+            ]),
+            pg(&[
+                "--pgsql-user=plumb_no_such_user",
+                "--pgsql-password=s3cr3t-pw",
+                "--pgsql-host=127.0.0.1",
+            ]),
+            pg(&["--pgsql-host=nonexistent.invalid"]),
+        ]);
+    }
+    for failure in &failures {
+        for script in ["oltp_read_write", "bulk_insert", "select_random_points"] {
+            for command in ["prepare", "run", "cleanup", "prewarm"] {
+                let mut args: Vec<&str> = failure.iter().map(String::as_str).collect();
+                args.extend([script, "--time=1", command]);
+                if let Some((theirs, ours)) = run_both(&args) {
+                    assert_same(&args, &theirs, &ours, |s| s.to_string());
+                    assert!(!ours.stdout.contains("s3cr3t"), "{}", ours.stdout);
+                    assert!(!ours.stderr.contains("s3cr3t"), "{}", ours.stderr);
+                }
+            }
+        }
+        // Several threads: sysbench's threads print their lines as they fail, interleaved,
+        // and its logger counts a message that repeats the one before instead of printing
+        // it; which lines meet so is a race. The same lines, then, whatever their number
+        // and order.
+        let lines = |s: &str| -> std::collections::BTreeSet<String> {
+            mask(s)
+                .lines()
+                .filter(|l| !l.starts_with("(last message repeated"))
+                .map(String::from)
+                .collect()
+        };
+        for (script, command, sysbench_code) in [
+            ("oltp_point_select", "run", 1),
+            ("oltp_read_write", "prepare", 0),
+            ("oltp_read_write", "prewarm", 0),
+        ] {
+            let mut args: Vec<&str> = failure.iter().map(String::as_str).collect();
+            args.extend([script, "--threads=3", "--tables=2", "--time=1", command]);
+            if let Some((theirs, ours)) = run_both(&args) {
+                assert_eq!(lines(&theirs.stdout), lines(&ours.stdout), "{args:?}");
+                assert_eq!(theirs.stderr, ours.stderr, "{args:?}");
+                assert_eq!(theirs.code, sysbench_code, "{args:?}: {theirs:?}");
+                assert_eq!(ours.code, 1, "{args:?}");
+            }
+        }
+    }
+}
+
+/// A prepared statement the server refuses to execute (MariaDB: c is too short for the
+/// value written to it): sysbench's driver line names mysql_stmt_execute() and the
+/// statement as prepared, then the Lua line that executed it, exit 1.
+#[test]
+fn a_refused_prepared_statement_prints_sysbench_s_lines() {
+    let Some(db) = empty_database("mysql", "plumb_dropin_stmt_execute") else {
+        return;
+    };
+    common::mysql(&format!(
+        "USE {db}; CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY, \
+         k INTEGER NOT NULL DEFAULT 0, c CHAR(10) NOT NULL DEFAULT '', \
+         pad CHAR(60) NOT NULL DEFAULT ''); \
+         INSERT INTO sbtest1 (k) SELECT seq FROM seq_1_to_100"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    for script in ["oltp_update_non_index", "oltp_write_only"] {
+        same(&[
+            "--mysql-user=root",
+            &db_opt,
+            script,
+            "--table-size=100",
+            "--time=1",
+            "run",
+        ]);
+    }
+    drop_database("mysql", db);
+}
+
+/// bulk_insert run twice on the same tables without cleanup: the second run's last flush
+/// (its only one) finds the ids taken. PostgreSQL's 23505 is an error sysbench's driver
+/// ignores: it says nothing of it, counts one ignored error, and thread_done's failure is
+/// the only line; MariaDB's 1062 is not, and its driver's lines come first. The report
+/// follows, exit 0.
+#[test]
+fn a_bulk_insert_whose_ids_are_taken_ends_as_sysbench_s() {
+    on_each_empty_server(
+        ["plumb_dropin_bulk_dup_my", "plumb_dropin_bulk_dup_pg"],
+        |server| {
+            let drop_in = DropIn::named("sysbench");
+            let dir = TempDir::new().unwrap();
+            let mut last = Vec::new();
+            for bin in [Path::new(PEER).to_path_buf(), drop_in.bin()] {
+                let with = |cmd: &'static str| -> Vec<&str> {
+                    server
+                        .iter()
+                        .copied()
+                        .chain(["bulk_insert", "--events=1", "--time=0", cmd])
+                        .collect()
+                };
+                for cmd in ["prepare", "run"] {
+                    let out = run_in(&bin, dir.path(), &with(cmd));
+                    assert_eq!(out.code, 0, "{bin:?} {cmd}: {out:?}");
+                }
+                last.push(run_in(&bin, dir.path(), &with("run")));
+                run_in(&bin, dir.path(), &with("cleanup"));
+            }
+            let (theirs, ours) = (&last[0], &last[1]);
+            assert_eq!(theirs.code, 0, "{theirs:?}");
+            assert!(
+                theirs
+                    .stdout
+                    .contains("ignored errors:                      1 "),
+                "{}",
+                theirs.stdout
+            );
+            let args = [server, &["bulk_insert", "run"]].concat();
+            assert_same(&args, theirs, ours, |s| s.to_string());
+        },
+    );
+}

@@ -149,3 +149,148 @@ fn no_arguments_prints_usage_and_exit_2() {
     assert!(out.is_empty());
     assert!(err.contains("Usage:"));
 }
+
+/// What sysbench 1.0.20 made of a command line: its thread count, its rate (0 without one)
+/// and its event count (the runs below end on their event limit), from its report.
+fn sysbench_took(args: &[&str]) -> (u64, u64, u64) {
+    let out = std::process::Command::new("sysbench")
+        .args(args)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    let rate = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Target transaction rate: "))
+        .map_or(0, |r| r.trim_end_matches("/sec").parse().unwrap());
+    (
+        figure(&out, "Number of threads:"),
+        rate,
+        figure(&out, "total number of events:"),
+    )
+}
+
+/// A deprecated alias given with its new name: sysbench 1.0 takes the alias wherever it
+/// stands when its value is above its default (1 thread, else 0), and the new name
+/// otherwise; plumb's name does the same, and its warning says which value it took.
+#[test]
+fn an_alias_and_its_new_name_as_sysbench_1_0_chooses() {
+    let base = ["cpu", "--cpu-max-prime=500", "run"];
+    // (options, threads, rate, events, what the warning says)
+    let cases: &[(&[&str], u64, u64, u64, &str)] = &[
+        (
+            &["--num-threads=2", "--threads=3", "--events=40"],
+            2,
+            0,
+            40,
+            "--num-threads=2 is taken over --threads=3",
+        ),
+        (
+            &["--threads=3", "--num-threads=2", "--events=40"],
+            2,
+            0,
+            40,
+            "--num-threads=2 is taken over --threads=3",
+        ),
+        (
+            &["--num-threads=1", "--threads=3", "--events=40"],
+            3,
+            0,
+            40,
+            "--num-threads=1 is passed over for --threads=3",
+        ),
+        (
+            &["--max-requests=5", "--events=7"],
+            1,
+            0,
+            5,
+            "--max-requests=5 is taken over --events=7",
+        ),
+        (
+            &["--events=7", "--max-requests=5"],
+            1,
+            0,
+            5,
+            "--max-requests=5 is taken over --events=7",
+        ),
+        (
+            &["--max-requests=0", "--events=7"],
+            1,
+            0,
+            7,
+            "--max-requests=0 is passed over for --events=7",
+        ),
+        (
+            &["--tx-rate=400", "--rate=300", "--events=5"],
+            1,
+            400,
+            5,
+            "--tx-rate=400 is taken over --rate=300",
+        ),
+        (
+            &["--rate=300", "--tx-rate=400", "--events=5"],
+            1,
+            400,
+            5,
+            "--tx-rate=400 is taken over --rate=300",
+        ),
+        (
+            &["--tx-rate=0", "--rate=300", "--events=5"],
+            1,
+            300,
+            5,
+            "--tx-rate=0 is passed over for --rate=300",
+        ),
+    ];
+    let peer = peer("sysbench");
+    for (opts, threads, rate, events, warning) in cases {
+        let args: Vec<&str> = opts.iter().chain(&base).copied().collect();
+        if peer {
+            assert_eq!(
+                sysbench_took(&args),
+                (*threads, *rate, *events),
+                "sysbench {args:?}"
+            );
+        }
+        let json: Vec<&str> = args.iter().copied().chain(["--format=json"]).collect();
+        let out = scenario(&json).ok();
+        let v = job_json(&out.stdout);
+        assert_eq!(v["settings"]["threads"], *threads, "{args:?}");
+        assert_eq!(v["events"], *events, "{args:?}");
+        match rate {
+            0 => assert!(v["settings"]["rate_per_s"].is_null(), "{args:?}"),
+            r => assert_eq!(v["settings"]["rate_per_s"], *r as f64, "{args:?}"),
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(warning), "{args:?}: {err}");
+    }
+    // The time limit, in either order: the alias's, above 0; the new name's after a 0.
+    for (opts, time) in [
+        (["--max-time=1", "--time=2"], 1.0),
+        (["--time=2", "--max-time=1"], 1.0),
+        (["--time=1", "--max-time=0"], 1.0),
+    ] {
+        let args: Vec<&str> = opts.iter().chain(&base).copied().collect();
+        if peer {
+            let out = std::process::Command::new("sysbench")
+                .args(&args)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&out.stdout).into_owned();
+            let took = out
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("total time:"))
+                .map(|t| t.trim().trim_end_matches('s').parse::<f64>().unwrap())
+                .unwrap();
+            assert_eq!(took.round(), time, "sysbench {args:?}: {out}");
+        }
+        // The run itself is cut short by an event limit: the plan shows the time limit.
+        let json: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["--events=3", "--format=json"])
+            .collect();
+        let v = job_json(scenario(&json).ok().stdout);
+        assert_eq!(v["settings"]["time_limit_s"], time, "{args:?}");
+    }
+}

@@ -31,7 +31,14 @@ pub fn cleanup(
     out: &mut dyn Write,
 ) -> Result<u32, OltpError> {
     spec.check_cleanup(driver.dialect())?;
-    let mut conn = driver.connect().map_err(OltpError::Connect)?;
+    // SQLite's observer refuses a database file that is not there, where connecting would
+    // create an empty one only to drop nothing from it.
+    let mut conn = if driver.dialect() == crate::driver::Dialect::Sqlite {
+        driver.observer()
+    } else {
+        driver.connect()
+    }
+    .map_err(OltpError::Connect)?;
     let n = tables_to_drop(spec, threads);
     for i in 1..=n {
         if let Some(sig) = stop.map(|s| s.load(Relaxed)).filter(|&s| s != 0) {

@@ -70,6 +70,60 @@ pub struct DriverError {
     /// errors as its peer's client does builds its lines from them); None when the error
     /// is not the server's, or the driver keeps no parts.
     pub said: Option<Box<ServerSaid>>,
+    /// Why a connection could not be opened, part by part; None for any other failure.
+    pub connect: Option<Box<ConnectFailure>>,
+}
+
+/// A connection that could not be opened, in the parts a client library words it from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectFailure {
+    /// The Unix socket file the connection went to; None over TCP.
+    pub socket: Option<String>,
+    /// The host and port as configured (for a socket: the host the driver was given for
+    /// it, or "localhost", and the port).
+    pub host: String,
+    pub port: u16,
+    /// The address of `host` tried last; None for a socket or a name that did not resolve.
+    pub addr: Option<std::net::IpAddr>,
+    pub cause: ConnectCause,
+}
+
+/// What stopped a connection from opening.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnectCause {
+    /// The system refused the socket: its error number.
+    Os(i32),
+    /// The host name did not resolve: the resolver's words.
+    Unresolved(String),
+    /// The server refused the login: its code and words are the error's `code` and `said`.
+    Server,
+    /// Anything else (TLS, the protocol, the client's own checks).
+    Other,
+}
+
+impl ConnectCause {
+    /// The cause of a socket that could not be opened.
+    pub(crate) fn of_io(e: &std::io::Error) -> (ConnectCause, Option<std::net::IpAddr>) {
+        let payload = e.get_ref();
+        if let Some(u) = payload.and_then(|p| p.downcast_ref::<crate::sock::Unresolved>()) {
+            return (
+                ConnectCause::Unresolved(u.resolver_words().to_string()),
+                None,
+            );
+        }
+        if let Some(t) = payload.and_then(|p| p.downcast_ref::<crate::sock::TcpFailed>()) {
+            let cause = t
+                .error
+                .raw_os_error()
+                .map_or(ConnectCause::Other, ConnectCause::Os);
+            return (cause, Some(t.addr.ip()));
+        }
+        (
+            e.raw_os_error()
+                .map_or(ConnectCause::Other, ConnectCause::Os),
+            None,
+        )
+    }
 }
 
 /// A server's error, part by part.
@@ -84,8 +138,11 @@ pub struct ServerSaid {
     /// Where in `query` the server found the error (PostgreSQL: 1-based, in characters).
     pub position: Option<u32>,
     /// The statement as the driver sent it, when it went as text (a plain query, or one
-    /// being prepared, with the driver's placeholders).
+    /// being prepared, with the driver's placeholders), or as it was prepared when
+    /// `executed` says so.
     pub query: Option<String>,
+    /// `query` is a statement prepared on the server earlier, refused when executed.
+    pub executed: bool,
 }
 
 impl DriverError {
@@ -95,12 +152,38 @@ impl DriverError {
             code,
             message: message.into(),
             said: None,
+            connect: None,
         }
+    }
+
+    /// With why the connection could not be opened.
+    pub fn connecting(mut self, failure: ConnectFailure) -> Self {
+        self.connect = Some(Box::new(failure));
+        self
+    }
+
+    /// Whether the database refused a row because its key is taken: MySQL's 1062,
+    /// PostgreSQL's 23505, SQLite's primary key and unique constraints (1555, 2067).
+    pub fn is_duplicate_key(&self) -> bool {
+        matches!(
+            self.code.as_deref(),
+            Some("1062" | "23505" | "1555" | "2067")
+        )
     }
 
     /// With the server's error in parts.
     pub fn said(mut self, said: ServerSaid) -> Self {
         self.said = Some(Box::new(said));
+        self
+    }
+
+    /// With the prepared statement the server refused to execute (`sql`, as it was
+    /// prepared), when the error is the server's.
+    pub fn executed(mut self, sql: &str) -> Self {
+        if let Some(s) = self.said.as_mut() {
+            s.query = Some(sql.to_string());
+            s.executed = true;
+        }
         self
     }
 

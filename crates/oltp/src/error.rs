@@ -21,6 +21,8 @@ pub enum Setting {
     JournalMode,
     Synchronous,
     PageSize,
+    /// Statements outside transactions (sysbench's skip_trx).
+    SkipTrx,
 }
 
 impl Setting {
@@ -38,6 +40,7 @@ impl Setting {
             Setting::JournalMode => "journal mode",
             Setting::Synchronous => "synchronous",
             Setting::PageSize => "page size",
+            Setting::SkipTrx => "transactions skipped",
         }
     }
 }
@@ -84,6 +87,15 @@ pub enum OltpError {
     /// A thread's end-of-run work failed (bulk_insert's last flush).
     #[error("at the end of the run: {0}")]
     AtEnd(Box<OltpError>),
+    /// An INSERT found its id taken (`error`, the statement's failure): without a
+    /// transaction around a DELETE and the INSERT that puts the row back, another of the
+    /// `threads` threads deleted and re-inserted the same id in between. The database
+    /// refused rightly; the cause is running without transactions.
+    #[error("{error} ({})", unguarded(*.threads, Setting::SkipTrx.plain()))]
+    Unguarded {
+        error: Box<OltpError>,
+        threads: usize,
+    },
 }
 
 impl OltpError {
@@ -101,6 +113,11 @@ impl OltpError {
                 spell(Setting::Tables),
                 unprepared(*first, *tables, error)
             ),
+            OltpError::Unguarded { error, threads } => format!(
+                "{} ({})",
+                error.describe(spell),
+                unguarded(*threads, &spell(Setting::SkipTrx))
+            ),
             other => other.to_string(),
         }
     }
@@ -113,7 +130,50 @@ impl OltpError {
     }
 }
 
+/// Why an INSERT of a delete/insert pair found its id taken, and what to change.
+fn unguarded(threads: usize, skip_trx: &str) -> String {
+    format!(
+        "with {skip_trx} each statement commits on its own, so another of the {threads} threads deleted and re-inserted the same id between this thread's DELETE and INSERT: run with transactions, or with one thread"
+    )
+}
+
 /// What a table that cannot be read says about the set.
 fn unprepared(first: u32, tables: u32, error: &DriverError) -> String {
     format!("sbtest{first} cannot be read ({error}): prepare {tables} tables first")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::ErrorClass;
+
+    /// A duplicate id under skipped transactions: the statement's own message first, then
+    /// the cause, with the option spelled as the front end spells it.
+    #[test]
+    fn an_unguarded_insert_names_its_cause() {
+        let refused = |code: &str| DriverError::new(ErrorClass::Fatal, Some(code.into()), "dup");
+        for code in ["1062", "23505", "1555", "2067"] {
+            assert!(refused(code).is_duplicate_key(), "{code}");
+        }
+        assert!(!refused("1213").is_duplicate_key());
+        let e = OltpError::Unguarded {
+            error: Box::new(OltpError::Statement {
+                what: "insert on sbtest1".into(),
+                error: refused("1062"),
+                stmt: None,
+            }),
+            threads: 4,
+        };
+        let spelled = e.describe(&|s| match s {
+            Setting::SkipTrx => "--skip-trx=on".to_string(),
+            s => s.plain().to_string(),
+        });
+        assert_eq!(
+            spelled,
+            "insert on sbtest1: dup (with --skip-trx=on each statement commits on its own, so another of the 4 threads deleted and re-inserted the same id between this thread's DELETE and INSERT: run with transactions, or with one thread)"
+        );
+        assert!(e
+            .to_string()
+            .starts_with("insert on sbtest1: dup (with transactions skipped each"));
+    }
 }

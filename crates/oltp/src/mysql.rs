@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::driver::{
-    Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
-    ServerSaid, StmtId, TxIntent, Value,
+    ConnectCause, ConnectFailure, Connection, Dialect, Driver, DriverError, ErrorClass,
+    IgnoreErrors, Outcome, ServerCounters, ServerSaid, StmtId, TxIntent, Value,
 };
 use crate::mywire::{text_columns, Conn, ConnectOpts, Stmt, Target, WireError};
 use crate::settings::{DatabaseSettings, ServerSettings};
@@ -78,6 +78,9 @@ pub struct MysqlConfig {
     /// A CA certificate to verify the server with; without it the server's certificate is
     /// accepted as it is (what libmysqlclient does with `--ssl` and no CA).
     pub ssl_ca: Option<PathBuf>,
+    /// With `ssl`, a server that offers no TLS is used in plain text, as MariaDB's client
+    /// library does for sysbench and mysqlslap (their drop-ins); otherwise it is refused.
+    pub ssl_optional: bool,
     pub compression: bool,
     pub ignore: IgnoreErrors,
     pub connect_timeout: Duration,
@@ -92,6 +95,7 @@ impl Default for MysqlConfig {
             database: Some("sbtest".into()),
             ssl: false,
             ssl_ca: None,
+            ssl_optional: false,
             compression: false,
             ignore: IgnoreErrors::parse("1213,1020,1205"),
             connect_timeout: Duration::from_secs(10),
@@ -151,6 +155,7 @@ impl MysqlDriver {
             database: c.database.as_deref(),
             ssl: c.ssl,
             ssl_ca: c.ssl_ca.as_deref(),
+            ssl_optional: c.ssl_optional,
             compression: c.compression,
             connect_timeout: c.connect_timeout,
             // The C client library's own limit (1 GiB; the server enforces its own).
@@ -160,6 +165,7 @@ impl MysqlDriver {
         Ok(MysqlConnection {
             conn,
             stmts: Vec::new(),
+            sql: Vec::new(),
             ignore: self.cfg.ignore.clone(),
             lost: false,
             about: self.about.clone(),
@@ -168,7 +174,28 @@ impl MysqlDriver {
 
     fn connect_error(&self, at: &Endpoint, e: WireError) -> DriverError {
         let message = format!("MySQL server at {at}: {e}");
-        let mut d = classify(e, &self.cfg.ignore);
+        let (cause, addr) = match &e {
+            WireError::Server { .. } => (ConnectCause::Server, None),
+            WireError::Io(io) => ConnectCause::of_io(io),
+            _ => (ConnectCause::Other, None),
+        };
+        let failure = match at {
+            Endpoint::Socket(p) => ConnectFailure {
+                socket: Some(p.display().to_string()),
+                host: "localhost".into(),
+                port: 3306,
+                addr,
+                cause,
+            },
+            Endpoint::Tcp { host, port } => ConnectFailure {
+                socket: None,
+                host: host.clone(),
+                port: *port,
+                addr,
+                cause,
+            },
+        };
+        let mut d = classify(e, &self.cfg.ignore).connecting(failure);
         // An ignorable error cannot be retried without a connection; a server that is not
         // there is retried only when losing it is allowed (Reconnect).
         if d.class == ErrorClass::Ignorable {
@@ -243,6 +270,9 @@ fn classify(e: WireError, ignore: &IgnoreErrors) -> DriverError {
 pub struct MysqlConnection {
     conn: Conn,
     stmts: Vec<Stmt>,
+    /// Each prepared statement's text, by `StmtId`, for the error a refused execution
+    /// gives.
+    sql: Vec<String>,
     ignore: IgnoreErrors,
     /// The connection broke: it is not used again.
     lost: bool,
@@ -420,6 +450,7 @@ impl Connection for MysqlConnection {
         self.check_alive()?;
         let st = self.conn.prepare(sql).map_err(|e| self.fail(e).sent(sql))?;
         self.stmts.push(st);
+        self.sql.push(sql.to_string());
         Ok(StmtId(self.stmts.len() - 1))
     }
 
@@ -433,7 +464,7 @@ impl Connection for MysqlConnection {
             )
         })?;
         let r = self.conn.execute(st, values);
-        r.map_err(|e| self.fail(e))
+        r.map_err(|e| self.fail(e).executed(&self.sql[stmt.0]))
     }
 
     fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::driver::{
-    Connection, Dialect, Driver, DriverError, ErrorClass, IgnoreErrors, Outcome, ServerCounters,
-    ServerSaid, StmtId, TxIntent, Value,
+    ConnectCause, ConnectFailure, Connection, Dialect, Driver, DriverError, ErrorClass,
+    IgnoreErrors, Outcome, ServerCounters, ServerSaid, StmtId, TxIntent, Value,
 };
 use crate::pgsql_tls::SslMode;
 use crate::pgwire::{Conn, ConnectParams, Error, Prepared};
@@ -118,7 +118,19 @@ impl PgsqlDriver {
         let socket = c.host.starts_with('/');
         let conn =
             crate::pgsql_tls::connect(&c.connect_params(), c.sslmode, socket).map_err(|e| {
-                let mut d = classify(&e, &c.ignore);
+                let (cause, addr) = match &e {
+                    Error::Db(_) => (ConnectCause::Server, None),
+                    Error::Connect(io) => ConnectCause::of_io(io),
+                    _ => (ConnectCause::Other, None),
+                };
+                let failure = ConnectFailure {
+                    socket: socket.then(|| format!("{}/.s.PGSQL.{}", c.host, c.port)),
+                    host: c.host.clone(),
+                    port: c.port,
+                    addr,
+                    cause,
+                };
+                let mut d = classify(&e, &c.ignore).connecting(failure);
                 if d.class == ErrorClass::Ignorable {
                     d.class = ErrorClass::Fatal;
                 }
@@ -173,7 +185,7 @@ fn classify(e: &Error, ignore: &IgnoreErrors) -> DriverError {
                 severity: db.severity.clone(),
                 message: db.message.clone(),
                 position: db.position,
-                query: None,
+                ..ServerSaid::default()
             })
         }
         // A failed connect counts as a lost connection, so a reconnect that cannot connect

@@ -48,6 +48,11 @@ pub fn prewarm(
         spec.tables
     };
     let dialect = driver.dialect();
+    // A SQLite file that is not there has nothing to warm: its observer says so, where the
+    // workers' connections would create an empty database.
+    if dialect == Dialect::Sqlite {
+        driver.observer().map_err(OltpError::Connect)?;
+    }
     // MySQL sorts and materialises the derived tables in memory: sysbench raises the session
     // limits so they do not spill to disk.
     let session: &[&str] = if dialect == Dialect::Mysql {

@@ -27,6 +27,45 @@ use std::time::Duration;
 use plumb_core::rawsys;
 use rustls::{ClientConnection, StreamOwned};
 
+/// A TCP connection that could not be opened: the address tried last, and what the system
+/// said. It shows as the system's error alone.
+#[derive(Debug)]
+pub struct TcpFailed {
+    pub addr: std::net::SocketAddr,
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for TcpFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for TcpFailed {}
+
+/// A host name the resolver could not turn into an address: its message as the standard
+/// library words it.
+#[derive(Debug)]
+pub struct Unresolved(pub String);
+
+impl Unresolved {
+    /// The resolver's own words (glibc's gai_strerror), without the standard library's
+    /// preamble.
+    pub fn resolver_words(&self) -> &str {
+        self.0
+            .strip_prefix("failed to lookup address information: ")
+            .unwrap_or(&self.0)
+    }
+}
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unresolved {}
+
 /// A connected stream socket, in plain text.
 pub enum Socket {
     Unix(UnixStream),
@@ -42,9 +81,14 @@ impl Socket {
     /// A TCP connection to the first address of `host` that answers, each given `timeout`
     /// (the system's own when none). Nagle's algorithm is off: a statement goes out in one
     /// write that must not wait for the previous one's ACK.
+    /// A failure says which address was tried last ([`TcpFailed`]), or that the name did
+    /// not resolve ([`Unresolved`]), for messages worded as a client library's.
     pub fn tcp(host: &str, port: u16, timeout: Option<Duration>) -> io::Result<Socket> {
         let mut last = None;
-        for addr in (host, port).to_socket_addrs()? {
+        let addrs = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| io::Error::new(e.kind(), Unresolved(e.to_string())))?;
+        for addr in addrs {
             let s = match timeout {
                 Some(t) => TcpStream::connect_timeout(&addr, t),
                 None => TcpStream::connect(addr),
@@ -54,12 +98,13 @@ impl Socket {
                     s.set_nodelay(true)?;
                     return Ok(Socket::Tcp(s));
                 }
-                Err(e) => last = Some(e),
+                Err(error) => last = Some(TcpFailed { addr, error }),
             }
         }
-        Err(last.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::NotFound, format!("no address for {host}"))
-        }))
+        Err(match last {
+            Some(f) => io::Error::new(f.error.kind(), f),
+            None => io::Error::new(io::ErrorKind::NotFound, format!("no address for {host}")),
+        })
     }
 
     /// The local process at the other end: the process that listens on the server's Unix

@@ -228,7 +228,14 @@ impl Write for SinkWriter {
     }
 }
 
-fn run(prog: &str, cmd: apply::Command, args: &[String], mode: Mode, plumb: &PlumbOptions) -> i32 {
+fn run(
+    prog: &str,
+    mut cmd: apply::Command,
+    args: &[String],
+    mode: Mode,
+    plumb: &PlumbOptions,
+) -> i32 {
+    cmd.connect.ssl_optional = mode == Mode::DropIn;
     let spec = Arc::new(cmd.spec.clone());
     let drivers = match target::drivers(&cmd.target, &cmd.connect, &spec.schema) {
         Ok(d) => d,

@@ -56,6 +56,9 @@ pub struct ConnectOptions {
     pub protocol: Option<String>,
     pub ssl: bool,
     pub ssl_ca: Option<PathBuf>,
+    /// `--ssl` against a server without TLS goes on in plain text, as mariadb-slap's client
+    /// library does: the drop-in. plumb's own mode refuses it (TLS asked for is TLS got).
+    pub ssl_optional: bool,
     pub compress: bool,
     /// The connection options given, by name, for refusing them where they mean nothing.
     pub given: Vec<&'static str>,
@@ -161,6 +164,7 @@ pub fn mysql_config(c: &ConnectOptions) -> MysqlConfig {
         database: None,
         ssl: c.ssl,
         ssl_ca: c.ssl_ca.clone(),
+        ssl_optional: c.ssl_optional,
         compression: c.compress,
         // mysqlslap stops at any error: none is retried.
         ignore: IgnoreErrors::parse(""),

@@ -96,6 +96,9 @@ pub struct Common {
     pub verbosity: u64,
     /// The test is sysbench 0.5's oltp.lua, whose prepare words its index line its own way.
     pub legacy_script: bool,
+    /// The drop-in's one command, whose failures sysbench words after the Lua function
+    /// that ran it; None under plumb's name.
+    pub dropin_command: Option<super::testdefs::Command>,
 }
 
 impl Common {
@@ -194,6 +197,7 @@ impl Common {
             keep,
             verbosity,
             legacy_script: false,
+            dropin_command: None,
         })
     }
 

@@ -52,6 +52,9 @@ fn split(args: &[String], dropin: bool) -> Parsed {
         origin: legacy::Origin::Current,
     };
     let mut positional = Vec::new();
+    // Each deprecated alias's value and the argument that gave it, by its place in the
+    // table.
+    let mut aliases: Vec<Option<(Option<String>, String)>> = vec![None; common::DEPRECATED.len()];
     for a in args {
         if let Some(body) = a.strip_prefix("--") {
             let (name, value) = match body.split_once('=') {
@@ -66,25 +69,22 @@ fn split(args: &[String], dropin: bool) -> Parsed {
                 "help" => p.help = value.as_deref().is_none_or(|v| v != "off"),
                 "version" => p.version = value.as_deref().is_none_or(|v| v != "off"),
                 _ => {
-                    if let Some((old, new)) = common::DEPRECATED.iter().find(|(o, _)| *o == name) {
-                        // sysbench 1.0 takes an alias only above its default (--max-time=0
-                        // leaves --time at 10 s), and the drop-in does; plumb's own name
-                        // keeps the 0.4/0.5 meaning (no time limit) and says it maps it.
-                        if dropin && !common::alias_applies(old, value.as_deref()) {
-                            continue;
-                        }
-                        if !dropin {
-                            eprintln!("WARNING: --{old} is deprecated, use --{new} instead");
-                        }
-                        p.raw.push((new.to_string(), value));
-                    } else {
-                        p.raw.push((name, value));
+                    if let Some(i) = common::DEPRECATED.iter().position(|(o, _)| *o == name) {
+                        // The last one counts, as sysbench's option parser keeps it.
+                        aliases[i] = Some((value, a.clone()));
+                        continue;
                     }
+                    p.raw.push((name, value));
                     p.typed.push(a.clone());
                 }
             }
         } else {
             positional.push(a.clone());
+        }
+    }
+    for ((old, new), given) in common::DEPRECATED.iter().zip(aliases) {
+        if let Some((value, typed)) = given {
+            take_alias(&mut p, old, new, value, typed, dropin);
         }
     }
     let mut pos = positional.into_iter();
@@ -93,6 +93,52 @@ fn split(args: &[String], dropin: bool) -> Parsed {
     }
     p.commands = pos.collect();
     p
+}
+
+/// A deprecated alias (`--max-time`) with its new name (`--time`), as sysbench 1.0 reads
+/// them: the alias wins wherever it stands when its value is above its default (1 thread,
+/// else 0), and is passed over otherwise; the new name is then not read at all. Alone under
+/// plumb's name the alias keeps its 0.4/0.5 meaning (`--max-time=0`: no time limit). The
+/// drop-in warns as sysbench does, later; plumb warns here, and says which value it took.
+fn take_alias(
+    p: &mut Parsed,
+    old: &str,
+    new: &str,
+    value: Option<String>,
+    typed: String,
+    dropin: bool,
+) {
+    let applies = common::alias_applies(old, value.as_deref());
+    let newest = p
+        .raw
+        .iter()
+        .zip(&p.typed)
+        .rev()
+        .find(|((n, _), _)| n == new)
+        .map(|(_, t)| t.clone());
+    if !dropin {
+        match &newest {
+            None => eprintln!("WARNING: --{old} is deprecated, use --{new} instead"),
+            Some(t) if applies => eprintln!(
+                "WARNING: --{old} is deprecated, use --{new} instead; {typed} is taken over {t}, as sysbench 1.0 does"
+            ),
+            Some(t) => eprintln!(
+                "WARNING: {typed} is passed over for {t}: sysbench 1.0 takes --{old} only above its default"
+            ),
+        }
+    }
+    if !(applies || (!dropin && newest.is_none())) {
+        return;
+    }
+    let (raw, typed_all): (Vec<_>, Vec<_>) = std::mem::take(&mut p.raw)
+        .into_iter()
+        .zip(std::mem::take(&mut p.typed))
+        .filter(|((n, _), _)| n != new)
+        .unzip();
+    p.raw = raw;
+    p.typed = typed_all;
+    p.raw.push((new.to_string(), value));
+    p.typed.push(typed);
 }
 
 /// The general help, listing common options and tests.

@@ -38,6 +38,8 @@ pub struct Login<'a> {
     pub database: Option<&'a str>,
     /// TLS: the client's configuration and the name the certificate must carry.
     pub tls: Option<(std::sync::Arc<rustls::ClientConfig>, String)>,
+    /// A server that offers no TLS is logged into in plain text instead of refused.
+    pub tls_optional: bool,
     pub compression: bool,
     /// Whether the channel itself is private (a Unix socket): a clear password may cross it.
     pub socket: bool,
@@ -93,7 +95,11 @@ pub fn login(mut wire: Wire, l: &Login<'_>) -> Result<(Wire, Agreed), WireError>
     }
     let max_packet = u32::try_from(l.max_allowed_packet).unwrap_or(u32::MAX);
     let mut private = l.socket;
-    if let Some((config, name)) = &l.tls {
+    let tls = l
+        .tls
+        .as_ref()
+        .filter(|_| !l.tls_optional || offered.contains(CapabilityFlags::CLIENT_SSL));
+    if let Some((config, name)) = tls {
         if !offered.contains(CapabilityFlags::CLIENT_SSL) {
             return Err(WireError::Refused(
                 "Client requires secure connection but server does not have this capability".into(),

@@ -42,6 +42,9 @@ pub struct ConnectOpts<'a> {
     pub database: Option<&'a str>,
     pub ssl: bool,
     pub ssl_ca: Option<&'a Path>,
+    /// With `ssl`, a server without TLS is used in plain text (MariaDB's client library does
+    /// this with sysbench's `--mysql-ssl=on` and mysqlslap's `--ssl`).
+    pub ssl_optional: bool,
     pub compression: bool,
     pub connect_timeout: Duration,
     pub max_allowed_packet: usize,
@@ -135,6 +138,7 @@ impl Conn {
             password: o.password,
             database: o.database,
             tls,
+            tls_optional: o.ssl_optional,
             compression: o.compression,
             socket,
             max_allowed_packet: o.max_allowed_packet,

@@ -91,6 +91,26 @@ fn row(columns: usize) -> Vec<u8> {
     p
 }
 
+/// A MariaDB 10.11 server's greeting, offering `caps` (and MariaDB's extended capabilities
+/// in the reserved bytes).
+fn greet(peer: &mut Peer, caps: u32) {
+    let mut greeting = Vec::new();
+    HandshakePacket::new(
+        10,
+        &b"5.5.5-10.11.19-MariaDB"[..],
+        9,
+        *b"01234567",
+        Some(&b"89abcdefghij"[..]),
+        CapabilityFlags::from_bits_truncate(caps),
+        45,
+        StatusFlags::SERVER_STATUS_AUTOCOMMIT,
+        Some(&b"mysql_native_password"[..]),
+    )
+    .with_mariadb_ext_capabilities(MariadbCapabilities::from_bits_truncate(MARIADB_EXT))
+    .serialize(&mut greeting);
+    peer.write(&[greeting]);
+}
+
 /// Accepts one connection, greets it with `caps` (and MariaDB's extended capabilities in
 /// the reserved bytes), hands the client's handshake response to `check`, accepts the
 /// login and runs `script`.
@@ -104,21 +124,7 @@ fn server(
     std::thread::spawn(move || {
         let (s, _) = listener.accept().unwrap();
         let mut peer = Peer { s, seq: 0 };
-        let mut greeting = Vec::new();
-        HandshakePacket::new(
-            10,
-            &b"5.5.5-10.11.19-MariaDB"[..],
-            9,
-            *b"01234567",
-            Some(&b"89abcdefghij"[..]),
-            CapabilityFlags::from_bits_truncate(caps),
-            45,
-            StatusFlags::SERVER_STATUS_AUTOCOMMIT,
-            Some(&b"mysql_native_password"[..]),
-        )
-        .with_mariadb_ext_capabilities(MariadbCapabilities::from_bits_truncate(MARIADB_EXT))
-        .serialize(&mut greeting);
-        peer.write(&[greeting]);
+        greet(&mut peer, caps);
         check(&peer.read());
         peer.write(&[ok()]);
         script(&mut peer);
@@ -126,19 +132,62 @@ fn server(
 }
 
 fn connect(dir: &Path) -> Conn {
+    connect_tls(dir, false, false).unwrap()
+}
+
+fn connect_tls(dir: &Path, ssl: bool, ssl_optional: bool) -> Result<Conn, WireError> {
     let sock = dir.join("mysqld.sock");
     let opts = ConnectOpts {
         target: Target::Socket(&sock),
         user: "u",
         password: "",
         database: None,
-        ssl: false,
+        ssl,
         ssl_ca: None,
+        ssl_optional,
         compression: false,
         connect_timeout: Duration::from_secs(10),
         max_allowed_packet: 1 << 30,
     };
-    Conn::connect(&opts).unwrap()
+    Conn::connect(&opts)
+}
+
+#[test]
+fn tls_asked_of_a_server_without_it_is_refused_unless_optional() {
+    // The scripted greeting offers no CLIENT_SSL, as this machine's MariaDB (have_ssl
+    // DISABLED). Optional (the sysbench and mysqlslap drop-ins): a plain login.
+    let d = tempfile::tempdir().unwrap();
+    let srv = server(
+        d.path(),
+        MARIADB_CAPS,
+        |answer| {
+            let r: HandshakeResponse<'_> = ParseBuf(answer).parse(()).unwrap();
+            assert!(!r.capabilities().contains(CapabilityFlags::CLIENT_SSL));
+        },
+        |_| {},
+    );
+    connect_tls(d.path(), true, true).expect("a plain login");
+    srv.join().unwrap();
+    // Required (plumb's own options): refused before any answer to the greeting.
+    let d = tempfile::tempdir().unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(d.path().join("mysqld.sock")).unwrap();
+    let greet = std::thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        let mut peer = Peer { s, seq: 0 };
+        greet(&mut peer, MARIADB_CAPS);
+        // The client hangs up without a handshake response.
+        let mut rest = Vec::new();
+        peer.s.read_to_end(&mut rest).unwrap();
+        rest
+    });
+    let e = connect_tls(d.path(), true, false).err().expect("refused");
+    assert!(matches!(e, WireError::Refused(_)), "{e}");
+    assert!(
+        e.to_string()
+            .contains("server does not have this capability"),
+        "{e}"
+    );
+    assert_eq!(greet.join().unwrap(), Vec::<u8>::new());
 }
 
 /// The prepare exchange: one parameter, one column.

@@ -23,6 +23,7 @@ fn connect(compression: bool) -> Option<Conn> {
         database: Some("mysql"),
         ssl: false,
         ssl_ca: None,
+        ssl_optional: false,
         compression,
         connect_timeout: Duration::from_secs(10),
         max_allowed_packet: 1 << 30,

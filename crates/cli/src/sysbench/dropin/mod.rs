@@ -90,7 +90,6 @@ pub fn main(args: &[String]) -> i32 {
 
 fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     warn_test_option(args);
-    warn_old_names(args, &["num-threads", "max-requests", "max-time"]);
     // One test and one command, as sysbench takes them (plumb's own name runs several
     // commands in order).
     if let Some(extra) = p.commands.get(1) {
@@ -118,9 +117,8 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         }
         Ok(())
     };
+    init(&normalised(&p.raw), &p.typed, json)?;
     check_general(&normalised(&p.raw), &p.typed)?;
-    warn_endless(&normalised(&p.raw), json);
-    warn_old_names(args, &["tx-rate"]);
     // sysbench prints its banner at verbosity 3 and up (the value is checked above).
     let quiet = normalised(&p.raw)
         .iter()
@@ -198,6 +196,10 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         print!("{}", texts::test_help(test.name));
         return Ok(0);
     }
+    // bulk_insert.lua defines no prewarm command, and sysbench finds none to run.
+    if test.name == "bulk_insert" && commands.contains(&Command::Prewarm) {
+        return Err(Stop::Stderr("Unknown command: prewarm".into()));
+    }
     if let Some(c) = commands.iter().find(|c| !test.implements(**c)) {
         return Err(Stop::Stderr(format!(
             "'{}' test does not implement the '{}' command.",
@@ -220,6 +222,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     test.check_rand(&values).map_err(Stop::fatal)?;
     let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
     common.legacy_script = origin == legacy::Origin::Script05;
+    common.dropin_command = commands.first().copied();
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);
     execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
@@ -261,23 +264,62 @@ fn warn_test_option(args: &[String]) {
     }
 }
 
-/// sysbench's warnings about its deprecated aliases, on stdout: once, when sysbench takes
-/// the alias's (last) value (see [`common::alias_applies`]), in the order sysbench checks
-/// them. `aliases` are the ones warned about here; --tx-rate's comes after the
-/// endless-test warning, as sysbench checks it later.
-fn warn_old_names(args: &[String], aliases: &[&str]) {
-    for (old, new) in common::DEPRECATED {
-        if !aliases.contains(old) {
-            continue;
+/// sysbench's init(): the general options it reads first, in its order, each value checked
+/// as it is read (the first bad one ends the run), with its warnings between them: a
+/// deprecated alias it takes (see [`super::take_alias`], which left only the value read),
+/// then the endless test. Its later options (verbosity, percentile) are checked after.
+fn init(raw: &[(String, Option<String>)], typed: &[String], json: bool) -> Result<(), Stop> {
+    let last = |name: &str| {
+        raw.iter()
+            .zip(typed)
+            .rev()
+            .find(|((n, _), _)| n == name)
+            .map(|((_, v), t)| (v.as_deref(), t.as_str()))
+    };
+    let read = |name: &str| -> Result<(), Stop> {
+        let (Some((value, typed)), Some(o)) =
+            (last(name), common::OPTIONS.iter().find(|o| o.name == name))
+        else {
+            return Ok(());
+        };
+        check_option(o, value, typed)?;
+        if let Some((old, new)) = alias_of(typed) {
+            warn(
+                &format!("WARNING: --{old} is deprecated, use --{new} instead"),
+                json,
+            );
         }
-        let last = args.iter().rev().find_map(|a| {
-            let body = a.strip_prefix("--")?;
-            let (n, v) = body.split_once('=').unwrap_or((body, ""));
-            (n == *old).then_some(v)
-        });
-        if last.is_some_and(|v| common::alias_applies(old, Some(v))) {
-            println!("WARNING: --{old} is deprecated, use --{new} instead");
-        }
+        Ok(())
+    };
+    for name in ["threads", "events", "time"] {
+        read(name)?;
+    }
+    warn_endless(raw, json);
+    let time = last("time")
+        .and_then(|(v, _)| v?.trim().parse::<f64>().ok())
+        .unwrap_or(10.0);
+    if time > 0.0 {
+        read("forced-shutdown")?;
+    }
+    for name in ["rand-seed", "rand-type", "rate", "report-interval"] {
+        read(name)?;
+    }
+    Ok(())
+}
+
+/// The deprecated alias an option was typed as, with its new name.
+fn alias_of(typed: &str) -> Option<(&'static str, &'static str)> {
+    let body = typed.strip_prefix("--")?;
+    let name = body.split_once('=').map_or(body, |(n, _)| n);
+    common::DEPRECATED.iter().find(|(o, _)| *o == name).copied()
+}
+
+/// A warning on stdout, or on stderr when stdout carries the JSON document.
+fn warn(line: &str, json: bool) {
+    if json {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
     }
 }
 
@@ -292,12 +334,10 @@ fn warn_endless(raw: &[(String, Option<String>)], json: bool) {
             .unwrap_or(default)
     };
     if last("events", 0.0) == 0.0 && last("time", 10.0) == 0.0 {
-        let w = "WARNING: Both event and time limits are disabled, running an endless test";
-        if json {
-            eprintln!("{w}");
-        } else {
-            println!("{w}");
-        }
+        warn(
+            "WARNING: Both event and time limits are disabled, running an endless test",
+            json,
+        );
     }
 }
 
@@ -323,10 +363,15 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
         return Ok(());
     };
     let raw = raw.unwrap_or("");
-    if SYSBENCH_INTS.contains(&o.name) && raw.trim().parse::<f64>().is_err() {
+    // sysbench's integer parser refuses what is not a whole number; plumb's --time and
+    // --rate take fractions of a second and of an event.
+    let not_int = matches!(o.kind, Kind::Int { .. }) && raw.trim().parse::<i64>().is_err();
+    if SYSBENCH_INTS.contains(&o.name) && (raw.trim().parse::<f64>().is_err() || not_int) {
+        // Under the name it was typed as: sysbench reads an alias as its own option.
+        let name = alias_of(typed).map_or(o.name, |(old, _)| old);
         return Err(Stop::Stderr(format!(
             "Invalid value for the '{}' option: '{raw}'",
-            o.name.replace('-', "_")
+            name.replace('-', "_")
         )));
     }
     if matches!(o.kind, Kind::Bool) {

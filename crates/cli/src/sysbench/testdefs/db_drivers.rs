@@ -102,12 +102,13 @@ fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
         .collect();
     let hosts = v.list("mysql-host");
     // sysbench's lists: sockets in turn; else every host with every port, ports first.
-    // "localhost" without a port is the local socket, as MySQL's own clients take it.
+    // "localhost" without a port is the local socket, as MySQL's own clients take it;
+    // libmariadb, under sysbench, takes it so with a port too.
     let endpoints = if !sockets.is_empty() {
         sockets.into_iter().map(Endpoint::Socket).collect()
     } else if hosts.len() == 1
         && hosts[0] == "localhost"
-        && !v.given("mysql-port")
+        && (dropin || !v.given("mysql-port"))
         && std::path::Path::new(DEFAULT_SOCKET).exists()
     {
         vec![Endpoint::Socket(DEFAULT_SOCKET.into())]
@@ -124,7 +125,9 @@ fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
     };
     let ca = v.word("mysql-ssl-ca");
     let ssl = v.flag("mysql-ssl") || !ca.is_empty();
-    if ssl && endpoints.iter().any(|e| matches!(e, Endpoint::Socket(_))) {
+    // sysbench's client library asks for TLS and goes on in plain text where the server
+    // (or a socket) has none; the drop-in does the same, plumb's own mode says so instead.
+    if !dropin && ssl && endpoints.iter().any(|e| matches!(e, Endpoint::Socket(_))) {
         return Err(UsageError(
             "--mysql-ssl applies to TCP connections: give --mysql-host (and --mysql-port), not a socket; a socket is local and its traffic never leaves the host".into(),
         ));
@@ -136,6 +139,7 @@ fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
         database: Some(v.word("mysql-db").to_string()).filter(|d| !d.is_empty()),
         ssl,
         ssl_ca: (!ca.is_empty()).then(|| PathBuf::from(ca)),
+        ssl_optional: dropin,
         compression: v.flag("mysql-compression"),
         ignore: mysql_ignore(v.list("mysql-ignore-errors"), dropin)?,
         ..MysqlConfig::default()

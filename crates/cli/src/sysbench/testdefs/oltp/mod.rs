@@ -170,6 +170,13 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
         threads: c.run.threads,
         auto_inc: spec.auto_inc,
         tables: spec.tables,
+        command: c.dropin_command,
+        mysql_port: v
+            .list("mysql-port")
+            .first()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(3306),
+        mysql_socket_given: v.list("mysql-socket").iter().any(|s| !s.is_empty()),
     };
     let job = OltpJob::new(spec, driver, c.run.threads, c.run.seed)
         .spelled(spell)
@@ -177,7 +184,11 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     Ok(Box::new(if c.dropin {
         job.worded(Box::new(move |e| script.words(e)))
     } else {
-        job
+        // A run's failure is otherwise printed without the front end's spelling, and this
+        // one's cause is an option to change.
+        job.worded(Box::new(|e| {
+            matches!(e, plumb_oltp::OltpError::Unguarded { .. }).then(|| e.describe(&spell))
+        }))
     }))
 }
 
@@ -204,6 +215,7 @@ fn spell(s: Setting) -> String {
         Setting::JournalMode => "--sqlite-journal-mode",
         Setting::Synchronous => "SQLite's synchronous",
         Setting::PageSize => "SQLite's page size",
+        Setting::SkipTrx => "--skip-trx=on",
     }
     .to_string()
 }

@@ -8,9 +8,15 @@
 
 use std::fmt::Write as _;
 
-use plumb_oltp::driver::ServerSaid;
+use plumb_oltp::driver::{ConnectCause, ConnectFailure, ServerSaid};
 use plumb_oltp::statements::Stmt;
-use plumb_oltp::{Dialect, DriverError, OltpError, Setting, Test};
+use plumb_oltp::{Dialect, DriverError, ErrorClass, OltpError, Setting, Test};
+
+use crate::sysbench::testdefs::Command;
+
+/// bulk_insert.lua's thread_done, when its last flush fails.
+const BULK_DONE_FAILED: &str =
+    "`thread_done' function failed: /usr/share/sysbench/bulk_insert.lua:42: db_bulk_insert_done() failed";
 
 /// The script a drop-in run stands for, as far as its words depend on it.
 pub(super) struct Script {
@@ -19,6 +25,12 @@ pub(super) struct Script {
     pub threads: usize,
     pub auto_inc: bool,
     pub tables: u32,
+    /// The command the run stands for (the drop-in runs one).
+    pub command: Option<Command>,
+    /// The first --mysql-port, which sysbench names for a socket it was not given.
+    pub mysql_port: u16,
+    /// --mysql-socket was given: sysbench names the socket, else the host and port.
+    pub mysql_socket_given: bool,
 }
 
 impl Script {
@@ -40,13 +52,115 @@ impl Script {
                 ))
             }
             OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, false),
+            OltpError::Connect(error) => self.connect_failed(error),
+            // sysbench's words for the INSERT that failed, else plumb's with the cause.
+            OltpError::Unguarded { error, .. } => self
+                .words(error)
+                .or_else(|| Some(e.describe(&super::spell))),
             // bulk_insert's last flush, from its thread_done.
             OltpError::AtEnd(e) => match &**e {
+                // An error the driver ignores is logged at debug level only: thread_done's
+                // failure is all that shows.
+                OltpError::Statement { error, .. } if error.class == ErrorClass::Ignorable => {
+                    Some(BULK_DONE_FAILED.to_string())
+                }
                 OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, true),
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// A connection that could not be opened: the driver's lines, then the Lua error of
+    /// the function that connected, for each connection sysbench opens for the command
+    /// (each thread's for a run, a parallel prepare or prewarm; one for cleanup), and for a
+    /// run the end of the threads' initialisation. A parallel prepare or prewarm whose
+    /// threads all fail exits 0 in sysbench (its threads' failures are not the command's);
+    /// plumb fails it, as it fails a run that crashes sysbench.
+    fn connect_failed(&self, error: &DriverError) -> Option<String> {
+        let failure = error.connect.as_deref()?;
+        let lines = match self.dialect {
+            Dialect::Mysql => self.mysql_connect_lines(error, failure)?,
+            Dialect::Pgsql => vec![format!(
+                "Connection to database failed: {}",
+                libpq_connect_message(error, failure)?
+            )],
+            Dialect::Sqlite => return None,
+        };
+        let common = |line| format!("oltp_common.lua:{line}");
+        let (function, at, connections) = match (self.command?, self.test) {
+            (Command::Prepare, Test::BulkInsert) => ("prepare", "bulk_insert.lua:19".into(), 1),
+            (Command::Prepare, _) => ("sysbench.cmdline.call_command", common(83), self.threads),
+            (Command::Prewarm, _) => ("sysbench.cmdline.call_command", common(98), self.threads),
+            (Command::Cleanup, Test::BulkInsert) => ("cleanup", "bulk_insert.lua:50".into(), 1),
+            (Command::Cleanup, _) => ("cleanup", common(388), 1),
+            (Command::Run, test) => {
+                let at = match test {
+                    Test::SelectRandomPoints => "select_random_points.lua:34".into(),
+                    Test::SelectRandomRanges => "select_random_ranges.lua:36".into(),
+                    Test::BulkInsert => "bulk_insert.lua:12".into(),
+                    _ => common(349),
+                };
+                ("thread_init", at, self.threads)
+            }
+            (Command::Help, _) => return None,
+        };
+        let mut log = Log::default();
+        for _ in 0..connections.max(1) {
+            for l in &lines {
+                log.fatal(l);
+            }
+            log.fatal(&format!(
+                "`{function}' function failed: /usr/share/sysbench/{at}: connection creation failed"
+            ));
+        }
+        if self.command == Some(Command::Run) {
+            log.fatal("Thread initialization failed!");
+        }
+        Some(log.printed())
+    }
+
+    /// sysbench's MySQL driver on a connection libmariadb could not open: where it tried
+    /// (a socket it was not given is named by the host and port, as libmariadb reached
+    /// `localhost` through it), then libmariadb's error.
+    fn mysql_connect_lines(&self, error: &DriverError, f: &ConnectFailure) -> Option<Vec<String>> {
+        let socket = f.socket.as_deref().filter(|_| self.mysql_socket_given);
+        let port = if f.socket.is_some() {
+            self.mysql_port
+        } else {
+            f.port
+        };
+        let at = match socket {
+            Some(path) => {
+                format!("unable to connect to MySQL server on socket '{path}', aborting...")
+            }
+            None => format!(
+                "unable to connect to MySQL server on host '{}', port {port}, aborting...",
+                f.host
+            ),
+        };
+        let why = match (&f.cause, &f.socket) {
+            (ConnectCause::Os(n), Some(path)) => {
+                format!("error 2002: Can't connect to local server through socket '{path}' ({n})")
+            }
+            // libmariadb connects without blocking and reports the EINPROGRESS of that
+            // connect, whatever ended it.
+            (ConnectCause::Os(_), None) => {
+                format!("error 2002: Can't connect to server on '{}' (115)", f.host)
+            }
+            (ConnectCause::Unresolved(words), _) => format!(
+                "error 2005: Unknown server host '{}' ({})",
+                f.host,
+                gai_code(words)
+            ),
+            (ConnectCause::Server, _) => format!(
+                "error {}: {}",
+                error.code.as_deref()?,
+                error.said.as_deref()?.message
+            ),
+            (ConnectCause::Other, _) => return None,
+        };
+        Some(vec![at, why])
     }
 
     /// The tables are not there: every thread's thread_init prepares the script's
@@ -114,12 +228,19 @@ impl Script {
         let errno = match self.dialect {
             Dialect::Mysql => {
                 let code = error.code.as_deref()?;
+                let function = if said.executed {
+                    "mysql_stmt_execute"
+                } else {
+                    "mysql_drv_query"
+                };
                 log.fatal(&format!(
-                    "mysql_drv_query() returned error {code} ({}) for query '{query}'",
+                    "{function}() returned error {code} ({}) for query '{query}'",
                     said.message
                 ));
                 code
             }
+            // The lines of a prepared statement's refusal are not known here: plumb's own.
+            Dialect::Pgsql if said.executed => return None,
             Dialect::Pgsql => {
                 // 7: libpq's PGRES_FATAL_ERROR; sysbench's pgsql driver sets no errno.
                 log.fatal(&format!("PQexec() failed: 7 {}", said.message));
@@ -143,7 +264,7 @@ impl Script {
                 )
             }
             Test::BulkInsert if at_end => {
-                log.fatal("`thread_done' function failed: /usr/share/sysbench/bulk_insert.lua:42: db_bulk_insert_done() failed");
+                log.fatal(BULK_DONE_FAILED);
                 return Some(log.printed());
             }
             Test::BulkInsert => {
@@ -249,6 +370,72 @@ fn libpq_message(said: &ServerSaid) -> String {
     m
 }
 
+/// glibc's getaddrinfo() code for the resolver's words, as libmariadb shows it.
+fn gai_code(words: &str) -> i32 {
+    match words {
+        "Temporary failure in name resolution" => -3,
+        "Non-recoverable failure in name resolution" => -4,
+        "No address associated with hostname" => -5,
+        // "Name or service not known", EAI_NONAME.
+        _ => -2,
+    }
+}
+
+/// libpq's PQerrorMessage() for a connection it could not open (PostgreSQL 15's libpq),
+/// line end included.
+fn libpq_connect_message(error: &DriverError, f: &ConnectFailure) -> Option<String> {
+    if let ConnectCause::Unresolved(words) = &f.cause {
+        return Some(format!(
+            "could not translate host name \"{}\" to address: {words}\n",
+            f.host
+        ));
+    }
+    let at = match &f.socket {
+        Some(path) => format!("connection to server on socket \"{path}\" failed: "),
+        None if f.host.parse::<std::net::IpAddr>().is_ok() => {
+            format!(
+                "connection to server at \"{}\", port {} failed: ",
+                f.host, f.port
+            )
+        }
+        None => {
+            // libpq names the address it tried after a host name; a login the server
+            // refused went to the first one.
+            let addr = f.addr.or_else(|| {
+                use std::net::ToSocketAddrs;
+                (f.host.as_str(), f.port)
+                    .to_socket_addrs()
+                    .ok()?
+                    .next()
+                    .map(|a| a.ip())
+            })?;
+            format!(
+                "connection to server at \"{}\" ({addr}), port {} failed: ",
+                f.host, f.port
+            )
+        }
+    };
+    Some(match &f.cause {
+        ConnectCause::Os(n) => {
+            let shown = std::io::Error::from_raw_os_error(*n).to_string();
+            let strerror = shown
+                .strip_suffix(&format!(" (os error {n})"))
+                .unwrap_or(&shown);
+            let hint = if f.socket.is_some() {
+                "Is the server running locally and accepting connections on that socket?"
+            } else {
+                "Is the server running on that host and accepting TCP/IP connections?"
+            };
+            format!("{at}{strerror}\n\t{hint}\n")
+        }
+        ConnectCause::Server => {
+            let said = error.said.as_deref()?;
+            format!("{at}{}:  {}\n", said.severity, said.message)
+        }
+        _ => return None,
+    })
+}
+
 /// How wide libpq shows the statement's line, and how far it keeps the cut from the error.
 const DISPLAY_WIDTH: usize = 60;
 const RIGHT_MARGIN: usize = 10;
@@ -314,7 +501,6 @@ fn error_position(query: &str, position: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plumb_oltp::ErrorClass;
 
     fn refused(message: &str, position: Option<u32>, query: &str) -> DriverError {
         DriverError::new(ErrorClass::Fatal, Some("42P01".into()), "ERROR: ...").said(ServerSaid {
@@ -323,7 +509,91 @@ mod tests {
             message: message.into(),
             position,
             query: Some(query.into()),
+            executed: false,
         })
+    }
+
+    fn script(test: Test, dialect: Dialect, command: Command, threads: usize) -> Script {
+        Script {
+            test,
+            dialect,
+            threads,
+            auto_inc: true,
+            tables: 1,
+            command: Some(command),
+            mysql_port: 3306,
+            mysql_socket_given: false,
+        }
+    }
+
+    fn unreachable(cause: ConnectCause, socket: Option<&str>, host: &str) -> OltpError {
+        OltpError::Connect(DriverError::new(ErrorClass::Fatal, None, "x").connecting(
+            ConnectFailure {
+                socket: socket.map(String::from),
+                host: host.into(),
+                port: 5999,
+                addr: Some([127, 0, 0, 1].into()),
+                cause,
+            },
+        ))
+    }
+
+    /// What sysbench printed on this machine for servers it could not reach.
+    #[test]
+    fn a_connection_that_cannot_open_gives_the_driver_s_lines_per_connection() {
+        let pg = script(Test::OltpReadWrite, Dialect::Pgsql, Command::Run, 2);
+        assert_eq!(
+            pg.words(&unreachable(ConnectCause::Os(111), None, "localhost")).unwrap(),
+            "Connection to database failed: connection to server at \"localhost\" (127.0.0.1), port 5999 failed: Connection refused\n\
+             \tIs the server running on that host and accepting TCP/IP connections?\n\n\
+             FATAL: `thread_init' function failed: /usr/share/sysbench/oltp_common.lua:349: connection creation failed\n\
+             FATAL: Connection to database failed: connection to server at \"localhost\" (127.0.0.1), port 5999 failed: Connection refused\n\
+             \tIs the server running on that host and accepting TCP/IP connections?\n\n\
+             FATAL: `thread_init' function failed: /usr/share/sysbench/oltp_common.lua:349: connection creation failed\n\
+             FATAL: Thread initialization failed!"
+        );
+        let cleanup = script(Test::BulkInsert, Dialect::Pgsql, Command::Cleanup, 4);
+        assert_eq!(
+            cleanup
+                .words(&unreachable(
+                    ConnectCause::Unresolved("Name or service not known".into()),
+                    None,
+                    "nonexistent.invalid"
+                ))
+                .unwrap(),
+            "Connection to database failed: could not translate host name \"nonexistent.invalid\" to address: Name or service not known\n\n\
+             FATAL: `cleanup' function failed: /usr/share/sysbench/bulk_insert.lua:50: connection creation failed"
+        );
+        let my = script(
+            Test::SelectRandomPoints,
+            Dialect::Mysql,
+            Command::Prepare,
+            1,
+        );
+        assert_eq!(
+            my.words(&unreachable(ConnectCause::Os(111), None, "127.0.0.1")).unwrap(),
+            "unable to connect to MySQL server on host '127.0.0.1', port 5999, aborting...\n\
+             FATAL: error 2002: Can't connect to server on '127.0.0.1' (115)\n\
+             FATAL: `sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:83: connection creation failed"
+        );
+        // A socket sysbench was not given is the host and port it was told.
+        let socket = unreachable(ConnectCause::Os(2), Some("/run/m.sock"), "localhost");
+        assert!(my.words(&socket).unwrap().starts_with(
+            "unable to connect to MySQL server on host 'localhost', port 3306, aborting...\n\
+             FATAL: error 2002: Can't connect to local server through socket '/run/m.sock' (2)\n"
+        ));
+        let given = Script {
+            mysql_socket_given: true,
+            ..my
+        };
+        assert!(given
+            .words(&socket)
+            .unwrap()
+            .starts_with("unable to connect to MySQL server on socket '/run/m.sock', aborting..."));
+        // What plumb cannot word as libmariadb (a TLS refusal): plumb's own line.
+        assert!(given
+            .words(&unreachable(ConnectCause::Other, None, "h"))
+            .is_none());
     }
 
     #[test]
@@ -407,6 +677,9 @@ mod tests {
             threads: 2,
             auto_inc: true,
             tables: 1,
+            command: Some(Command::Run),
+            mysql_port: 3306,
+            mysql_socket_given: false,
         };
         let e = OltpError::Unprepared {
             tables: 1,
@@ -446,6 +719,9 @@ mod tests {
             threads: 1,
             auto_inc: true,
             tables: 1,
+            command: Some(Command::Run),
+            mysql_port: 3306,
+            mysql_socket_given: false,
         };
         assert_eq!(
             pg.words(&e(&error)).unwrap().to_string(),
@@ -503,6 +779,9 @@ mod tests {
                 threads: 1,
                 auto_inc: true,
                 tables: 2,
+                command: Some(Command::Run),
+                mysql_port: 3306,
+                mysql_socket_given: false,
             }
             .words(&OltpError::Statement {
                 what: "index update on sbtest2".into(),
