@@ -74,7 +74,13 @@ pub fn prepare(
     out: &mut dyn Write,
 ) -> Result<PrepareSummary, OltpError> {
     spec.check(driver.dialect())?;
-    let threads = threads.max(1);
+    // The legacy prepare() builds every table on one connection, in order, whatever
+    // --threads says (parallel_prepare.lua was a separate script).
+    let threads = if spec.legacy_script {
+        1
+    } else {
+        threads.max(1)
+    };
     if spec.test == Test::BulkInsert {
         return prepare_bulk(driver, threads, out);
     }
@@ -124,22 +130,31 @@ fn build_tables(
         }
         let name = schema::table_name(i);
         line(format!("Creating table '{name}'..."))?;
-        ddl(conn, &schema::create_table(dialect, spec, i))
-            .map_err(statement_error(format!("CREATE TABLE {name}")))?;
-        if rows > 0 {
+        let create = if spec.legacy_script {
+            schema::create_legacy_table(dialect, spec, i)
+        } else {
+            schema::create_table(dialect, spec, i)
+        };
+        ddl(conn, &create).map_err(statement_error(format!("CREATE TABLE {name}")))?;
+        // The legacy script says it inserts even 0 records; 1.0's scripts say nothing.
+        if rows > 0 || spec.legacy_script {
             line(format!("Inserting {rows} records into '{name}'"))?;
             if let Some(k_dist) = &k_dist {
                 load(conn, dialect, spec, i, rows, k_dist, rng, stop, &mut sum)?;
             }
         }
         if spec.create_secondary {
-            line(if spec.legacy_messages {
+            line(if spec.legacy_script {
                 format!("Creating secondary indexes on '{name}'...")
             } else {
                 format!("Creating a secondary index on '{name}'...")
             })?;
-            ddl(conn, &schema::create_k_index(i))
-                .map_err(statement_error(format!("CREATE INDEX k_{i}")))?;
+            let index = if spec.legacy_script {
+                schema::create_legacy_k_index(i)
+            } else {
+                schema::create_k_index(i)
+            };
+            ddl(conn, &index).map_err(statement_error(format!("CREATE INDEX k_{i}")))?;
         }
         sum.tables += 1;
     }
@@ -188,6 +203,9 @@ fn load(
         // Writing to a String cannot fail.
         let _ = if spec.auto_inc {
             write!(row, "({k}, '{c}', '{pad}')")
+        } else if spec.legacy_script {
+            // common.lua's row, spacing and all.
+            write!(row, "({id},{k},'{c}', '{pad}'  )")
         } else {
             write!(row, "({id}, {k}, '{c}', '{pad}')")
         };

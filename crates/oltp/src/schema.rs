@@ -74,9 +74,39 @@ pub fn create_table(dialect: Dialect, spec: &OltpSpec, i: u32) -> String {
     }
 }
 
+/// `CREATE TABLE sbtest<i>` as sysbench 1.0.20's oltp_legacy/common.lua writes it, line
+/// breaks and trailing space included (the server's statement log shows them). MySQL gets
+/// 0.5's UNSIGNED columns and the fixed `MAX_ROWS = 1000000` of 1.0's compatibility layer;
+/// PostgreSQL gets `SERIAL NOT NULL` whatever `auto_inc` says, as the script does. SQLite,
+/// which 0.5 never had, keeps plumb's own table (an UNSIGNED id would not be the rowid).
+pub fn create_legacy_table(dialect: Dialect, spec: &OltpSpec, i: u32) -> String {
+    let key = if spec.secondary {
+        "KEY xid"
+    } else {
+        "PRIMARY KEY"
+    };
+    let rest = "c CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,";
+    match dialect {
+        Dialect::Mysql => format!(
+            "CREATE TABLE sbtest{i} (\nid INTEGER UNSIGNED NOT NULL {},\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\n{rest}\n{key} (id)\n) /*! ENGINE = {} MAX_ROWS = 1000000 */ ",
+            if spec.auto_inc { "AUTO_INCREMENT" } else { "" },
+            spec.mysql_storage_engine
+        ),
+        Dialect::Pgsql => format!(
+            "CREATE TABLE sbtest{i} (\nid SERIAL NOT NULL,\nk INTEGER DEFAULT '0' NOT NULL,\n{rest}\n{key} (id)\n) "
+        ),
+        Dialect::Sqlite => create_table(dialect, spec, i),
+    }
+}
+
 /// The secondary index on k, built after the data.
 pub fn create_k_index(i: u32) -> String {
     format!("CREATE INDEX k_{i} ON sbtest{i}(k)")
+}
+
+/// The legacy script's index statement (lower-case `on`).
+pub fn create_legacy_k_index(i: u32) -> String {
+    format!("CREATE INDEX k_{i} on sbtest{i}(k)")
 }
 
 pub fn drop_table(i: u32) -> String {
@@ -143,5 +173,19 @@ mod tests {
         assert!(
             create_table(Dialect::Pgsql, &spec, 1).starts_with("CREATE TABLE sbtest1(id SERIAL, k")
         );
+    }
+
+    #[test]
+    fn legacy_ddl_is_the_oltp_legacy_script_s() {
+        let spec = OltpSpec::new(Test::OltpReadWrite);
+        assert_eq!(
+            create_legacy_table(Dialect::Mysql, &spec, 2),
+            "CREATE TABLE sbtest2 (\nid INTEGER UNSIGNED NOT NULL AUTO_INCREMENT,\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\nc CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,\nPRIMARY KEY (id)\n) /*! ENGINE = innodb MAX_ROWS = 1000000 */ "
+        );
+        assert_eq!(
+            create_legacy_table(Dialect::Pgsql, &spec, 1),
+            "CREATE TABLE sbtest1 (\nid SERIAL NOT NULL,\nk INTEGER DEFAULT '0' NOT NULL,\nc CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,\nPRIMARY KEY (id)\n) "
+        );
+        assert_eq!(create_legacy_k_index(3), "CREATE INDEX k_3 on sbtest3(k)");
     }
 }

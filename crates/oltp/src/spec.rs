@@ -113,11 +113,14 @@ pub struct OltpSpec {
     /// thread_done) does not fail the run: the failure is counted as an ignored error and
     /// kept ([`crate::Oltp::end_failures`]), and the report stands, as in sysbench; as in
     /// sysbench it is tried once, even when the database's refusal is one the run ignores.
-    /// The sysbench drop-in sets it; plumb's own name retries and fails the run.
+    /// The sysbench drop-in sets it; plumb's own name retries (not a taken id, which no
+    /// retry frees) and fails the run, saying it was the end-of-run flush.
     pub end_failures_counted: bool,
-    /// The test runs as sysbench 0.5's oltp.lua, whose prepare says "Creating secondary
-    /// indexes on" where 1.0's says "Creating a secondary index on".
-    pub legacy_messages: bool,
+    /// The test runs as sysbench 0.5's oltp.lua, as sysbench 1.0.20 runs its
+    /// `oltp_legacy/oltp.lua` copy: 0.5's schema and prepare (one connection, its index
+    /// message), and a run of plain-text statements on one table per event (with LOCK
+    /// TABLES for MySQL's MyISAM). Only the three transactional tests have such a script.
+    pub legacy_script: bool,
 }
 
 impl OltpSpec {
@@ -147,7 +150,7 @@ impl OltpSpec {
             rand_type: RandType::Special,
             missing_tables_fail_in_run: false,
             end_failures_counted: false,
-            legacy_messages: false,
+            legacy_script: false,
         }
     }
 
@@ -158,6 +161,15 @@ impl OltpSpec {
         } else {
             self.point_selects
         }
+    }
+
+    /// Whether events run as the legacy oltp.lua's (see [`OltpSpec::legacy_script`]).
+    pub fn legacy_event(&self) -> bool {
+        self.legacy_script
+            && matches!(
+                self.test,
+                Test::OltpReadWrite | Test::OltpReadOnly | Test::OltpWriteOnly
+            )
     }
 
     /// Refuse settings no step (prepare, run, cleanup) can work with on `dialect`.

@@ -104,7 +104,8 @@ fn is_transactional(test: Test) -> bool {
 
 /// The statements prepared once per table (oltp_insert's INSERT is sent as plain text).
 fn per_table_statements(spec: &OltpSpec) -> Vec<Stmt> {
-    if spec.test == Test::OltpInsert {
+    // The legacy oltp.lua sends every statement as text.
+    if spec.test == Test::OltpInsert || spec.legacy_event() {
         return Vec::new();
     }
     statement_kinds(spec)
@@ -628,7 +629,141 @@ impl OltpWorker {
         )
     }
 
+    /// Send `self.sql` as text and note it as `s` on sbtest<t>.
+    fn plain(&mut self, ctx: &mut WorkerCtx<'_>, s: Stmt, t: u32) -> Result<(), Failed> {
+        let start = Stamp::now();
+        let out = self
+            .conn
+            .execute_plain(&self.sql, &[])
+            .map_err(failed(s, Some(t)))?;
+        self.book.note(ctx, s, start, Stamp::now(), out.class());
+        Ok(())
+    }
+
+    /// MyISAM under the legacy script: every table locked for writing instead of BEGIN
+    /// (the script compares the engine name as given, so only a lower-case `myisam`).
+    fn legacy_locks(&self) -> bool {
+        self.dialect == Dialect::Mysql && self.spec.mysql_storage_engine == "myisam"
+    }
+
+    /// One event of sysbench 1.0.20's oltp_legacy/oltp.lua: one uniformly chosen table for
+    /// the whole transaction, every statement built as text with its values in it, in
+    /// 1.0's order and counts.
+    fn legacy_event(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        use std::fmt::Write as _;
+        let spec = self.spec.clone();
+        let reads = spec.test != Test::OltpWriteOnly;
+        let writes = spec.test != Test::OltpReadOnly;
+        let t = self.table(ctx);
+        let locks = self.legacy_locks();
+        if !spec.skip_trx {
+            if locks {
+                self.sql.clear();
+                self.sql.push_str("LOCK TABLES ");
+                for i in 1..=spec.tables {
+                    // table.concat(tables, " ,"): the separator is " ,", not ", ".
+                    let sep = if i == 1 { "" } else { " ," };
+                    let _ = write!(self.sql, "{sep}sbtest{i} WRITE");
+                }
+                self.plain(ctx, Stmt::Begin, t)?;
+                self.book.in_tx = true;
+            } else {
+                let intent = if writes {
+                    TxIntent::Write
+                } else {
+                    TxIntent::Read
+                };
+                self.begin(ctx, intent)?;
+            }
+        }
+        if reads {
+            for _ in 0..spec.point_selects {
+                let id = self.id(ctx);
+                self.sql.clear();
+                let _ = write!(self.sql, "SELECT c FROM sbtest{t} WHERE id={id}");
+                self.plain(ctx, Stmt::PointSelect, t)?;
+            }
+            if spec.range_selects {
+                let kinds = [
+                    (Stmt::SimpleRange, "SELECT c", "", spec.simple_ranges),
+                    (Stmt::SumRange, "SELECT SUM(K)", "", spec.sum_ranges),
+                    (
+                        Stmt::OrderRange,
+                        "SELECT c",
+                        " ORDER BY c",
+                        spec.order_ranges,
+                    ),
+                    (
+                        Stmt::DistinctRange,
+                        "SELECT DISTINCT c",
+                        " ORDER BY c",
+                        spec.distinct_ranges,
+                    ),
+                ];
+                for (s, what, tail, n) in kinds {
+                    for _ in 0..n {
+                        // get_range_str(): the end computed, not written as x+99 (0.5's).
+                        let x = self.id(ctx);
+                        let end = x + spec.range_size as i64 - 1;
+                        self.sql.clear();
+                        let _ = write!(
+                            self.sql,
+                            "{what} FROM sbtest{t} WHERE id BETWEEN {x} AND {end}{tail}"
+                        );
+                        self.plain(ctx, s, t)?;
+                    }
+                }
+            }
+        }
+        if writes {
+            for _ in 0..spec.index_updates {
+                let id = self.id(ctx);
+                self.sql.clear();
+                let _ = write!(self.sql, "UPDATE sbtest{t} SET k=k+1 WHERE id={id}");
+                self.plain(ctx, Stmt::IndexUpdate, t)?;
+            }
+            for _ in 0..spec.non_index_updates {
+                schema::random_digits(&mut self.c, C_GROUPS, &mut ctx.rng);
+                let id = self.id(ctx);
+                self.sql.clear();
+                let c = &self.c;
+                let _ = write!(self.sql, "UPDATE sbtest{t} SET c='{c}' WHERE id={id}");
+                self.plain(ctx, Stmt::NonIndexUpdate, t)?;
+            }
+            for _ in 0..spec.delete_inserts {
+                let id = self.id(ctx);
+                self.sql.clear();
+                let _ = write!(self.sql, "DELETE FROM sbtest{t} WHERE id={id}");
+                self.plain(ctx, Stmt::Delete, t)?;
+                schema::random_digits(&mut self.c, C_GROUPS, &mut ctx.rng);
+                schema::random_digits(&mut self.pad, PAD_GROUPS, &mut ctx.rng);
+                let k = self.id(ctx);
+                self.sql.clear();
+                let (c, pad) = (&self.c, &self.pad);
+                let _ = write!(
+                    self.sql,
+                    "INSERT INTO sbtest{t} (id, k, c, pad) VALUES ({id}, {k}, '{c}', '{pad}')"
+                );
+                self.plain(ctx, Stmt::Insert, t)?;
+            }
+        }
+        if !spec.skip_trx {
+            if locks {
+                self.sql.clear();
+                self.sql.push_str("UNLOCK TABLES");
+                self.plain(ctx, Stmt::Commit, t)?;
+                self.book.in_tx = false;
+            } else {
+                self.commit(ctx)?;
+            }
+        }
+        Ok(())
+    }
+
     fn event(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), Failed> {
+        if self.spec.legacy_event() {
+            return self.legacy_event(ctx);
+        }
         // The spec's fields copied, not the Arc cloned: a clone per event is two atomic
         // updates of its count.
         let (test, skip_trx, range_selects) =
@@ -813,10 +948,14 @@ impl OltpWorker {
                     return Ok(true);
                 }
                 Err(e) => {
+                    // After the run (the last flush), an id already in the table stays
+                    // there however often the rows are sent again.
+                    let hopeless =
+                        matches!(patience, Patience::Attempts(_)) && e.is_duplicate_key();
                     let f = failed(Stmt::BulkInsert, Some(ctx.thread as u32 + 1))(e);
                     let out_of_attempts =
                         matches!(patience, Patience::Attempts(n) if attempts >= n);
-                    if out_of_attempts {
+                    if out_of_attempts || hopeless {
                         return Err(fatal(f));
                     }
                     if !self.recover(ctx, f, patience)? {
@@ -881,7 +1020,11 @@ impl Worker for OltpWorker {
             return Ok(());
         };
         if !self.spec.end_failures_counted {
-            return Err(e);
+            // Said as the last flush's failure, not the run's: the report before it stands.
+            return Err(match e.0.downcast::<OltpError>() {
+                Ok(e) => WorkloadError::new(OltpError::AtEnd(e)),
+                Err(other) => WorkloadError(other),
+            });
         }
         // sysbench counts the failed query and logs thread_done's failure; the run and its
         // report go on.
@@ -891,5 +1034,157 @@ impl Worker for OltpWorker {
             kept.push(OltpError::AtEnd(e));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod legacy_tests {
+    //! The legacy oltp.lua's events (sysbench 1.0.20's tests/include/oltp_legacy/oltp.lua),
+    //! through the logging driver.
+    use super::*;
+    use crate::testdriver::LogDriver;
+    use plumb_core::{run, RunConfig, StopFlag};
+
+    fn events(spec: OltpSpec, dialect: Dialect, n: u64) -> (Vec<String>, Vec<u64>) {
+        let d = Arc::new(LogDriver::new(dialect));
+        let w = Arc::new(Oltp::new(spec, d.clone(), 1).unwrap());
+        let cfg = RunConfig {
+            threads: 1,
+            time_limit: None,
+            event_limit: n,
+            seed: 3,
+            ..RunConfig::default()
+        };
+        let out = run(w, &cfg, &StopFlag::default(), &mut |_| {}).unwrap();
+        let mut c = vec![0; COUNTERS.len()];
+        for t in &out.threads {
+            for (i, v) in t.counters.iter().enumerate() {
+                c[i] += v;
+            }
+        }
+        assert_eq!(d.shared.prepared.lock().unwrap().iter().sum::<usize>(), 0);
+        (d.sql(), c)
+    }
+
+    fn legacy(test: Test, tables: u32) -> OltpSpec {
+        let mut s = OltpSpec::new(test);
+        s.legacy_script = true;
+        s.tables = tables;
+        s.table_size = 1000;
+        s
+    }
+
+    /// The text with its numbers and strings masked, and the table it names.
+    fn shape(sql: &str) -> (String, Option<String>) {
+        let table = sql
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .find(|w| w.starts_with("sbtest"))
+            .map(String::from);
+        let mut out = String::new();
+        let mut in_str = false;
+        let mut prev_digit = false;
+        for ch in sql.chars() {
+            if ch == '\'' {
+                in_str = !in_str;
+                if in_str {
+                    out.push_str("'S'");
+                }
+                continue;
+            }
+            if in_str {
+                continue;
+            }
+            let digit = ch.is_ascii_digit();
+            if digit && !prev_digit {
+                out.push('N');
+            } else if !digit {
+                out.push(ch);
+            }
+            prev_digit = digit;
+        }
+        (out, table)
+    }
+
+    #[test]
+    fn one_table_per_event_in_plain_text() {
+        let (sql, c) = events(legacy(Test::OltpReadWrite, 8), Dialect::Mysql, 50);
+        assert_eq!(sql.len(), 50 * 20);
+        let want = [
+            // The logging driver writes the transaction's intent after BEGIN.
+            vec!["BEGIN WRITE"],
+            vec!["SELECT c FROM sbtestN WHERE id=N"; 10],
+            vec!["SELECT c FROM sbtestN WHERE id BETWEEN N AND N"],
+            vec!["SELECT SUM(K) FROM sbtestN WHERE id BETWEEN N AND N"],
+            vec!["SELECT c FROM sbtestN WHERE id BETWEEN N AND N ORDER BY c"],
+            vec!["SELECT DISTINCT c FROM sbtestN WHERE id BETWEEN N AND N ORDER BY c"],
+            vec!["UPDATE sbtestN SET k=k+N WHERE id=N"],
+            vec!["UPDATE sbtestN SET c='S' WHERE id=N"],
+            vec!["DELETE FROM sbtestN WHERE id=N"],
+            vec!["INSERT INTO sbtestN (id, k, c, pad) VALUES (N, N, 'S', 'S')"],
+            vec!["COMMIT"],
+        ]
+        .concat();
+        let mut used = std::collections::BTreeSet::new();
+        for ev in sql.chunks(20) {
+            let shapes: Vec<_> = ev.iter().map(|s| shape(s)).collect();
+            let texts: Vec<_> = shapes.iter().map(|(s, _)| s.as_str()).collect();
+            assert_eq!(texts, want, "{ev:?}");
+            let tables: std::collections::BTreeSet<_> =
+                shapes.iter().filter_map(|(_, t)| t.clone()).collect();
+            assert_eq!(tables.len(), 1, "one table per event: {ev:?}");
+            used.extend(tables);
+            // The range end is written out: x + range_size - 1.
+            let r: Vec<i64> = ev[11]
+                .rsplit(' ')
+                .take(3)
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert_eq!(r[0] - r[1], 99, "{}", ev[11]);
+            // The insert reuses the deleted id.
+            let del = ev[17].rsplit('=').next().unwrap();
+            assert!(ev[18].contains(&format!("VALUES ({del}, ")), "{ev:?}");
+        }
+        assert!(used.len() > 1, "tables drawn per event: {used:?}");
+        assert_eq!(&c[..4], &[50 * 14, 50 * 4, 50 * 2, 50]);
+    }
+
+    #[test]
+    fn myisam_locks_every_table() {
+        let mut spec = legacy(Test::OltpReadWrite, 3);
+        spec.mysql_storage_engine = "myisam".into();
+        let (sql, c) = events(spec.clone(), Dialect::Mysql, 2);
+        assert_eq!(
+            sql[0],
+            "LOCK TABLES sbtest1 WRITE ,sbtest2 WRITE ,sbtest3 WRITE"
+        );
+        assert_eq!(sql[19], "UNLOCK TABLES");
+        assert_eq!(sql[20], sql[0]);
+        assert_eq!(&c[..4], &[28, 8, 4, 2]);
+        // Only MySQL locks; elsewhere the engine name means nothing.
+        let (sql, _) = events(spec, Dialect::Pgsql, 1);
+        assert!(sql[0].starts_with("BEGIN"), "{}", sql[0]);
+    }
+
+    #[test]
+    fn options_keep_their_meaning() {
+        let mut ro = legacy(Test::OltpReadOnly, 2);
+        ro.range_size = 10;
+        ro.point_selects = 2;
+        let (sql, c) = events(ro, Dialect::Pgsql, 3);
+        assert_eq!(sql.len(), 3 * 8);
+        assert_eq!(&c[..4], &[18, 0, 6, 3]);
+        let ranged: Vec<i64> = sql[3]
+            .rsplit(' ')
+            .take(3)
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        assert_eq!(ranged[0] - ranged[1], 9, "{}", sql[3]);
+        let mut wo = legacy(Test::OltpWriteOnly, 1);
+        wo.skip_trx = true;
+        wo.range_selects = false;
+        let (sql, c) = events(wo, Dialect::Sqlite, 2);
+        assert_eq!(sql.len(), 8);
+        assert!(sql[0].starts_with("UPDATE sbtest1 SET k=k+1 WHERE id="));
+        assert_eq!(&c[..4], &[0, 8, 0, 2]);
     }
 }

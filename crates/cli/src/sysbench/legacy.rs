@@ -81,7 +81,7 @@ const WITHOUT_EQUIVALENT: &[(&str, &str)] = &[
     ),
     (
         "myisam-max-rows",
-        "plumb's CREATE TABLE is sysbench 1.0's, without MAX_ROWS",
+        "plumb writes the legacy script's default, MAX_ROWS = 1000000, and no other",
     ),
 ];
 

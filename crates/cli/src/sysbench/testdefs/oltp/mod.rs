@@ -161,7 +161,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     // imitate: there plumb's own line, which says what to prepare, stays.
     spec.missing_tables_fail_in_run = c.dropin && driver.dialect() != plumb_oltp::Dialect::Sqlite;
     spec.end_failures_counted = c.dropin;
-    spec.legacy_messages = c.legacy_script;
+    spec.legacy_script = c.legacy_script;
     spec.check(driver.dialect())
         .map_err(|e| UsageError(e.describe(&spell)))?;
     let script = words::Script {
