@@ -1511,6 +1511,48 @@ fn a_refused_prepared_statement_prints_sysbench_s_lines() {
     drop_database("mysql", db);
 }
 
+/// Tables that are there but lack the script's columns (MariaDB): each thread's
+/// thread_init has its first statement refused while preparing it, and sysbench prints the
+/// header up to "Initializing worker threads...", the driver's lines and the Lua error,
+/// then gives up, exit 1 (no "Threads started!"). One thread: two threads' lines may
+/// interleave. Under its own name plumb says so in one line after the same header.
+#[test]
+fn a_statement_refused_while_a_thread_prepares_it_prints_sysbench_s_lines() {
+    let Some(db) = empty_database("mysql", "plumb_dropin_wrong_columns") else {
+        return;
+    };
+    // Ids up to the default --table-size were given (the auto-increment says so), so the
+    // run's check that the tables hold its ids passes and the threads start setting up.
+    common::mysql(&format!(
+        "USE {db}; CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY, \
+         x INTEGER) AUTO_INCREMENT=10001"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    for script in [
+        "oltp_read_write",
+        "oltp_point_select",
+        "oltp_update_index",
+        "select_random_points",
+        "select_random_ranges",
+    ] {
+        same(&["--mysql-user=root", &db_opt, script, "--time=1", "run"]);
+    }
+    let (code, out, err) = common::run(&[
+        "--mysql-user=root",
+        &db_opt,
+        "oltp_point_select",
+        "--time=1",
+        "run",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.ends_with("Initializing worker threads...\n\n"), "{out}");
+    assert_eq!(
+        err,
+        "plumb: point select on sbtest1: error 1054 (42S22): Unknown column 'c' in 'SELECT'\n"
+    );
+    drop_database("mysql", db);
+}
+
 /// bulk_insert run twice on the same tables without cleanup: the second run's last flush
 /// (its only one) finds the ids taken. PostgreSQL's 23505 is an error sysbench's driver
 /// ignores: it says nothing of it, counts one ignored error, and thread_done's failure is

@@ -252,14 +252,16 @@ fn baseline_window(first_group: bool) -> Duration {
 /// Sleep until `delay` after `genesis`, or until a signal arrives (the harness then sees
 /// it and stops at once).
 fn wait_for_start(genesis: Instant, delay: Duration, stop: &StopFlag) {
-    let due = genesis + delay;
+    // A delay past what the clock can hold (fio's negative startdelay) waits for a signal.
+    let due = genesis.checked_add(delay);
     loop {
         let now = Instant::now();
-        if now >= due || stop.load(Relaxed) != 0 {
+        if due.is_some_and(|d| now >= d) || stop.load(Relaxed) != 0 {
             return;
         }
         // Slices, so a signal is seen within 50 ms.
-        std::thread::sleep((due - now).min(Duration::from_millis(50)));
+        let left = due.map_or(Duration::MAX, |d| d - now);
+        std::thread::sleep(left.min(Duration::from_millis(50)));
     }
 }
 
@@ -484,7 +486,12 @@ fn run_group(
         };
         return Ok((g, None));
     }
-    if opts.text {
+    // A peer that prints something else when its threads cannot be set up (the layout's
+    // `unopened`) announces them only once they are: a lone job's preamble then waits for
+    // its workers to be built (sysbench's OLTP scripts prepare their statements there).
+    let deferred =
+        opts.text && opened.len() == 1 && !layout.unopened(&opened[0].shape.head).is_empty();
+    if opts.text && !deferred {
         for o in &opened {
             let _ = write!(out.report, "{}", layout.preamble(&o.shape.head));
         }
@@ -590,13 +597,26 @@ fn run_group(
             let o = &opened[0];
             wait_for_start(genesis, o.spec.start_delay, stop);
             set_state(0, LiveState::Running);
-            let r = harness::run_peeked(
+            let print = |text: String| {
+                let mut out = sink.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = write!(out.report, "{text}");
+                let _ = out.report.flush();
+            };
+            let r = harness::run_announced(
                 o.workload.clone(),
                 &o.spec.config,
                 stop,
                 &mut |s| on_interval(0, &o.shape, &o.spec.config, s),
                 peeks[0].as_ref(),
+                &mut || {
+                    if deferred {
+                        print(layout.preamble(&o.shape.head));
+                    }
+                },
             );
+            if deferred && matches!(r, Err(HarnessError::Workload(_))) {
+                print(layout.unopened(&o.shape.head));
+            }
             set_state(0, LiveState::Done);
             vec![r]
         } else {
@@ -665,6 +685,16 @@ fn run_group(
             Ok(o) => (o, None),
             Err(HarnessError::Failed { error, partial }) if opts.keep_going => {
                 (*partial, Some(o.spec.job.run_failure(&error)))
+            }
+            // A worker that could not be set up: in the front end's words where it has
+            // some, as a failure while running would be (else the error as it is, for
+            // front ends that tell its kind).
+            Err(HarnessError::Workload(error)) => {
+                let words = o.spec.job.run_failure(&error);
+                if words == error.to_string() {
+                    return Err(HarnessError::Workload(error).into());
+                }
+                return Err(JobError::failed(words).into());
             }
             Err(e) => return Err(e.into()),
         };

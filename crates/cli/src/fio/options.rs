@@ -183,7 +183,7 @@ impl Opt {
                 values::parse_runtime_ns(values::first_field(v)).map(drop)
             }
             Kind::StrValTime => {
-                values::parse_time_ns(values::first_field(v), self.time_unit()).map(drop)
+                values::parse_signed_time_ns(values::first_field(v), self.time_unit()).map(drop)
             }
             Kind::Int | Kind::Ull | Kind::StrVal | Kind::StrValZone => self.check_number(v, kb),
             Kind::Deprecated => Err(ValueError::OutOfRange(format!(
@@ -266,7 +266,12 @@ impl Opt {
             return Err(ValueError::OutOfRange(format!("zone value {f}")));
         }
         let n = if self.time {
-            values::parse_time_ns(f, self.time_unit())? / 1000
+            // A negative time is taken and kept unsigned, as fio stores it.
+            let us = values::parse_signed_time_ns(f, self.time_unit())? / 1000;
+            match self.kind {
+                Kind::Int => us as i64 as u32 as u64,
+                _ => us as i64 as u64,
+            }
         } else {
             let percent = PERCENT.contains(&self.name) || self.name == "filesize";
             match values::parse_size(f, kb, percent)? {
@@ -540,9 +545,10 @@ mod tests {
         assert!(find("filesize").unwrap().check(Some("0%"), k).is_ok());
         assert!(find("iodepth").unwrap().check(Some("1k"), k).is_ok());
         assert!(find("runtime").unwrap().check(Some("10m"), k).is_ok());
-        // fio takes a negative runtime (as no limit), not a negative ramp_time.
+        // fio takes a negative time for any time option (stored unsigned).
         assert!(find("runtime").unwrap().check(Some("-1"), k).is_ok());
-        assert!(find("ramp_time").unwrap().check(Some("-1"), k).is_err());
+        assert!(find("ramp_time").unwrap().check(Some("-1"), k).is_ok());
+        assert!(find("ramp_time").unwrap().check(Some("-x"), k).is_err());
         assert!(find("kb_base").unwrap().check(Some("1000"), k).is_ok());
         assert!(find("kb_base").unwrap().check(Some("1001"), k).is_err());
         assert!(find("bssplit")

@@ -9,7 +9,7 @@ use plumb_core::random::Rng;
 use plumb_fileio::think::{Think, ThinkCount};
 
 use super::translate::{JobOptions, TranslateError};
-use super::values::{parse_bool, parse_int, parse_time_ns, TimeUnit};
+use super::values::{parse_bool, parse_int, parse_signed_time_ns, parse_u32_time_ns, TimeUnit};
 
 /// The random stream a start delay range is drawn from, apart from the workers' streams
 /// (which are numbered from 0).
@@ -22,7 +22,9 @@ fn parse_err(name: &str, value: &str) -> TranslateError {
     }
 }
 
-/// A time option's nanoseconds (0 when unset); bare numbers are in `unit`.
+/// A think time option's nanoseconds (0 when unset); bare numbers are in `unit`. fio keeps
+/// these in an unsigned int of microseconds, so a negative one wraps (`thinktime=-1` is a
+/// stall of 2^32 - 1 µs).
 fn time_ns(
     j: &(impl JobOptions + ?Sized),
     name: &str,
@@ -30,7 +32,7 @@ fn time_ns(
 ) -> Result<u64, TranslateError> {
     match j.get(name) {
         None => Ok(0),
-        Some(v) => parse_time_ns(v, unit).map_err(|_| parse_err(name, v)),
+        Some(v) => parse_u32_time_ns(v, unit).map_err(|_| parse_err(name, v)),
     }
 }
 
@@ -69,19 +71,24 @@ pub fn think(j: &(impl JobOptions + ?Sized)) -> Result<Option<Think>, TranslateE
 
 /// The start delay of the job whose random seed is `seed`: `t` or a value drawn from
 /// `a-b` (also `a:b`, `a,b`; seconds unless a unit says otherwise), in whole microseconds.
-pub fn start_delay(value: Option<&str>, seed: u64) -> Result<Duration, TranslateError> {
+/// None: the job never starts (it waits for a signal). fio keeps the delay unsigned, so a
+/// negative one is a wait no run outlives; and as the sign is also its range separator,
+/// `-1` is the range from -1 s to 1 s: a draw below 0 never starts, as in fio.
+pub fn start_delay(value: Option<&str>, seed: u64) -> Result<Option<Duration>, TranslateError> {
     const NAME: &str = "startdelay";
     let Some(v) = value else {
-        return Ok(Duration::ZERO);
+        return Ok(Some(Duration::ZERO));
     };
-    // fio splits a value into its low and high ends at the first separator it finds.
+    // fio splits a value into its low and high ends at the first separator it finds (a
+    // leading sign included), and reads the low end from the start of the whole value.
     let cut = v.find(',').or_else(|| v.find(':')).or_else(|| v.find('-'));
     let (lo, hi) = match cut {
+        Some(0) => (v, &v[1..]),
         Some(i) => (&v[..i], &v[i + 1..]),
         None => (v, v),
     };
     let us = |s: &str| {
-        parse_time_ns(s, TimeUnit::Seconds)
+        parse_signed_time_ns(s, TimeUnit::Seconds)
             .map(|ns| ns / 1000)
             .map_err(|_| parse_err(NAME, v))
     };
@@ -94,9 +101,10 @@ pub fn start_delay(value: Option<&str>, seed: u64) -> Result<Duration, Translate
     let drawn = if lo == hi {
         lo
     } else {
-        lo + Rng::new(seed, DELAY_STREAM).below(hi - lo + 1)
+        let span = u64::try_from(hi - lo + 1).unwrap_or(u64::MAX);
+        lo + i128::from(Rng::new(seed, DELAY_STREAM).below(span))
     };
-    Ok(Duration::from_micros(drawn))
+    Ok(u64::try_from(drawn).ok().map(Duration::from_micros))
 }
 
 #[cfg(test)]
@@ -155,12 +163,18 @@ mod tests {
             ("thinktime_blocks", "1"),
         ]);
         assert_eq!((t.io_time_ns, t.every_with_time), (250_000_000, true));
+        // Negative ones wrap in fio's unsigned int of microseconds.
+        let t = timed(vec![("thinktime_iotime", "-1")]);
+        assert_eq!(t.io_time_ns, 4_293_967_296_000);
+        let t = think(&Opts(vec![("thinktime", "-1"), ("thinktime_spin", "-5")]))
+            .unwrap()
+            .unwrap();
         assert_eq!(
-            think(&Opts(vec![("thinktime", "1"), ("thinktime_iotime", "-1")]))
-                .unwrap_err()
-                .to_string(),
-            "fio: failed parsing thinktime_iotime=-1"
+            (t.stall_ns, t.spin_ns),
+            (4_294_967_295_000, 4_294_967_291_000)
         );
+        let t = timed(vec![("thinktime_spin", "-1")]);
+        assert_eq!(t.spin_ns, 100_000, "cut down to the think time");
         assert_eq!(
             think(&Opts(vec![("thinktime", "x")]))
                 .unwrap_err()
@@ -171,15 +185,12 @@ mod tests {
 
     #[test]
     fn start_delay_is_in_seconds_and_a_range_is_drawn_per_seed() {
-        assert_eq!(start_delay(None, 1).unwrap(), Duration::ZERO);
-        assert_eq!(start_delay(Some("2"), 1).unwrap(), Duration::from_secs(2));
-        assert_eq!(
-            start_delay(Some("500ms"), 1).unwrap(),
-            Duration::from_millis(500)
-        );
-        let drawn: Vec<Duration> = (0..50)
-            .map(|seed| start_delay(Some("1s-3s"), seed).unwrap())
-            .collect();
+        let delay = |v, seed| start_delay(v, seed).unwrap().unwrap();
+        assert_eq!(delay(None, 1), Duration::ZERO);
+        assert_eq!(delay(Some("2"), 1), Duration::from_secs(2));
+        assert_eq!(delay(Some("500ms"), 1), Duration::from_millis(500));
+        assert_eq!(delay(Some("-0"), 1), Duration::ZERO);
+        let drawn: Vec<Duration> = (0..50).map(|seed| delay(Some("1s-3s"), seed)).collect();
         assert!(drawn
             .iter()
             .all(|d| (Duration::from_secs(1)..=Duration::from_secs(3)).contains(d)));
@@ -189,6 +200,13 @@ mod tests {
             start_delay(Some("1-3"), 7).unwrap(),
             "the same seed, the same delay"
         );
+        // -1 is the range -1 s..1 s: a draw below 0 never starts.
+        let drawn: Vec<Option<Duration>> = (0..50)
+            .map(|seed| start_delay(Some("-1"), seed).unwrap())
+            .collect();
+        assert!(drawn.contains(&None));
+        assert!(drawn.iter().flatten().all(|d| *d <= Duration::from_secs(1)));
+        assert!(drawn.iter().any(Option::is_some));
         assert!(start_delay(Some("3-1"), 1)
             .unwrap_err()
             .to_string()

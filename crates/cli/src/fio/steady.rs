@@ -13,7 +13,9 @@ use plumb_core::steady::{Criterion, Metric, SteadyGroup, SteadyReport, SteadySpe
 use plumb_pipeline::JobRecord;
 
 use super::translate::{JobClone, JobOptions, TranslateError};
-use super::values::{parse_size, parse_time_ns, KbBase, Size, TimeUnit, ValueError};
+use super::values::{
+    parse_signed_time_ns, parse_size, parse_time_ns, KbBase, Size, TimeUnit, ValueError,
+};
 
 /// fio's default criterion.
 const DEFAULT: &str = "iops_slope:0.01%";
@@ -124,6 +126,19 @@ pub fn spec<J: JobOptions + ?Sized>(j: &J) -> Result<Option<SteadySpec>, Transla
             })
             .transpose()
     };
+    // fio keeps these unsigned: a negative ramp never ends and a negative window is never
+    // filled, so the job runs as with detection off (fio 3.33's JSON output then crashes
+    // on the window, a bug not imitated).
+    let negative = |n: &str| -> Result<bool, TranslateError> {
+        j.get(n).map_or(Ok(false), |v| {
+            parse_signed_time_ns(v, TimeUnit::Seconds)
+                .map(|ns| ns < 0)
+                .map_err(|_| bad(n, v))
+        })
+    };
+    if negative("steadystate_duration")? || negative("steadystate_ramp_time")? {
+        return Ok(None);
+    }
     // fio keeps whole seconds of ss_dur, and 0 turns detection off.
     let window_s = time("steadystate_duration")?.map_or(0, |d| d.as_secs());
     if window_s == 0 {

@@ -28,7 +28,7 @@ mod measure;
 
 use super::values::{
     parse_bool, parse_bssplit, parse_enum, parse_float_list, parse_int, parse_runtime_ns,
-    parse_rwt_ranges, parse_size, parse_time_ns, KbBase, Size, TimeUnit,
+    parse_rwt_ranges, parse_signed_time_ns, parse_size, KbBase, Size, TimeUnit,
 };
 
 /// What the translation needs from a parsed job: the value each option ends up with.
@@ -321,14 +321,6 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
             None => Ok(None),
             Some(v) => parse_size(v, self.j.kb_of(n), true)
                 .map(Some)
-                .map_err(|_| parse_err(n, v)),
-        }
-    }
-    fn time(&self, n: &str, unit: TimeUnit) -> Result<Option<Duration>, TranslateError> {
-        match self.raw(n) {
-            None => Ok(None),
-            Some(v) => parse_time_ns(v, unit)
-                .map(|ns| Some(Duration::from_nanos(ns)))
                 .map_err(|_| parse_err(n, v)),
         }
     }
@@ -1088,7 +1080,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Time.
     // A negative runtime is set but never reached (values::parse_runtime_ns): a size-based
     // job ends with its size, a time_based one runs until a signal, as in fio.
-    let (runtime_set, runtime) = match g.raw("runtime") {
+    let (runtime_set, mut runtime) = match g.raw("runtime") {
         None => (false, None),
         Some(v) => match parse_runtime_ns(v).map_err(|_| parse_err("runtime", v))? {
             Some(0) => (false, None),
@@ -1106,7 +1098,20 @@ pub fn translate<J: JobOptions + ?Sized>(
     if blockalign_unmaps && !norandommap {
         warnings.push("fio: Any use of blockalign= turns off randommap".to_string());
     }
-    let ramp = g.time("ramp_time", TimeUnit::Seconds)?.unwrap_or_default();
+    // fio keeps ramp_time unsigned: a negative one is a ramp that never ends, so nothing
+    // measured is ever discarded and the runtime, counted from the ramp's end, is never
+    // reached (a time_based job runs until a signal).
+    let ramp = match g.raw("ramp_time") {
+        None => Duration::ZERO,
+        Some(v) => match parse_signed_time_ns(v, TimeUnit::Seconds) {
+            Ok(ns) if ns < 0 => {
+                runtime = None;
+                Duration::ZERO
+            }
+            Ok(ns) => Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX)),
+            Err(_) => return Err(parse_err("ramp_time", v)),
+        },
+    };
     let loops = g.int("loops", 1)?.max(1);
 
     // Files.
@@ -1465,7 +1470,9 @@ pub fn translate<J: JobOptions + ?Sized>(
             job: Some(job),
             placement: split_cpus(&placement, split, ctx.job_number + k as u32),
         };
-        let start_delay = super::pacing::start_delay(g.raw("startdelay"), seed)?;
+        // A delay no run outlives: the job waits for a signal (execute's wait_for_start).
+        let start_delay =
+            super::pacing::start_delay(g.raw("startdelay"), seed)?.unwrap_or(Duration::MAX);
         let config = RunConfig {
             threads: 1,
             time_limit: runtime,

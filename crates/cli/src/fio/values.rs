@@ -280,6 +280,29 @@ pub fn parse_runtime_ns(s: &str) -> Result<Option<u64>, ValueError> {
     }
 }
 
+/// A time as fio's check_str_time reads it, sign kept, in nanoseconds: `-5ms` is -5 ms.
+/// fio takes a negative time for every time option (none has a minimum) and stores it
+/// unsigned; what that means is each option's business.
+pub fn parse_signed_time_ns(s: &str, unit: TimeUnit) -> Result<i128, ValueError> {
+    match s.strip_prefix('-') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            parse_time_ns(rest, unit).map(|ns| -i128::from(ns))
+        }
+        _ => parse_time_ns(s, unit).map(i128::from),
+    }
+}
+
+/// A time fio keeps in an unsigned int of microseconds (thinktime and its kin): a negative
+/// one wraps, so `-1` is 2^32 - 1 µs (some 71 minutes). In nanoseconds.
+pub fn parse_u32_time_ns(s: &str, unit: TimeUnit) -> Result<u64, ValueError> {
+    let ns = parse_signed_time_ns(s, unit)?;
+    if ns >= 0 {
+        return u64::try_from(ns).map_err(|_| ValueError::TooLarge(s.to_string()));
+    }
+    let us = (ns / 1000) as i64 as u32;
+    Ok(u64::from(us) * 1000)
+}
+
 /// Microseconds per unit of a time suffix. As in fio, `us`/`ms` match by prefix but `s`, `m`,
 /// `h`, `d` must be the whole suffix, and any other word multiplies by 1 (so `10sec` is 10 µs).
 fn time_mult(s: &str, unit: TimeUnit) -> u64 {
@@ -665,6 +688,15 @@ mod tests {
         assert_eq!(parse_runtime_ns("-0"), Ok(Some(0)));
         assert_eq!(parse_runtime_ns("2"), Ok(Some(2_000_000_000)));
         assert!(parse_runtime_ns("x").is_err());
+        assert_eq!(parse_signed_time_ns("-5ms", s), Ok(-5_000_000));
+        assert_eq!(parse_signed_time_ns("-1", s), Ok(-1_000_000_000));
+        assert_eq!(parse_signed_time_ns("-0", s), Ok(0));
+        assert_eq!(parse_signed_time_ns("3", u), Ok(3_000));
+        assert!(parse_signed_time_ns("-x", s).is_err());
+        assert_eq!(parse_u32_time_ns("-1", u), Ok(4_294_967_295_000));
+        // thinktime_iotime: -1 s is 2^32 - 10^6 µs once kept in 32 bits.
+        assert_eq!(parse_u32_time_ns("-1", s), Ok(4_293_967_296_000));
+        assert_eq!(parse_u32_time_ns("250", u), Ok(250_000));
         assert!(parse_time_ns("", s).is_err());
         assert!(parse_time_ns("x", s).is_err());
     }

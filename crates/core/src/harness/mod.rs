@@ -209,6 +209,21 @@ pub fn run_peeked(
     on_interval: &mut dyn FnMut(&IntervalSample),
     peek: Option<&Peek>,
 ) -> Result<RunOutcome, HarnessError> {
+    run_announced(workload, cfg, signal, on_interval, peek, &mut || {})
+}
+
+/// [`run_peeked`], calling `built` once every worker is built, before any starts: a front
+/// end whose peer announces its threads only once they are set up prints that there. A
+/// worker that cannot be built ends the run before `built`, with
+/// [`HarnessError::Workload`].
+pub fn run_announced(
+    workload: Arc<dyn Workload>,
+    cfg: &RunConfig,
+    signal: &StopFlag,
+    on_interval: &mut dyn FnMut(&IntervalSample),
+    peek: Option<&Peek>,
+    built: &mut dyn FnMut(),
+) -> Result<RunOutcome, HarnessError> {
     clock::init();
     let threads = cfg.threads.max(1);
     let kinds = workload.kinds().to_vec();
@@ -240,6 +255,7 @@ pub fn run_peeked(
     for t in 0..threads {
         workers.push(workload.worker(t)?);
     }
+    built();
 
     let barrier = Arc::new(Barrier::new(threads + 1));
     let finish = Arc::new(Finish {

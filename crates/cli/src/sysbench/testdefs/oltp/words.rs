@@ -51,6 +51,9 @@ impl Script {
                     "`cleanup' function failed: /usr/share/sysbench/{script}:{line}: this benchmark does not support --tables > 1"
                 ))
             }
+            OltpError::Statement { error, .. } if self.refused_while_prepared(error) => {
+                self.mysql_prepare_refused(error)
+            }
             OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, false),
             OltpError::Connect(error) => self.connect_failed(error),
             // sysbench's words for the INSERT that failed, else plumb's with the cause.
@@ -172,25 +175,7 @@ impl Script {
     fn unprepared(&self, refused: &[DriverError]) -> Option<String> {
         let mut log = Log::default();
         match self.dialect {
-            Dialect::Mysql => {
-                let first = refused.first()?;
-                let said = first.said.as_deref()?;
-                let code = first.code.as_deref()?;
-                let (script, line) = match self.test {
-                    Test::SelectRandomPoints => ("select_random_points.lua", 38),
-                    Test::SelectRandomRanges => ("select_random_ranges.lua", 42),
-                    _ => ("oltp_common.lua", 284),
-                };
-                for _ in 0..self.threads.max(1) {
-                    log.fatal("mysql_stmt_prepare() failed");
-                    log.fatal(&format!("MySQL error: {code} \"{}\"", said.message));
-                    log.fatal(&format!(
-                        "`thread_init' function failed: /usr/share/sysbench/{script}:{line}: SQL API error"
-                    ));
-                }
-                log.fatal("Thread initialization failed!");
-                Some(log.printed())
-            }
+            Dialect::Mysql => self.mysql_prepare_refused(refused.first()?),
             Dialect::Pgsql => {
                 let said: Vec<&ServerSaid> =
                     refused.iter().filter_map(|e| e.said.as_deref()).collect();
@@ -207,6 +192,41 @@ impl Script {
             }
             Dialect::Sqlite => None,
         }
+    }
+
+    /// `error` is MySQL's refusal of a statement being prepared (a thread setting up its
+    /// statements on tables that are there but not as the script wants them). A statement
+    /// sent as text, the only other kind not yet executed, goes with its values written
+    /// in: its text has no `?`.
+    fn refused_while_prepared(&self, error: &DriverError) -> bool {
+        self.dialect == Dialect::Mysql
+            && error
+                .said
+                .as_deref()
+                .is_some_and(|s| !s.executed && s.query.as_deref().is_some_and(|q| q.contains('?')))
+    }
+
+    /// The MySQL driver's refusal of `error`, a statement each thread's thread_init
+    /// prepares: every thread logs it and gives up (the first refusal ends its
+    /// thread_init), then the run does.
+    fn mysql_prepare_refused(&self, error: &DriverError) -> Option<String> {
+        let said = error.said.as_deref()?;
+        let code = error.code.as_deref()?;
+        let (script, line) = match self.test {
+            Test::SelectRandomPoints => ("select_random_points.lua", 38),
+            Test::SelectRandomRanges => ("select_random_ranges.lua", 42),
+            _ => ("oltp_common.lua", 284),
+        };
+        let mut log = Log::default();
+        for _ in 0..self.threads.max(1) {
+            log.fatal("mysql_stmt_prepare() failed");
+            log.fatal(&format!("MySQL error: {code} \"{}\"", said.message));
+            log.fatal(&format!(
+                "`thread_init' function failed: /usr/share/sysbench/{script}:{line}: SQL API error"
+            ));
+        }
+        log.fatal("Thread initialization failed!");
+        Some(log.printed())
     }
 
     /// A statement of an event that the server refused, sent as text: a plain query
