@@ -243,6 +243,32 @@ fn bad_general_values() {
     }
 }
 
+/// sysbench's integer options go through strtol() over the whole value: a fraction, an
+/// exponent or a value past a C int is refused (plumb's own name takes fractions of a
+/// second); a sign and leading spaces are taken. --forced-shutdown is whole seconds or a
+/// percentage.
+#[test]
+fn fractions_where_sysbench_wants_integers() {
+    for value in [
+        "--time=1.5",
+        "--time=1e1",
+        "--max-time=1.5",
+        "--rate=2.5",
+        "--tx-rate=2.5",
+        "--report-interval=0.5",
+        "--percentile=95.5",
+        "--verbosity=1.5",
+        "--time=3000000000",
+        "--forced-shutdown=1.5",
+        "--time=+1",
+        "--time= 1",
+    ] {
+        same(&["--events=1", "--cpu-max-prime=100", value, "cpu", "run"]);
+    }
+    let (code, _, err) = common::run(&["cpu", "--time=0.5", "--cpu-max-prime=100", "run"]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn bad_test_values() {
     same(&["--cpu-max-prime=-1", "cpu", "run"]);

@@ -359,21 +359,27 @@ fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)>
 /// integer is wanted, a bad on/off: one line on stderr), then the option's own check
 /// ("FATAL: ..." on stdout).
 fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
-    let Err(e) = o.parse(raw) else {
-        return Ok(());
-    };
-    let raw = raw.unwrap_or("");
-    // sysbench's integer parser refuses what is not a whole number; plumb's --time and
-    // --rate take fractions of a second and of an event.
-    let not_int = matches!(o.kind, Kind::Int { .. }) && raw.trim().parse::<i64>().is_err();
-    if SYSBENCH_INTS.contains(&o.name) && (raw.trim().parse::<f64>().is_err() || not_int) {
+    let text = raw.unwrap_or("");
+    // Checked before plumb's parser, which takes fractions of a second for --time,
+    // --rate and --report-interval (and of a percent for --percentile) where sysbench's
+    // strtol() does not.
+    if SYSBENCH_INTS.contains(&o.name) && !c_int(text) {
         // Under the name it was typed as: sysbench reads an alias as its own option.
         let name = alias_of(typed).map_or(o.name, |(old, _)| old);
         return Err(Stop::Stderr(format!(
-            "Invalid value for the '{}' option: '{raw}'",
+            "Invalid value for the '{}' option: '{text}'",
             name.replace('-', "_")
         )));
     }
+    if o.name == "forced-shutdown" && !grace_as_sysbench_reads_it(text) {
+        return Err(Stop::fatal(format!(
+            "Invalid value for --forced-shutdown: '{text}'"
+        )));
+    }
+    let Err(e) = o.parse(raw) else {
+        return Ok(());
+    };
+    let raw = text;
     if matches!(o.kind, Kind::Bool) {
         return Err(Stop::Stderr(format!("invalid option: {typed}")));
     }
@@ -395,6 +401,34 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
             None => Stop::fatal(e),
         },
     })
+}
+
+/// What sysbench's option parser takes as an integer: strtol() in base 10 over the whole
+/// value (leading white space and a sign allowed), inside a C int.
+fn c_int(s: &str) -> bool {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && t.parse::<i128>()
+            .is_ok_and(|v| (i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(&v))
+}
+
+/// sysbench's reading of --forced-shutdown: `off` in any case, or whole seconds, or
+/// whole seconds followed by `%` (what follows the `%` is not read).
+fn grace_as_sysbench_reads_it(s: &str) -> bool {
+    if s.eq_ignore_ascii_case("off") {
+        return true;
+    }
+    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let n = body.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &body[n..];
+    // strtol() with no digits leaves its end pointer at the start of the value.
+    if n == 0 {
+        return s.starts_with('%');
+    }
+    rest.is_empty() || rest.starts_with('%')
 }
 
 /// fileio's test mode, checked by `run` only, as sysbench does: without one, the complaint
