@@ -343,3 +343,103 @@ fn sqlite_runs_the_legacy_script() {
         text(&out.stdout)
     );
 }
+
+/// The legacy script's failures under the drop-in name, as sysbench 1.0.20 prints them
+/// with its oltp_legacy copy (checked against it by hand: Debian's package lacks the
+/// script, see the top): every statement goes through `db_query()`, which fails with
+/// those words at the script's own line (the path as given, common.lua beside it); a
+/// thread connects at its first query, after "Threads started!", and each thread's
+/// failure is its thread_run's; prepare and cleanup connect once, in common.lua (cleanup
+/// prints its first line before). MariaDB.
+#[test]
+fn failures_are_worded_as_the_legacy_script_s() {
+    if !available("mysql") {
+        return;
+    }
+    let db = "plumb_legacy_errors";
+    mysql_fresh_db(db);
+    let d = TempDir::new().unwrap();
+    let db_opt = format!("--mysql-db={db}");
+    let base = [SCRIPT, "--mysql-user=root", &db_opt];
+    let run = |more: &[&str]| {
+        let p = run_named(
+            &DropIn::named("sysbench").bin(),
+            d.path(),
+            &args(&base, more),
+        );
+        assert_eq!(p.code, 1, "{more:?}: {}{}", p.stdout, p.stderr);
+        assert_eq!(p.stderr, TEST_WARNING, "{more:?}");
+        p.stdout
+    };
+    let header = "Running the test with following options:\nNumber of threads: 2\nInitializing random number generator from current time\n\n\nInitializing worker threads...\n\nThreads started!\n\n";
+
+    // No tables: the first point select (line 49) fails, after BEGIN (line 43).
+    let out = run(&[
+        "--num-threads=2",
+        "--oltp-point-selects=1",
+        "--time=1",
+        "run",
+    ]);
+    let out = without_banner(&out);
+    let last: Vec<&str> = out.lines().rev().take(2).collect();
+    assert!(out.starts_with(header), "{out}");
+    assert_eq!(
+        last[0],
+        "FATAL: `thread_run' function failed: ./sysbench/tests/db/oltp.lua:49: db_query() failed"
+    );
+    assert!(
+        last[1].starts_with(&format!(
+            "FATAL: mysql_drv_query() returned error 1146 (Table '{db}.sbtest1' doesn't exist) for query 'SELECT c FROM sbtest1 WHERE id="
+        )),
+        "{out}"
+    );
+
+    // A table already there: prepare's CREATE TABLE, quoted as common.lua writes it.
+    mysql(&format!("USE {db}; CREATE TABLE sbtest1 (id INTEGER)"));
+    let out = run(&["prepare"]);
+    assert_eq!(
+        without_banner(&out),
+        "Creating table 'sbtest1'...\n\
+         FATAL: mysql_drv_query() returned error 1050 (Table 'sbtest1' already exists) for query 'CREATE TABLE sbtest1 (\n\
+         id INTEGER UNSIGNED NOT NULL AUTO_INCREMENT,\n\
+         k INTEGER UNSIGNED DEFAULT '0' NOT NULL,\n\
+         c CHAR(120) DEFAULT '' NOT NULL,\n\
+         pad CHAR(60) DEFAULT '' NOT NULL,\n\
+         PRIMARY KEY (id)\n\
+         ) /*! ENGINE = innodb MAX_ROWS = 1000000 */ '\n\
+         FATAL: `prepare' function failed: ./sysbench/tests/db/common.lua:66: db_query() failed\n"
+    );
+
+    // No server: each thread at its first query (BEGIN, or the first point select without
+    // a transaction); prepare and cleanup once.
+    let nowhere = ["--mysql-host=127.0.0.1", "--mysql-port=1"];
+    let refused =
+        "FATAL: unable to connect to MySQL server on host '127.0.0.1', port 1, aborting...\n\
+                   FATAL: error 2002: Can't connect to server on '127.0.0.1' (115)\n";
+    for (more, line) in [(&[][..], 43), (&["--oltp-skip-trx=on"][..], 49)] {
+        let mut a = nowhere.to_vec();
+        a.extend_from_slice(more);
+        a.extend_from_slice(&["--num-threads=2", "--time=1", "run"]);
+        let thread = format!(
+            "{refused}FATAL: `thread_run' function failed: ./sysbench/tests/db/oltp.lua:{line}: Failed to connect to the database\n"
+        );
+        assert_eq!(
+            without_banner(&run(&a)),
+            format!("{header}{thread}{thread}"),
+            "{more:?}"
+        );
+    }
+    let mut a = nowhere.to_vec();
+    a.push("prepare");
+    assert_eq!(
+        without_banner(&run(&a)),
+        format!("{refused}FATAL: `prepare' function failed: ./sysbench/tests/db/common.lua:111: Failed to connect to the database\n")
+    );
+    let mut a = nowhere.to_vec();
+    a.push("cleanup");
+    assert_eq!(
+        without_banner(&run(&a)),
+        format!("Dropping table 'sbtest1'...\n{refused}FATAL: `cleanup' function failed: ./sysbench/tests/db/common.lua:128: Failed to connect to the database\n")
+    );
+    mysql(&format!("DROP DATABASE {db}"));
+}

@@ -1537,6 +1537,52 @@ fn a_refused_prepared_statement_prints_sysbench_s_lines() {
     drop_database("mysql", db);
 }
 
+/// A statement of prepare or cleanup that the server refuses: the driver's line quoting
+/// the statement as sent (sysbench's CREATE TABLE text to the byte), then the Lua error of
+/// the function that sent it, as sysbench prints them. A table already there stops
+/// prepare (MariaDB and PostgreSQL, from oltp_common.lua's create_table whichever script);
+/// a user who may not drop the tables stops cleanup.
+#[test]
+fn a_refused_prepare_or_cleanup_statement_prints_sysbench_s_lines() {
+    for (server, user) in [
+        ("mysql", "--mysql-user=root"),
+        ("pgsql", "--pgsql-user=postgres"),
+    ] {
+        let Some(db) = empty_database(server, "plumb_dropin_setup_refused") else {
+            continue;
+        };
+        let (driver, db_opt) = (
+            format!("--db-driver={server}"),
+            format!("--{server}-db={db}"),
+        );
+        // sbtest1 only: a failure at a later table would leave the earlier ones behind
+        // for the second tool.
+        let table = "CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY)";
+        match server {
+            "mysql" => common::mysql(&format!("USE {db}; {table}")),
+            _ => common::psql(db, table),
+        };
+        for script in ["oltp_read_write", "select_random_points"] {
+            same(&[&driver, user, &db_opt, script, "prepare"]);
+        }
+        drop_database(server, db);
+    }
+    let Some(db) = empty_database("mysql", "plumb_dropin_cleanup_refused") else {
+        return;
+    };
+    common::mysql(&format!(
+        "USE {db}; CREATE TABLE sbtest1 (id INTEGER); \
+         CREATE USER IF NOT EXISTS plumb_nodrop@localhost; \
+         GRANT SELECT ON {db}.* TO plumb_nodrop@localhost"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    for script in ["oltp_read_write", "bulk_insert"] {
+        same(&["--mysql-user=plumb_nodrop", &db_opt, script, "cleanup"]);
+    }
+    common::mysql("DROP USER plumb_nodrop@localhost");
+    drop_database("mysql", db);
+}
+
 /// Tables that are there but lack the script's columns (MariaDB): each thread's
 /// thread_init has its first statement refused while preparing it, and sysbench prints the
 /// header up to "Initializing worker threads...", the driver's lines and the Lua error,

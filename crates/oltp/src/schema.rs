@@ -32,35 +32,39 @@ pub fn table_name(i: u32) -> String {
     format!("sbtest{i}")
 }
 
-/// `CREATE TABLE sbtest<i>` as sysbench writes it for `dialect`.
+/// `CREATE TABLE sbtest<i>` as sysbench writes it for `dialect`: oltp_common.lua's text to
+/// the byte (its lines, indentation and trailing blanks), which its errors quote.
 pub fn create_table(dialect: Dialect, spec: &OltpSpec, i: u32) -> String {
-    let rest = "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL";
+    let server_table = |id: &str, key: &str, engine: &str| {
+        format!(
+            "CREATE TABLE sbtest{i}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) {engine} "
+        )
+    };
     match dialect {
         Dialect::Mysql => {
             let id = if spec.auto_inc {
-                "id INTEGER NOT NULL AUTO_INCREMENT"
+                "INTEGER NOT NULL AUTO_INCREMENT"
             } else {
-                "id INTEGER NOT NULL"
+                "INTEGER NOT NULL"
             };
             let key = if spec.secondary {
-                "KEY xid (id)"
+                "KEY xid"
             } else {
-                "PRIMARY KEY (id)"
+                "PRIMARY KEY"
             };
-            format!(
-                "CREATE TABLE sbtest{i}({id}, {rest}, {key}) /*! ENGINE = {} */",
-                spec.mysql_storage_engine
-            )
+            let engine = format!("/*! ENGINE = {} */", spec.mysql_storage_engine);
+            server_table(id, key, &engine)
         }
         Dialect::Pgsql => {
             let id = if spec.auto_inc {
-                "id SERIAL"
+                "SERIAL"
             } else {
-                "id INTEGER NOT NULL"
+                "INTEGER NOT NULL"
             };
-            format!("CREATE TABLE sbtest{i}({id}, {rest}, PRIMARY KEY (id))")
+            server_table(id, "PRIMARY KEY", "")
         }
         Dialect::Sqlite => {
+            let rest = "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL";
             // INTEGER PRIMARY KEY makes id the rowid, as InnoDB clusters on the primary key.
             // AUTOINCREMENT keeps MySQL's rule that ids of deleted rows are never handed out
             // again (a plain rowid reuses the largest one).
@@ -162,17 +166,18 @@ mod tests {
         let spec = OltpSpec::new(Test::OltpReadWrite);
         assert_eq!(
             create_table(Dialect::Mysql, &spec, 3),
-            "CREATE TABLE sbtest3(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */"
+            "CREATE TABLE sbtest3(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = innodb */ "
         );
         let mut off = spec.clone();
         off.auto_inc = false;
         off.secondary = true;
         assert!(create_table(Dialect::Mysql, &off, 1)
-            .starts_with("CREATE TABLE sbtest1(id INTEGER NOT NULL, k"));
-        assert!(create_table(Dialect::Mysql, &off, 1).contains("KEY xid (id))"));
-        assert!(
-            create_table(Dialect::Pgsql, &spec, 1).starts_with("CREATE TABLE sbtest1(id SERIAL, k")
-        );
+            .starts_with("CREATE TABLE sbtest1(\n  id INTEGER NOT NULL,\n  k"));
+        assert!(create_table(Dialect::Mysql, &off, 1).contains("  KEY xid (id)\n)"));
+        // Two blanks at the end: no engine, no table options.
+        assert!(create_table(Dialect::Pgsql, &spec, 1)
+            .starts_with("CREATE TABLE sbtest1(\n  id SERIAL,\n  k"));
+        assert!(create_table(Dialect::Pgsql, &spec, 1).ends_with("  PRIMARY KEY (id)\n)  "));
     }
 
     #[test]

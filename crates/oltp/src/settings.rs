@@ -42,6 +42,10 @@ pub struct OltpSettings {
     /// ([`crate::OltpSpec::end_failures_counted`]), as the front end printed them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub end_failures: Vec<String>,
+    /// The job ran sysbench 0.5's oltp.lua as sysbench 1.0's legacy copy does
+    /// ([`OltpSpec::legacy_script`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_script: bool,
 }
 
 impl From<&OltpSpec> for OltpSettings {
@@ -71,6 +75,7 @@ impl From<&OltpSpec> for OltpSettings {
             database: None,
             server_activity: None,
             end_failures: Vec::new(),
+            legacy_script: s.legacy_script,
         }
     }
 }

@@ -99,6 +99,9 @@ pub struct Common {
     /// The drop-in's one command, whose failures sysbench words after the Lua function
     /// that ran it; None under plumb's name.
     pub dropin_command: Option<super::testdefs::Command>,
+    /// The drop-in's legacy oltp.lua as its command line named it, which sysbench's errors
+    /// quote (its own path, and the common.lua beside it).
+    pub legacy_path: Option<String>,
 }
 
 impl Common {
@@ -198,6 +201,7 @@ impl Common {
             verbosity,
             legacy_script: false,
             dropin_command: None,
+            legacy_path: None,
         })
     }
 

@@ -175,9 +175,13 @@ impl Layout for Sysbench {
         let mut s = header(job);
         s.push_str(&blocks::header(job, self.plumb_sections));
         // sysbench opens fileio's files before it starts its threads, but an OLTP script
-        // prepares its statements in each thread's thread_init, after this line.
-        if matches!(job.workload, Settings::Oltp(_)) {
+        // prepares its statements in each thread's thread_init, after this line; the
+        // legacy oltp.lua connects at its first query, once the threads have started.
+        if let Settings::Oltp(o) = &job.workload {
             s.push_str("Initializing worker threads...\n\n");
+            if o.legacy_script {
+                s.push_str("Threads started!\n\n");
+            }
         }
         s
     }

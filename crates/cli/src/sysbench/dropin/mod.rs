@@ -222,6 +222,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     test.check_rand(&values).map_err(Stop::fatal)?;
     let mut common = Common::from_values(&values, true).map_err(Stop::fatal)?;
     common.legacy_script = origin == legacy::Origin::Script05;
+    common.legacy_path = common.legacy_script.then(|| test_name.to_string());
     common.dropin_command = commands.first().copied();
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);

@@ -177,6 +177,10 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
             .and_then(|p| p.parse().ok())
             .unwrap_or(3306),
         mysql_socket_given: v.list("mysql-socket").iter().any(|s| !s.is_empty()),
+        legacy: c.legacy_path.clone().map(|path| words::Legacy {
+            path,
+            first: words::Legacy::first_statement(&spec),
+        }),
     };
     let job = OltpJob::new(spec, driver, c.run.threads, c.run.seed)
         .spelled(spell)

@@ -31,6 +31,68 @@ pub(super) struct Script {
     pub mysql_port: u16,
     /// --mysql-socket was given: sysbench names the socket, else the host and port.
     pub mysql_socket_given: bool,
+    /// The run stands for sysbench 1.0's copy of 0.5's oltp.lua, whose errors are its own.
+    pub legacy: Option<Legacy>,
+}
+
+/// sysbench 1.0.20's `oltp_legacy/oltp.lua` and the common.lua beside it: they send every
+/// statement through `db_query()`, which fails with those words, at their own lines.
+pub(super) struct Legacy {
+    /// The script's path as the command line gave it (sysbench quotes it as given).
+    pub path: String,
+    /// An event's first statement: a thread connects when it sends it (the script has no
+    /// thread_init connection), so a connection that cannot be opened fails there.
+    pub first: Option<Stmt>,
+}
+
+impl Legacy {
+    /// The event's statements as their failures name them: `path:line`.
+    fn event_at(&self, stmt: Stmt) -> Option<String> {
+        let line = match stmt {
+            Stmt::Begin => 43,
+            Stmt::PointSelect => 49,
+            Stmt::SimpleRange => 56,
+            Stmt::SumRange => 60,
+            Stmt::OrderRange => 64,
+            Stmt::DistinctRange => 69,
+            Stmt::IndexUpdate => 80,
+            Stmt::NonIndexUpdate => 86,
+            Stmt::Delete => 96,
+            Stmt::Insert => 103,
+            Stmt::Commit => 110,
+            _ => return None,
+        };
+        Some(format!("{}:{line}", self.path))
+    }
+
+    /// common.lua's `line`, as the script loaded it: `dofile()` of the path's directory.
+    fn common_at(&self, line: u32) -> String {
+        let dir = self.path.rfind('/').map_or("./", |i| &self.path[..=i]);
+        format!("{dir}common.lua:{line}")
+    }
+
+    /// The first statement of the legacy event `spec` runs, as its event() sends them.
+    pub fn first_statement(spec: &plumb_oltp::OltpSpec) -> Option<Stmt> {
+        let reads = spec.test != Test::OltpWriteOnly;
+        let writes = spec.test != Test::OltpReadOnly;
+        let ranges = reads && spec.range_selects;
+        [
+            (Stmt::Begin, !spec.skip_trx),
+            (
+                Stmt::PointSelect,
+                reads && spec.effective_point_selects() > 0,
+            ),
+            (Stmt::SimpleRange, ranges && spec.simple_ranges > 0),
+            (Stmt::SumRange, ranges && spec.sum_ranges > 0),
+            (Stmt::OrderRange, ranges && spec.order_ranges > 0),
+            (Stmt::DistinctRange, ranges && spec.distinct_ranges > 0),
+            (Stmt::IndexUpdate, writes && spec.index_updates > 0),
+            (Stmt::NonIndexUpdate, writes && spec.non_index_updates > 0),
+            (Stmt::Delete, writes && spec.delete_inserts > 0),
+        ]
+        .into_iter()
+        .find_map(|(stmt, sent)| sent.then_some(stmt))
+    }
 }
 
 impl Script {
@@ -90,6 +152,9 @@ impl Script {
             )],
             Dialect::Sqlite => return None,
         };
+        if let Some(legacy) = &self.legacy {
+            return self.legacy_connect_failed(legacy, &lines);
+        }
         let common = |line| format!("oltp_common.lua:{line}");
         let (function, at, connections) = match (self.command?, self.test) {
             (Command::Prepare, Test::BulkInsert) => ("prepare", "bulk_insert.lua:19".into(), 1),
@@ -119,6 +184,28 @@ impl Script {
         }
         if self.command == Some(Command::Run) {
             log.fatal("Thread initialization failed!");
+        }
+        Some(log.printed())
+    }
+
+    /// The legacy script's connection failures: a run's threads connect at their first
+    /// query, after "Threads started!" (each thread fails, and no thread_init did);
+    /// prepare and cleanup connect once, in common.lua.
+    fn legacy_connect_failed(&self, legacy: &Legacy, lines: &[String]) -> Option<String> {
+        let (function, at, connections) = match self.command? {
+            Command::Run => ("thread_run", legacy.event_at(legacy.first?)?, self.threads),
+            Command::Prepare => ("prepare", legacy.common_at(111), 1),
+            Command::Cleanup => ("cleanup", legacy.common_at(128), 1),
+            Command::Prewarm | Command::Help => return None,
+        };
+        let mut log = Log::default();
+        for _ in 0..connections.max(1) {
+            for l in lines {
+                log.fatal(l);
+            }
+            log.fatal(&format!(
+                "`{function}' function failed: {at}: Failed to connect to the database"
+            ));
         }
         Some(log.printed())
     }
@@ -269,6 +356,38 @@ impl Script {
             }
             Dialect::Sqlite => return None,
         };
+        let sql_error = |errno: &str| {
+            format!(
+                "SQL error, errno = {errno}, state = '{}': {}",
+                said.state, said.message
+            )
+        };
+        if let Some(legacy) = &self.legacy {
+            let (function, at) = match stmt {
+                Some(stmt) => ("thread_run", legacy.event_at(stmt)?),
+                None => {
+                    let (function, line) = setup_statement(query, false)?;
+                    (function, legacy.common_at(line))
+                }
+            };
+            log.fatal(&format!(
+                "`{function}' function failed: {at}: db_query() failed"
+            ));
+            return Some(log.printed());
+        }
+        if stmt.is_none() && !at_end {
+            let (function, at) = match (setup_statement(query, true)?, self.test) {
+                // bulk_insert.lua's own CREATE TABLE IF NOT EXISTS.
+                (_, Test::BulkInsert) if !query.starts_with("DROP") => return None,
+                (("cleanup", _), Test::BulkInsert) => ("cleanup", "bulk_insert.lua:54".into()),
+                ((function, line), _) => (function, format!("oltp_common.lua:{line}")),
+            };
+            log.fatal(&format!(
+                "`{function}' function failed: /usr/share/sysbench/{at}: {}",
+                sql_error(errno)
+            ));
+            return Some(log.printed());
+        }
         let failed = match self.test {
             // oltp_insert.lua sends PostgreSQL's auto-increment INSERT from its line 50,
             // every other one from line 61.
@@ -301,6 +420,26 @@ impl Script {
         log.fatal(&format!("`thread_run' function failed: {failed}"));
         Some(log.printed())
     }
+}
+
+/// The Lua function and line that sent `query`, a statement of prepare or cleanup, by its
+/// text: in oltp_common.lua (`current`) or in the legacy common.lua. A bulk INSERT is not
+/// placed (it fails where its buffer was flushed, which its text does not tell).
+fn setup_statement(query: &str, current: bool) -> Option<(&'static str, u32)> {
+    let prepare = if current {
+        "sysbench.cmdline.call_command"
+    } else {
+        "prepare"
+    };
+    Some(if query.starts_with("CREATE TABLE") {
+        (prepare, if current { 197 } else { 66 })
+    } else if query.starts_with("CREATE INDEX") {
+        (prepare, if current { 238 } else { 98 })
+    } else if query.starts_with("DROP TABLE") {
+        ("cleanup", if current { 392 } else { 128 })
+    } else {
+        return None;
+    })
 }
 
 /// The script and line of sysbench 1.0.20's Lua that executes a statement of this kind in
@@ -543,6 +682,7 @@ mod tests {
             command: Some(command),
             mysql_port: 3306,
             mysql_socket_given: false,
+            legacy: None,
         }
     }
 
@@ -700,6 +840,7 @@ mod tests {
             command: Some(Command::Run),
             mysql_port: 3306,
             mysql_socket_given: false,
+            legacy: None,
         };
         let e = OltpError::Unprepared {
             tables: 1,
@@ -742,6 +883,7 @@ mod tests {
             command: Some(Command::Run),
             mysql_port: 3306,
             mysql_socket_given: false,
+            legacy: None,
         };
         assert_eq!(
             pg.words(&e(&error)).unwrap().to_string(),
@@ -768,6 +910,7 @@ mod tests {
         // the server's: plumb's words.
         let prepared = Script {
             test: Test::OltpPointSelect,
+            legacy: None,
             ..my
         };
         let mut sent_prepared = error.clone();
@@ -802,6 +945,7 @@ mod tests {
                 command: Some(Command::Run),
                 mysql_port: 3306,
                 mysql_socket_given: false,
+                legacy: None,
             }
             .words(&OltpError::Statement {
                 what: "index update on sbtest2".into(),
