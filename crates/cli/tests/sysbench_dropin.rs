@@ -1583,6 +1583,47 @@ fn a_refused_prepare_or_cleanup_statement_prints_sysbench_s_lines() {
     drop_database("mysql", db);
 }
 
+/// A prepared statement the server refuses when executed (a CHECK constraint the index
+/// update breaks): MySQL's driver quotes the statement as prepared, libpq's
+/// PQexecPrepared() only the message; then the Lua line that executed it.
+#[test]
+fn a_prepared_statement_refused_on_execution_prints_sysbench_s_lines() {
+    for (server, user) in [
+        ("mysql", "--mysql-user=root"),
+        ("pgsql", "--pgsql-user=postgres"),
+    ] {
+        let Some(db) = empty_database(server, "plumb_dropin_exec_refused") else {
+            continue;
+        };
+        let (driver, db_opt) = (
+            format!("--db-driver={server}"),
+            format!("--{server}-db={db}"),
+        );
+        let base = [
+            driver.as_str(),
+            user,
+            &db_opt,
+            "oltp_update_index",
+            "--table-size=100",
+        ];
+        let (code, _, err) = common::run(&[&base[..], &["prepare"]].concat());
+        assert_eq!(code, 0, "{err}");
+        // Rows already there break it too: the constraint is not checked when added.
+        match server {
+            "mysql" => common::mysql(&format!(
+                "SET check_constraint_checks=0; \
+                 ALTER TABLE {db}.sbtest1 ADD CONSTRAINT neg CHECK (k < 0)"
+            )),
+            _ => common::psql(
+                db,
+                "ALTER TABLE sbtest1 ADD CONSTRAINT neg CHECK (k < 0) NOT VALID",
+            ),
+        };
+        same(&[&base[..], &["--time=1", "run"]].concat());
+        drop_database(server, db);
+    }
+}
+
 /// Tables that are there but lack the script's columns (MariaDB): each thread's
 /// thread_init has its first statement refused while preparing it, and sysbench prints the
 /// header up to "Initializing worker threads...", the driver's lines and the Lua error,

@@ -140,6 +140,7 @@ impl PgsqlDriver {
         Ok(PgsqlConnection {
             conn,
             stmts: Vec::new(),
+            texts: Vec::new(),
             ignore: c.ignore.clone(),
             lost: false,
             about: self.about.clone(),
@@ -214,6 +215,8 @@ pub fn number_placeholders(sql: &str) -> String {
 pub struct PgsqlConnection {
     conn: Conn,
     stmts: Vec<Prepared>,
+    /// Each prepared statement's text, for its refusal when executed.
+    texts: Vec<String>,
     ignore: IgnoreErrors,
     lost: bool,
     about: Arc<About>,
@@ -281,7 +284,13 @@ impl PgsqlConnection {
         match self.conn.execute(st, values) {
             Ok((rows, _)) if reads => Ok(Outcome::Rows(rows)),
             Ok((_, changed)) => Ok(Outcome::Changed(changed)),
-            Err(e) => Err(self.fail(e)),
+            Err(e) => {
+                let error = self.fail(e);
+                Err(match index.and_then(|i| self.texts.get(i)) {
+                    Some(text) => error.executed(text),
+                    None => error,
+                })
+            }
         }
     }
 
@@ -434,6 +443,7 @@ impl Connection for PgsqlConnection {
             .prepare(&text)
             .map_err(|e| self.fail(e).sent(&text))?;
         self.stmts.push(st);
+        self.texts.push(text);
         Ok(StmtId(self.stmts.len() - 1))
     }
 

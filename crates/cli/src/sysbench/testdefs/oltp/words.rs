@@ -330,8 +330,19 @@ impl Script {
         at_end: bool,
     ) -> Option<String> {
         let said = error.said.as_deref()?;
-        let query = said.query.as_deref()?;
         let mut log = Log::default();
+        // libpq's prepared statement failure names no text: sysbench's driver prints the
+        // server's message alone.
+        if self.dialect == Dialect::Pgsql && said.executed {
+            log.fatal(&format!("PQexecPrepared() failed: 7 {}", said.message));
+            let (script, line) = executed_at(self.test, stmt?)?;
+            log.fatal(&format!(
+                "`thread_run' function failed: /usr/share/sysbench/{script}:{line}: SQL error, errno = 0, state = '{}': {}",
+                said.state, said.message
+            ));
+            return Some(log.printed());
+        }
+        let query = said.query.as_deref()?;
         let errno = match self.dialect {
             Dialect::Mysql => {
                 let code = error.code.as_deref()?;
@@ -346,8 +357,6 @@ impl Script {
                 ));
                 code
             }
-            // The lines of a prepared statement's refusal are not known here: plumb's own.
-            Dialect::Pgsql if said.executed => return None,
             Dialect::Pgsql => {
                 // 7: libpq's PGRES_FATAL_ERROR; sysbench's pgsql driver sets no errno.
                 log.fatal(&format!("PQexec() failed: 7 {}", said.message));
