@@ -243,6 +243,20 @@ fn bad_general_values() {
     }
 }
 
+/// A worker stuck in an event past --time plus the grace: sysbench's watchdog line, the
+/// count of unfinished events in the report, exit status 2. The header's forced-shutdown
+/// line stands on its last blank line.
+#[test]
+fn a_forced_shutdown_as_sysbench_s_watchdog() {
+    same(&[
+        "cpu",
+        "--cpu-max-prime=20000000",
+        "--time=1",
+        "--forced-shutdown=0",
+        "run",
+    ]);
+}
+
 /// sysbench's integer options go through strtol() over the whole value: a fraction, an
 /// exponent or a value past a C int is refused (plumb's own name takes fractions of a
 /// second); a sign and leading spaces are taken. --forced-shutdown is whole seconds or a
@@ -260,6 +274,9 @@ fn fractions_where_sysbench_wants_integers() {
         "--verbosity=1.5",
         "--time=3000000000",
         "--forced-shutdown=1.5",
+        "--forced-shutdown=5%x",
+        "--forced-shutdown=OFF",
+        "--forced-shutdown=",
         "--time=+1",
         "--time= 1",
     ] {
@@ -267,6 +284,18 @@ fn fractions_where_sysbench_wants_integers() {
     }
     let (code, _, err) = common::run(&["cpu", "--time=0.5", "--cpu-max-prime=100", "run"]);
     assert_eq!(code, 0, "{err}");
+    // sysbench adds a negative grace to --time unsigned: its watchdog fires early (9 s for
+    // -1 and --time=10). plumb refuses it, in one line.
+    let Some((_, ours)) = run_both(&["--events=1", "--forced-shutdown=-1", "cpu", "run"]) else {
+        return;
+    };
+    assert_eq!(ours.code, 1);
+    assert!(
+        ours.stdout
+            .ends_with("plumb takes 0 or more seconds, or a percentage\n"),
+        "{}",
+        ours.stdout
+    );
 }
 
 #[test]

@@ -115,6 +115,10 @@ pub struct RunResult {
     pub intervals: Vec<IntervalResult>,
     /// Each operation kind's latencies, lossless: merge these, never the percentiles.
     pub histograms: BTreeMap<String, SparseHistogram>,
+    /// A forced shutdown: events under way when the workers were left behind (not counted
+    /// in `events`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_events: Option<u64>,
 }
 
 impl IntervalResult {
@@ -223,6 +227,7 @@ impl RunResult {
             open_loop: None,
             intervals: Vec::new(),
             histograms: BTreeMap::new(),
+            unfinished_events: None,
         }
     }
 
@@ -344,6 +349,7 @@ impl RunResult {
                 .zip(&per_kind)
                 .map(|(k, h)| (k.name.to_string(), SparseHistogram::from(h)))
                 .collect(),
+            unfinished_events: (status == Status::ForcedShutdown).then_some(outcome.unfinished),
         }
     }
 

@@ -428,6 +428,8 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
     }
     Ok(match finished.stopped_by {
         Some(StopCause::Signal(s)) => exit::for_signal(s),
+        // sysbench's watchdog exits with 2 when it gives up on the workers.
+        Some(StopCause::Forced) if common.dropin => 2,
         Some(_) => exit::RUNTIME,
         None if plan.options.strict && finished.invalid => {
             eprintln!("plumb: --strict: the result has findings marked invalid");

@@ -167,6 +167,8 @@ pub struct RunOutcome {
     pub intervals: Vec<IntervalSample>,
     /// Open loop: scheduled events not yet started when the run ended.
     pub backlog: Option<u64>,
+    /// A forced shutdown: the workers still inside an event, left behind.
+    pub unfinished: u64,
 }
 
 #[derive(Debug, Error)]
@@ -466,6 +468,12 @@ pub fn run_announced(
         )
     });
     let total = end.saturating_duration_since(start);
+    let unfinished = if abandon {
+        let done = *finish.count.lock().unwrap_or_else(|p| p.into_inner());
+        threads.saturating_sub(done) as u64
+    } else {
+        0
+    };
     let outcome = RunOutcome {
         cause,
         elapsed: total.saturating_sub(cfg.warmup.min(total)),
@@ -473,6 +481,7 @@ pub fn run_announced(
         threads: slots.iter().map(snapshot).collect(),
         intervals,
         backlog,
+        unfinished,
     };
     match failed {
         None => Ok(outcome),

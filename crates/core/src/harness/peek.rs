@@ -89,6 +89,7 @@ impl Peek {
             threads: slots.iter().map(settled).collect(),
             intervals,
             backlog: None,
+            unfinished: 0,
         })
     }
 }

@@ -207,6 +207,13 @@ impl Layout for Sysbench {
                     let _ = writeln!(out, "FATAL: {e}");
                 }
             }
+            // sysbench's line when its watchdog gives up on the workers, before its report.
+            if self.drop_in && job.status == Status::ForcedShutdown {
+                let _ = writeln!(
+                    out,
+                    "FATAL: The --max-time limit has expired, forcing shutdown..."
+                );
+            }
             if !self.plumb_sections {
                 out.push_str(&sysbench_report(job));
                 continue;
@@ -275,14 +282,15 @@ fn header(job: &JobRecord) -> String {
             "Initializing random number generator from current time\n"
         );
     }
-    let _ = writeln!(s);
+    // sysbench's forced-shutdown line stands on the header's last blank line.
     if let Some(g) = cfg.forced_shutdown_s {
         let _ = writeln!(
             s,
-            "Forcing shutdown in {} seconds\n",
+            "Forcing shutdown in {} seconds",
             cfg.time_limit_s.unwrap_or_default() + g
         );
     }
+    let _ = writeln!(s);
     if cfg.warmup_s > 0.0 {
         let _ = writeln!(
             s,
@@ -386,11 +394,32 @@ fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
     blocks::test_block(&mut out, r);
+    if let Some(n) = r.unfinished_events {
+        let _ = writeln!(
+            out,
+            "Number of unfinished transactions on forced shutdown: {n}\n"
+        );
+    }
     let _ = writeln!(out, "General statistics:");
     col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
     col41(&mut out, "total number of events:", &r.events.to_string());
     let _ = writeln!(out);
-    latency_lines(&mut out, "Latency (ms):", &r.latency, percentiles_off_line);
+    if r.latency.count == 0 && r.latency.percentiles.is_empty() {
+        // No event measured: sysbench still prints the percentiles asked for, as 0.
+        let mut l = r.latency.clone();
+        l.percentiles = r
+            .settings
+            .percentiles
+            .iter()
+            .map(|&percentile| plumb_core::stats::Percentile {
+                percentile,
+                value_ns: 0,
+            })
+            .collect();
+        latency_lines(&mut out, "Latency (ms):", &l, percentiles_off_line);
+    } else {
+        latency_lines(&mut out, "Latency (ms):", &r.latency, percentiles_off_line);
+    }
     let _ = writeln!(out, "Threads fairness:");
     let f = &r.fairness;
     let _ = writeln!(

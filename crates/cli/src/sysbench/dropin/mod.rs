@@ -342,18 +342,47 @@ fn warn_endless(raw: &[(String, Option<String>)], json: bool) {
     }
 }
 
-/// sysbench reads a missing or empty value of an integer option as 0.
+/// sysbench reads a missing or empty value of an integer option as 0, and
+/// --forced-shutdown as [`grace_as_sysbench_reads_it`] says.
 fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
     raw.iter()
         .map(|(n, v)| {
             let empty = v.as_deref().is_none_or(str::is_empty);
             if empty && SYSBENCH_INTS.contains(&n.as_str()) {
                 (n.clone(), Some("0".to_string()))
+            } else if n == "forced-shutdown" {
+                // An empty value is no value (5% of --time), as sysbench reads it.
+                (
+                    n.clone(),
+                    v.as_deref().filter(|v| !v.is_empty()).map(grace_as_read),
+                )
             } else {
                 (n.clone(), v.clone())
             }
         })
         .collect()
+}
+
+/// A --forced-shutdown value sysbench takes, as plumb's parser reads the same thing:
+/// `OFF` is `off`, what follows a `%` is dropped (`%` alone is 0%). A value sysbench
+/// refuses, and a negative one, are left for [`check_option`] to refuse.
+fn grace_as_read(v: &str) -> String {
+    if !grace_as_sysbench_reads_it(v) {
+        return v.to_string();
+    }
+    if v.eq_ignore_ascii_case("off") {
+        return "off".to_string();
+    }
+    let t = v.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (number, percent) = match t.split_once('%') {
+        Some((n, _)) => (n, "%"),
+        None => (t, ""),
+    };
+    match number.parse::<i64>() {
+        Ok(n) if n < 0 => v.to_string(),
+        Ok(n) => format!("{n}{percent}"),
+        Err(_) => format!("0{percent}"),
+    }
 }
 
 /// An option's value as sysbench judges it: first its option parser (a word where an
@@ -372,9 +401,14 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
             name.replace('-', "_")
         )));
     }
-    if o.name == "forced-shutdown" && !grace_as_sysbench_reads_it(text) {
+    if o.name == "forced-shutdown" && !text.is_empty() && !grace_as_sysbench_reads_it(text) {
         return Err(Stop::fatal(format!(
             "Invalid value for --forced-shutdown: '{text}'"
+        )));
+    }
+    if o.name == "forced-shutdown" && text.trim_start().starts_with('-') {
+        return Err(Stop::fatal(format!(
+            "--forced-shutdown={text}: sysbench adds a negative count to --time as an unsigned number (its watchdog then fires before --time ends, or never); plumb takes 0 or more seconds, or a percentage"
         )));
     }
     let Err(e) = o.parse(raw) else {
