@@ -50,6 +50,8 @@ def run(cmd, disk, blocks):
     return rate(p.stderr), (done / blocks if blocks else None)
 
 def main():
+    # Each round's line as it is measured: a run cut short by a time limit keeps them.
+    sys.stdout.reconfigure(line_buffering=True)
     a = argparse.ArgumentParser()
     a.add_argument("--plumb", default="target/release/plumb")
     a.add_argument("--dir", default=".")
