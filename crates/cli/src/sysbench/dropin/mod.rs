@@ -343,7 +343,7 @@ fn warn_endless(raw: &[(String, Option<String>)], json: bool) {
 }
 
 /// sysbench reads a missing or empty value of an integer option as 0, and
-/// --forced-shutdown as [`grace_as_sysbench_reads_it`] says.
+/// --forced-shutdown as [`SysbenchGrace::read`] says.
 fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
     raw.iter()
         .map(|(n, v)| {
@@ -367,21 +367,12 @@ fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)>
 /// `OFF` is `off`, what follows a `%` is dropped (`%` alone is 0%). A value sysbench
 /// refuses, and a negative one, are left for [`check_option`] to refuse.
 fn grace_as_read(v: &str) -> String {
-    if !grace_as_sysbench_reads_it(v) {
-        return v.to_string();
-    }
-    if v.eq_ignore_ascii_case("off") {
-        return "off".to_string();
-    }
-    let t = v.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let (number, percent) = match t.split_once('%') {
-        Some((n, _)) => (n, "%"),
-        None => (t, ""),
-    };
-    match number.parse::<i64>() {
-        Ok(n) if n < 0 => v.to_string(),
-        Ok(n) => format!("{n}{percent}"),
-        Err(_) => format!("0{percent}"),
+    match SysbenchGrace::read(v) {
+        Some(SysbenchGrace::Off) => "off".to_string(),
+        Some(SysbenchGrace::Seconds(n, percent)) if (0..=1_000_000_000).contains(&n) => {
+            format!("{n}{}", if percent { "%" } else { "" })
+        }
+        _ => v.to_string(),
     }
 }
 
@@ -401,15 +392,20 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
             name.replace('-', "_")
         )));
     }
-    if o.name == "forced-shutdown" && !text.is_empty() && !grace_as_sysbench_reads_it(text) {
-        return Err(Stop::fatal(format!(
-            "Invalid value for --forced-shutdown: '{text}'"
-        )));
-    }
-    if o.name == "forced-shutdown" && text.trim_start().starts_with('-') {
-        return Err(Stop::fatal(format!(
-            "--forced-shutdown={text}: sysbench adds a negative count to --time as an unsigned number (its watchdog then fires before --time ends, or never); plumb takes 0 or more seconds, or a percentage"
-        )));
+    if o.name == "forced-shutdown" && !text.is_empty() {
+        match SysbenchGrace::read(text) {
+            None => {
+                return Err(Stop::fatal(format!(
+                    "Invalid value for --forced-shutdown: '{text}'"
+                )))
+            }
+            Some(SysbenchGrace::Seconds(n, _)) if n < 0 => {
+                return Err(Stop::fatal(format!(
+                    "--forced-shutdown={text}: sysbench adds a negative count to --time as an unsigned number (its watchdog then fires before --time ends, or never); plumb takes 0 or more seconds, or a percentage"
+                )))
+            }
+            Some(_) => {}
+        }
     }
     let Err(e) = o.parse(raw) else {
         return Ok(());
@@ -438,10 +434,13 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
     })
 }
 
+/// The white space C's strtol() skips before a number (isspace()).
+const C_SPACE: [char; 6] = [' ', '\t', '\n', '\x0b', '\x0c', '\r'];
+
 /// What sysbench's option parser takes as an integer: strtol() in base 10 over the whole
 /// value (leading white space and a sign allowed), inside a C int.
 fn c_int(s: &str) -> bool {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let t = s.trim_start_matches(C_SPACE);
     let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
     !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
@@ -449,21 +448,43 @@ fn c_int(s: &str) -> bool {
             .is_ok_and(|v| (i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(&v))
 }
 
-/// sysbench's reading of --forced-shutdown: `off` in any case, or whole seconds, or
-/// whole seconds followed by `%` (what follows the `%` is not read).
-fn grace_as_sysbench_reads_it(s: &str) -> bool {
-    if s.eq_ignore_ascii_case("off") {
-        return true;
+/// A --forced-shutdown value as sysbench reads it.
+enum SysbenchGrace {
+    Off,
+    /// Seconds (signed, as strtol() gives them), or a percentage of --time.
+    Seconds(i64, bool),
+}
+
+impl SysbenchGrace {
+    /// `off` in any case, or strtol()'s whole seconds, optionally followed by `%` (what
+    /// follows the `%` is not read); None for what sysbench refuses.
+    fn read(s: &str) -> Option<SysbenchGrace> {
+        if s.eq_ignore_ascii_case("off") {
+            return Some(SysbenchGrace::Off);
+        }
+        let t = s.trim_start_matches(C_SPACE);
+        let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+        let n = body.bytes().take_while(u8::is_ascii_digit).count();
+        let rest = &body[n..];
+        // strtol() with no digits leaves its end pointer at the start of the value: 0,
+        // and only a `%` right there is taken.
+        if n == 0 {
+            return s
+                .starts_with('%')
+                .then_some(SysbenchGrace::Seconds(0, true));
+        }
+        if !rest.is_empty() && !rest.starts_with('%') {
+            return None;
+        }
+        let number = &t[..t.len() - rest.len()];
+        // strtol() saturates a number it cannot hold.
+        let seconds = number.parse().unwrap_or(if number.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        });
+        Some(SysbenchGrace::Seconds(seconds, !rest.is_empty()))
     }
-    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
-    let n = body.bytes().take_while(u8::is_ascii_digit).count();
-    let rest = &body[n..];
-    // strtol() with no digits leaves its end pointer at the start of the value.
-    if n == 0 {
-        return s.starts_with('%');
-    }
-    rest.is_empty() || rest.starts_with('%')
 }
 
 /// fileio's test mode, checked by `run` only, as sysbench does: without one, the complaint

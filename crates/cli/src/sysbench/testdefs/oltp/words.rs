@@ -331,14 +331,21 @@ impl Script {
     ) -> Option<String> {
         let said = error.said.as_deref()?;
         let mut log = Log::default();
+        // sysbench's Lua error for a failed query (its check_error).
+        let sql_error = |errno: &str| {
+            format!(
+                "SQL error, errno = {errno}, state = '{}': {}",
+                said.state, said.message
+            )
+        };
         // libpq's prepared statement failure names no text: sysbench's driver prints the
         // server's message alone.
         if self.dialect == Dialect::Pgsql && said.executed {
             log.fatal(&format!("PQexecPrepared() failed: 7 {}", said.message));
             let (script, line) = executed_at(self.test, stmt?)?;
             log.fatal(&format!(
-                "`thread_run' function failed: /usr/share/sysbench/{script}:{line}: SQL error, errno = 0, state = '{}': {}",
-                said.state, said.message
+                "`thread_run' function failed: /usr/share/sysbench/{script}:{line}: {}",
+                sql_error("0")
             ));
             return Some(log.printed());
         }
@@ -364,12 +371,6 @@ impl Script {
                 "0"
             }
             Dialect::Sqlite => return None,
-        };
-        let sql_error = |errno: &str| {
-            format!(
-                "SQL error, errno = {errno}, state = '{}': {}",
-                said.state, said.message
-            )
         };
         if let Some(legacy) = &self.legacy {
             let (function, at) = match stmt {
@@ -407,8 +408,8 @@ impl Script {
                     61
                 };
                 format!(
-                    "/usr/share/sysbench/oltp_insert.lua:{line}: SQL error, errno = {errno}, state = '{}': {}",
-                    said.state, said.message
+                    "/usr/share/sysbench/oltp_insert.lua:{line}: {}",
+                    sql_error(errno)
                 )
             }
             Test::BulkInsert if at_end => {
@@ -420,10 +421,7 @@ impl Script {
             }
             test => {
                 let (script, line) = executed_at(test, stmt?)?;
-                format!(
-                    "/usr/share/sysbench/{script}:{line}: SQL error, errno = {errno}, state = '{}': {}",
-                    said.state, said.message
-                )
+                format!("/usr/share/sysbench/{script}:{line}: {}", sql_error(errno))
             }
         };
         log.fatal(&format!("`thread_run' function failed: {failed}"));
