@@ -289,6 +289,22 @@ fn fractions_where_sysbench_wants_integers() {
     let Some((_, ours)) = run_both(&["--events=1", "--forced-shutdown=-1", "cpu", "run"]) else {
         return;
     };
+    // sysbench saturates a grace it cannot hold and wraps the sum; plumb refuses it.
+    let Some((_, huge)) = run_both(&[
+        "--events=1",
+        "--forced-shutdown=99999999999999999999",
+        "cpu",
+        "run",
+    ]) else {
+        return;
+    };
+    assert_eq!(huge.code, 1, "{}{}", huge.stdout, huge.stderr);
+    assert!(
+        huge.stdout
+            .ends_with("FATAL: Invalid value for --forced-shutdown: '99999999999999999999'\n"),
+        "{}",
+        huge.stdout
+    );
     assert_eq!(ours.code, 1);
     assert!(
         ours.stdout

@@ -140,6 +140,11 @@ fn bad_input_gets_one_line_and_exit_2() {
         &["cpu", "--forced-shutdown=soon", "run"],
         &["--forced-shutdown"],
     );
+    // A grace past --time's own limit overflowed the deadline (a panic).
+    assert_usage_error(
+        &["cpu", "--forced-shutdown=1e30", "run"],
+        &["--forced-shutdown", "up to 1000000000"],
+    );
 }
 
 #[test]

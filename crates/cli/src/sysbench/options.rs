@@ -182,7 +182,7 @@ impl Opt {
                 Ok(Value::Percentiles(out))
             }
             Kind::Grace => {
-                let allowed = "off, a number of seconds, or a percentage of --time such as 5%";
+                let allowed = "off, a number of seconds up to 1000000000, or a percentage of --time such as 5%";
                 if raw == "off" {
                     return Ok(Value::Grace(None));
                 }
@@ -194,7 +194,9 @@ impl Opt {
                     .trim()
                     .parse()
                     .ok()
-                    .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+                    // --time's own limit: a grace past it is no grace (and would
+                    // overflow the deadline).
+                    .filter(|v: &f64| v.is_finite() && (0.0..=1e9).contains(v))
                     .ok_or_else(|| bad(name, raw, allowed))?;
                 Ok(Value::Grace(Some((v, pct))))
             }
