@@ -316,6 +316,74 @@ fn the_database_section_and_record_say_what_the_numbers_depend_on() {
 /// TCP connections to PostgreSQL are encrypted as libpq's sslmode (prefer by default)
 /// encrypts them, so plumb and sysbench do the same work on the same server; the record says
 /// so from the server's own pg_stat_ssl.
+/// `--pgsql-host` as libpq reads it: a list of hosts tried in order, an empty item for the
+/// default socket directory; the run reports the host that answered. None answering: one
+/// line naming every host tried, exit 1.
+#[test]
+fn postgres_host_lists_are_tried_in_order_as_libpq_tries_them() {
+    if !available("pgsql") {
+        return;
+    }
+    let d = TempDir::new().unwrap();
+    let pg = pg_db("plumb_t_hosts");
+    let base = with(&pg_opts(&pg), &["oltp_point_select", "--table-size=100"]);
+    let o = run_in(d.path(), "plumb", &with(&base, &["prepare"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let run = |host: &str| {
+        let mut args = with(&base, &[&format!("--pgsql-host={host}")]);
+        args.retain(|a| a != "--pgsql-host=127.0.0.1");
+        args.extend(["--events=5", "--time=0", "run"].map(String::from));
+        run_in(d.path(), "plumb", &args)
+    };
+    // Nothing listens on 127.0.0.2 here; PostgreSQL listens on 127.0.0.1 and its socket.
+    for (hosts, answered) in [
+        ("127.0.0.2,/nonexistent,127.0.0.1", "tcp 127.0.0.1:5432"),
+        (",127.0.0.2", "socket /var/run/postgresql/.s.PGSQL.5432"),
+        ("127.0.0.2,", "socket /var/run/postgresql/.s.PGSQL.5432"),
+    ] {
+        let o = run(hosts);
+        assert!(o.status.success(), "{hosts}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        let driver = out.lines().find(|l| l.trim_start().starts_with("driver:"));
+        assert!(
+            driver
+                .is_some_and(|l| l.contains(answered) && l.ends_with(&format!(", database {pg}"))),
+            "{hosts}: {out}"
+        );
+        assert!(
+            out.contains("transactions:                        5 "),
+            "{out}"
+        );
+    }
+    let o = run("127.0.0.2,/nonexistent");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("PostgreSQL at tcp 127.0.0.2:5432: ")
+            && err.contains("; at socket /nonexistent/.s.PGSQL.5432: "),
+        "{err}"
+    );
+    let o = run_in(
+        d.path(),
+        "plumb",
+        &with(
+            &base,
+            &[
+                "--pgsql-host=127.0.0.1,/tmp",
+                "--pgsql-sslmode=require",
+                "run",
+            ],
+        ),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        "plumb: --pgsql-sslmode=require applies to TCP connections, and --pgsql-host lists /tmp, a socket directory: PostgreSQL never encrypts a socket\n"
+    );
+    psql("postgres", &format!("DROP DATABASE {pg}"));
+}
+
 #[test]
 fn postgres_tcp_connections_are_encrypted_as_libpq_encrypts_them() {
     if !available("pgsql") {

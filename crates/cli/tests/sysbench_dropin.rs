@@ -257,6 +257,68 @@ fn a_forced_shutdown_as_sysbench_s_watchdog() {
     ]);
 }
 
+/// A grace given as a share of --time is the whole seconds sysbench's integer arithmetic
+/// makes of it (50% of 3 s is 1 s; an empty value is 5%, of 30 s 1 s), in the header and for
+/// the watchdog; without a time limit sysbench never reads the value, whatever it is.
+#[test]
+fn a_grace_in_percent_is_whole_seconds_as_sysbench_computes_it() {
+    let forcing = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("Forcing shutdown in"))
+            .map(String::from)
+            .collect()
+    };
+    for (time, grace, line) in [
+        (
+            "--time=3",
+            "--forced-shutdown=50%",
+            "Forcing shutdown in 4 seconds",
+        ),
+        (
+            "--time=30",
+            "--forced-shutdown=",
+            "Forcing shutdown in 31 seconds",
+        ),
+        (
+            "--time=3",
+            "--forced-shutdown=33%x",
+            "Forcing shutdown in 3 seconds",
+        ),
+        (
+            "--time=10",
+            "--forced-shutdown=2",
+            "Forcing shutdown in 12 seconds",
+        ),
+    ] {
+        let args = [
+            "--events=1",
+            "--cpu-max-prime=100",
+            time,
+            grace,
+            "cpu",
+            "run",
+        ];
+        let Some((theirs, ours)) = run_both(&args) else {
+            return;
+        };
+        assert_eq!(
+            forcing(&theirs.stdout),
+            [line],
+            "{args:?}: {}",
+            theirs.stdout
+        );
+        assert_eq!(forcing(&ours.stdout), [line], "{args:?}: {}", ours.stdout);
+        assert_same(&args, &theirs, &ours, |s| s.to_string());
+    }
+    for grace in [
+        "--forced-shutdown=5",
+        "--forced-shutdown=abc",
+        "--forced-shutdown=-1",
+    ] {
+        same(&["--time=0", "--events=10", grace, "cpu", "run"]);
+    }
+}
+
 /// sysbench's integer options go through strtol() over the whole value: a fraction, an
 /// exponent or a value past a C int is refused (plumb's own name takes fractions of a
 /// second); a sign and leading spaces are taken. --forced-shutdown is whole seconds or a
@@ -1475,26 +1537,24 @@ fn connection_failures_print_sysbench_s_fatal_lines() {
             o.extend(own(v));
             o
         };
-        // libpq names each address of a host name it tried; plumb names the last one, the
-        // same where the name has one address.
-        let one_address = {
-            use std::net::ToSocketAddrs;
-            ("localhost", 5432)
-                .to_socket_addrs()
-                .map_or(0, |a| a.count())
-                == 1
-        };
-        let host = if one_address {
-            "localhost"
-        } else {
-            "127.0.0.1"
-        };
         failures.extend([
             pg(&["--pgsql-user=postgres", "--pgsql-host=/nonexistent"]),
             pg(&[
                 "--pgsql-user=postgres",
-                &format!("--pgsql-host={host}"),
+                "--pgsql-host=localhost",
                 &format!("--pgsql-port={port}"),
+            ]),
+            // libpq's host list: each host in turn, every failure in its message; an empty
+            // item is the default socket directory; a server's refusal ends the list.
+            pg(&[
+                "--pgsql-user=postgres",
+                "--pgsql-host=/nonexistent,nonexistent.invalid,,127.0.0.2,localhost",
+                &format!("--pgsql-port={port}"),
+            ]),
+            pg(&[
+                "--pgsql-user=postgres",
+                "--pgsql-host=127.0.0.2,127.0.0.1,/nonexistent",
+                "--pgsql-db=plumb_no_such_db",
             ]),
             pg(&[
                 "--pgsql-user=postgres",

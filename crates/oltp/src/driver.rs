@@ -70,8 +70,10 @@ pub struct DriverError {
     /// errors as its peer's client does builds its lines from them); None when the error
     /// is not the server's, or the driver keeps no parts.
     pub said: Option<Box<ServerSaid>>,
-    /// Why a connection could not be opened, part by part; None for any other failure.
-    pub connect: Option<Box<ConnectFailure>>,
+    /// Why a connection could not be opened, part by part: every attempt, in the order
+    /// made (libpq tries each host of a list, and each address of a name, before it gives
+    /// up); empty for any other failure.
+    pub connect: Vec<ConnectFailure>,
 }
 
 /// A connection that could not be opened, in the parts a client library words it from.
@@ -102,27 +104,24 @@ pub enum ConnectCause {
 }
 
 impl ConnectCause {
-    /// The cause of a socket that could not be opened.
-    pub(crate) fn of_io(e: &std::io::Error) -> (ConnectCause, Option<std::net::IpAddr>) {
+    /// The cause of a socket that could not be opened: one for each address tried, in
+    /// order, with the address (None for a socket or a name that did not resolve).
+    pub(crate) fn of_io(e: &std::io::Error) -> Vec<(ConnectCause, Option<std::net::IpAddr>)> {
+        let os = |e: &std::io::Error| {
+            e.raw_os_error()
+                .map_or(ConnectCause::Other, ConnectCause::Os)
+        };
         let payload = e.get_ref();
         if let Some(u) = payload.and_then(|p| p.downcast_ref::<crate::sock::Unresolved>()) {
-            return (
+            return vec![(
                 ConnectCause::Unresolved(u.resolver_words().to_string()),
                 None,
-            );
+            )];
         }
         if let Some(t) = payload.and_then(|p| p.downcast_ref::<crate::sock::TcpFailed>()) {
-            let cause = t
-                .error
-                .raw_os_error()
-                .map_or(ConnectCause::Other, ConnectCause::Os);
-            return (cause, Some(t.addr.ip()));
+            return t.tried.iter().map(|(a, e)| (os(e), Some(a.ip()))).collect();
         }
-        (
-            e.raw_os_error()
-                .map_or(ConnectCause::Other, ConnectCause::Os),
-            None,
-        )
+        vec![(os(e), None)]
     }
 }
 
@@ -152,13 +151,13 @@ impl DriverError {
             code,
             message: message.into(),
             said: None,
-            connect: None,
+            connect: Vec::new(),
         }
     }
 
-    /// With why the connection could not be opened.
-    pub fn connecting(mut self, failure: ConnectFailure) -> Self {
-        self.connect = Some(Box::new(failure));
+    /// With why the connection could not be opened: each attempt, in order.
+    pub fn connecting(mut self, attempts: Vec<ConnectFailure>) -> Self {
+        self.connect = attempts;
         self
     }
 

@@ -174,28 +174,26 @@ impl MysqlDriver {
 
     fn connect_error(&self, at: &Endpoint, e: WireError) -> DriverError {
         let message = format!("MySQL server at {at}: {e}");
-        let (cause, addr) = match &e {
-            WireError::Server { .. } => (ConnectCause::Server, None),
+        let causes = match &e {
+            WireError::Server { .. } => vec![(ConnectCause::Server, None)],
             WireError::Io(io) => ConnectCause::of_io(io),
-            _ => (ConnectCause::Other, None),
+            _ => vec![(ConnectCause::Other, None)],
         };
-        let failure = match at {
-            Endpoint::Socket(p) => ConnectFailure {
-                socket: Some(p.display().to_string()),
-                host: "localhost".into(),
-                port: 3306,
+        let (socket, host, port) = match at {
+            Endpoint::Socket(p) => (Some(p.display().to_string()), "localhost", 3306),
+            Endpoint::Tcp { host, port } => (None, host.as_str(), *port),
+        };
+        let attempts = causes
+            .into_iter()
+            .map(|(cause, addr)| ConnectFailure {
+                socket: socket.clone(),
+                host: host.to_string(),
+                port,
                 addr,
                 cause,
-            },
-            Endpoint::Tcp { host, port } => ConnectFailure {
-                socket: None,
-                host: host.clone(),
-                port: *port,
-                addr,
-                cause,
-            },
-        };
-        let mut d = classify(e, &self.cfg.ignore).connecting(failure);
+            })
+            .collect();
+        let mut d = classify(e, &self.cfg.ignore).connecting(attempts);
         // An ignorable error cannot be retried without a connection; a server that is not
         // there is retried only when losing it is allowed (Reconnect).
         if d.class == ErrorClass::Ignorable {

@@ -25,9 +25,14 @@ use crate::settings::{DatabaseSettings, ServerSettings};
 /// server ended the session (pg_terminate_backend, shutdown).
 pub const LOST_CONNECTION: &[&str] = &["08006", "08003", "57P01", "57P02", "57P03"];
 
+/// Where libpq looks for a server's socket when a host is not named (Debian's build).
+pub const DEFAULT_SOCKET_DIR: &str = "/var/run/postgresql";
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PgsqlConfig {
-    /// A host name or address, or a socket directory (a path starting with '/').
+    /// A host name or address, or a socket directory (a path starting with '/'); or, as
+    /// libpq takes it, a comma-separated list of them, tried in order until one answers
+    /// (an empty item is the default socket directory). The port serves every host.
     pub host: String,
     pub port: u16,
     pub user: String,
@@ -55,11 +60,18 @@ impl Default for PgsqlConfig {
 }
 
 impl PgsqlConfig {
-    /// Where and as whom a connection to this server connects. application_name=plumb
-    /// tells plumb's own backends apart in pg_stat_activity.
-    fn connect_params(&self) -> ConnectParams<'_> {
+    /// The servers to try, in order: libpq's reading of the host list.
+    pub fn hosts(&self) -> impl Iterator<Item = &str> {
+        self.host
+            .split(',')
+            .map(|h| if h.is_empty() { DEFAULT_SOCKET_DIR } else { h })
+    }
+
+    /// Where and as whom a connection to `host` connects. application_name=plumb tells
+    /// plumb's own backends apart in pg_stat_activity.
+    fn connect_params<'a>(&'a self, host: &'a str) -> ConnectParams<'a> {
         ConnectParams {
-            host: &self.host,
+            host,
             port: self.port,
             user: &self.user,
             password: &self.password,
@@ -68,83 +80,114 @@ impl PgsqlConfig {
             connect_timeout: self.connect_timeout,
         }
     }
+}
 
-    fn endpoint(&self) -> String {
-        if self.host.starts_with('/') {
-            format!("socket {}/.s.PGSQL.{}", self.host, self.port)
-        } else {
-            format!("tcp {}:{}", self.host, self.port)
+/// How a host of the list names the server, for every connection that reached it.
+#[derive(Debug)]
+struct About {
+    host: String,
+    endpoint: String,
+    local: bool,
+}
+
+impl About {
+    fn of(host: &str, port: u16) -> About {
+        let socket = host.starts_with('/');
+        About {
+            host: host.to_string(),
+            endpoint: if socket {
+                format!("socket {host}/.s.PGSQL.{port}")
+            } else {
+                format!("tcp {host}:{port}")
+            },
+            local: socket
+                || host == "localhost"
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|a| a.is_loopback()),
         }
     }
 
-    fn is_local(&self) -> bool {
+    fn socket(&self) -> bool {
         self.host.starts_with('/')
-            || self.host == "localhost"
-            || self
-                .host
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|a| a.is_loopback())
     }
 }
 
 pub struct PgsqlDriver {
     cfg: PgsqlConfig,
-    /// What the settings say of the server's address, shared by every connection.
-    about: Arc<About>,
-}
-
-/// How the settings name the server.
-#[derive(Debug)]
-struct About {
-    endpoint: String,
-    local: bool,
+    /// Each host of the list, shared by every connection that reached it.
+    hosts: Vec<Arc<About>>,
 }
 
 impl PgsqlDriver {
     pub fn new(cfg: PgsqlConfig) -> Self {
-        let about = Arc::new(About {
-            endpoint: cfg.endpoint(),
-            local: cfg.is_local(),
-        });
-        PgsqlDriver { cfg, about }
+        let hosts = cfg
+            .hosts()
+            .map(|h| Arc::new(About::of(h, cfg.port)))
+            .collect();
+        PgsqlDriver { cfg, hosts }
     }
 
     pub fn config(&self) -> &PgsqlConfig {
         &self.cfg
     }
 
+    /// A connection to the first host of the list that answers, as libpq's: a host that
+    /// cannot be reached (no socket, refused, a name that does not resolve) passes the turn
+    /// to the next; a server that refuses the login ends the attempt. Every failure is
+    /// kept, in order, for the error.
     fn open(&self) -> Result<PgsqlConnection, DriverError> {
         let c = &self.cfg;
-        let socket = c.host.starts_with('/');
-        let conn =
-            crate::pgsql_tls::connect(&c.connect_params(), c.sslmode, socket).map_err(|e| {
-                let (cause, addr) = match &e {
-                    Error::Db(_) => (ConnectCause::Server, None),
-                    Error::Connect(io) => ConnectCause::of_io(io),
-                    _ => (ConnectCause::Other, None),
-                };
-                let failure = ConnectFailure {
-                    socket: socket.then(|| format!("{}/.s.PGSQL.{}", c.host, c.port)),
-                    host: c.host.clone(),
-                    port: c.port,
-                    addr,
-                    cause,
-                };
-                let mut d = classify(&e, &c.ignore).connecting(failure);
-                if d.class == ErrorClass::Ignorable {
-                    d.class = ErrorClass::Fatal;
+        let mut attempts = Vec::new();
+        let mut said = Vec::new();
+        let mut last = None;
+        for about in &self.hosts {
+            let params = c.connect_params(&about.host);
+            match crate::pgsql_tls::connect(&params, c.sslmode, about.socket()) {
+                Ok(conn) => {
+                    return Ok(PgsqlConnection {
+                        conn,
+                        stmts: Vec::new(),
+                        texts: Vec::new(),
+                        ignore: c.ignore.clone(),
+                        lost: false,
+                        about: about.clone(),
+                    });
                 }
-                d.message = format!("PostgreSQL at {}: {e}", c.endpoint());
-                d
-            })?;
-        Ok(PgsqlConnection {
-            conn,
-            stmts: Vec::new(),
-            texts: Vec::new(),
-            ignore: c.ignore.clone(),
-            lost: false,
-            about: self.about.clone(),
-        })
+                Err(e) => {
+                    let causes = match &e {
+                        Error::Db(_) => vec![(ConnectCause::Server, None)],
+                        Error::Connect(io) => ConnectCause::of_io(io),
+                        _ => vec![(ConnectCause::Other, None)],
+                    };
+                    attempts.extend(causes.into_iter().map(|(cause, addr)| {
+                        ConnectFailure {
+                            socket: about
+                                .socket()
+                                .then(|| format!("{}/.s.PGSQL.{}", about.host, c.port)),
+                            host: about.host.clone(),
+                            port: c.port,
+                            addr,
+                            cause,
+                        }
+                    }));
+                    said.push(format!("{}: {e}", about.endpoint));
+                    let unreachable = matches!(e, Error::Connect(_));
+                    last = Some(e);
+                    if !unreachable {
+                        break;
+                    }
+                }
+            }
+        }
+        // The list is never empty: split() yields at least one host.
+        let e = last.unwrap_or(Error::Closed);
+        let mut d = classify(&e, &c.ignore).connecting(attempts);
+        if d.class == ErrorClass::Ignorable {
+            d.class = ErrorClass::Fatal;
+        }
+        d.message = format!("PostgreSQL at {}", said.join("; at "));
+        Err(d)
     }
 }
 

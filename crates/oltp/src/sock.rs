@@ -27,17 +27,19 @@ use std::time::Duration;
 use plumb_core::rawsys;
 use rustls::{ClientConnection, StreamOwned};
 
-/// A TCP connection that could not be opened: the address tried last, and what the system
-/// said. It shows as the system's error alone.
+/// A TCP connection that could not be opened: every address of the name tried, in order,
+/// with what the system said of each (never empty). It shows as the last one's error alone.
 #[derive(Debug)]
 pub struct TcpFailed {
-    pub addr: std::net::SocketAddr,
-    pub error: io::Error,
+    pub tried: Vec<(std::net::SocketAddr, io::Error)>,
 }
 
 impl std::fmt::Display for TcpFailed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.error.fmt(f)
+        match self.tried.last() {
+            Some((_, e)) => e.fmt(f),
+            None => f.write_str("no address tried"),
+        }
     }
 }
 
@@ -81,10 +83,10 @@ impl Socket {
     /// A TCP connection to the first address of `host` that answers, each given `timeout`
     /// (the system's own when none). Nagle's algorithm is off: a statement goes out in one
     /// write that must not wait for the previous one's ACK.
-    /// A failure says which address was tried last ([`TcpFailed`]), or that the name did
-    /// not resolve ([`Unresolved`]), for messages worded as a client library's.
+    /// A failure lists the addresses tried ([`TcpFailed`]), or says that the name did not
+    /// resolve ([`Unresolved`]), for messages worded as a client library's.
     pub fn tcp(host: &str, port: u16, timeout: Option<Duration>) -> io::Result<Socket> {
-        let mut last = None;
+        let mut tried = Vec::new();
         let addrs = (host, port)
             .to_socket_addrs()
             .map_err(|e| io::Error::new(e.kind(), Unresolved(e.to_string())))?;
@@ -98,11 +100,11 @@ impl Socket {
                     s.set_nodelay(true)?;
                     return Ok(Socket::Tcp(s));
                 }
-                Err(error) => last = Some(TcpFailed { addr, error }),
+                Err(error) => tried.push((addr, error)),
             }
         }
-        Err(match last {
-            Some(f) => io::Error::new(f.error.kind(), f),
+        Err(match tried.last() {
+            Some((_, e)) => io::Error::new(e.kind(), TcpFailed { tried }),
             None => io::Error::new(io::ErrorKind::NotFound, format!("no address for {host}")),
         })
     }

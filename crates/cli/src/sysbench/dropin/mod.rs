@@ -345,17 +345,31 @@ fn warn_endless(raw: &[(String, Option<String>)], json: bool) {
 /// sysbench reads a missing or empty value of an integer option as 0, and
 /// --forced-shutdown as [`SysbenchGrace::read`] says.
 fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)> {
+    // --time as sysbench's strtol() reads it (10 s unless given), for a grace given as a
+    // share of it; a value it refuses is refused later.
+    let time = raw
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "time")
+        .map_or(Some(10), |(_, v)| {
+            v.as_deref()
+                .unwrap_or("0")
+                .trim_start_matches(C_SPACE)
+                .parse::<i64>()
+                .ok()
+        });
     raw.iter()
         .map(|(n, v)| {
             let empty = v.as_deref().is_none_or(str::is_empty);
             if empty && SYSBENCH_INTS.contains(&n.as_str()) {
                 (n.clone(), Some("0".to_string()))
+            } else if n == "forced-shutdown" && time == Some(0) {
+                // Without a time limit sysbench never reads the value.
+                (n.clone(), Some("off".to_string()))
             } else if n == "forced-shutdown" {
-                // An empty value is no value (5% of --time), as sysbench reads it.
-                (
-                    n.clone(),
-                    v.as_deref().filter(|v| !v.is_empty()).map(grace_as_read),
-                )
+                // An empty value is no value: 5% of --time, as sysbench reads it.
+                let v = v.as_deref().filter(|v| !v.is_empty()).unwrap_or("5%");
+                (n.clone(), Some(grace_as_read(v, time)))
             } else {
                 (n.clone(), v.clone())
             }
@@ -364,13 +378,18 @@ fn normalised(raw: &[(String, Option<String>)]) -> Vec<(String, Option<String>)>
 }
 
 /// A --forced-shutdown value sysbench takes, as plumb's parser reads the same thing:
-/// `OFF` is `off`, what follows a `%` is dropped (`%` alone is 0%). A value sysbench
-/// refuses, and a negative one, are left for [`check_option`] to refuse.
-fn grace_as_read(v: &str) -> String {
+/// `OFF` is `off`, a percentage is the whole seconds sysbench's integer arithmetic makes
+/// of it (5% of 210 s is 10 s; what follows the `%` is dropped, `%` alone is 0%). A value
+/// sysbench refuses, and a negative one, are left for [`check_option`] to refuse.
+fn grace_as_read(v: &str, time: Option<i64>) -> String {
     match SysbenchGrace::read(v) {
         Some(SysbenchGrace::Off) => "off".to_string(),
         Some(SysbenchGrace::Seconds(n, percent)) if (0..=1_000_000_000).contains(&n) => {
-            format!("{n}{}", if percent { "%" } else { "" })
+            match (percent, time) {
+                (false, _) => n.to_string(),
+                (true, Some(t)) if t >= 0 => (n * t / 100).to_string(),
+                (true, _) => format!("{n}%"),
+            }
         }
         _ => v.to_string(),
     }

@@ -190,20 +190,12 @@ fn pgsql_ignore(items: &[String]) -> Result<IgnoreErrors, UsageError> {
 }
 
 fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
-    let host = v.word("pgsql-host");
     let sslmode: SslMode = v
         .word("pgsql-sslmode")
         .parse()
         .map_err(|e| UsageError(format!("--pgsql-{e}")))?;
-    // libpq quietly connects a socket in plain text whatever the mode; a mode that demands
-    // encryption and cannot have it is refused instead.
-    if sslmode == SslMode::Require && host.starts_with('/') {
-        return Err(UsageError(format!(
-            "--pgsql-sslmode=require applies to TCP connections, and --pgsql-host={host} is a socket directory: PostgreSQL never encrypts a socket"
-        )));
-    }
-    Ok(PgsqlConfig {
-        host: host.to_string(),
+    let cfg = PgsqlConfig {
+        host: v.word("pgsql-host").to_string(),
         port: v.int("pgsql-port") as u16,
         user: v.word("pgsql-user").to_string(),
         password: v.word("pgsql-password").to_string(),
@@ -211,5 +203,20 @@ fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
         ignore: pgsql_ignore(v.list("pgsql-ignore-errors"))?,
         sslmode,
         ..PgsqlConfig::default()
-    })
+    };
+    // libpq quietly connects a socket in plain text whatever the mode; a mode that demands
+    // encryption and cannot have it is refused instead.
+    if sslmode == SslMode::Require {
+        if let Some(dir) = cfg.hosts().find(|h| h.starts_with('/')) {
+            let named = if dir == cfg.host {
+                format!("--pgsql-host={dir} is a socket directory")
+            } else {
+                format!("--pgsql-host lists {dir}, a socket directory")
+            };
+            return Err(UsageError(format!(
+                "--pgsql-sslmode=require applies to TCP connections, and {named}: PostgreSQL never encrypts a socket"
+            )));
+        }
+    }
+    Ok(cfg)
 }

@@ -143,12 +143,12 @@ impl Script {
     /// threads all fail exits 0 in sysbench (its threads' failures are not the command's);
     /// plumb fails it, as it fails a run that crashes sysbench.
     fn connect_failed(&self, error: &DriverError) -> Option<String> {
-        let failure = error.connect.as_deref()?;
         let lines = match self.dialect {
-            Dialect::Mysql => self.mysql_connect_lines(error, failure)?,
+            // libmariadb reports the last address it tried.
+            Dialect::Mysql => self.mysql_connect_lines(error, error.connect.last()?)?,
             Dialect::Pgsql => vec![format!(
                 "Connection to database failed: {}",
-                libpq_connect_message(error, failure)?
+                libpq_connect_message(error)?
             )],
             Dialect::Sqlite => return None,
         };
@@ -548,8 +548,21 @@ fn gai_code(words: &str) -> i32 {
 }
 
 /// libpq's PQerrorMessage() for a connection it could not open (PostgreSQL 15's libpq),
-/// line end included.
-fn libpq_connect_message(error: &DriverError, f: &ConnectFailure) -> Option<String> {
+/// line end included: a paragraph for each attempt, in order (each host of a list, each
+/// address of a name).
+fn libpq_connect_message(error: &DriverError) -> Option<String> {
+    if error.connect.is_empty() {
+        return None;
+    }
+    error
+        .connect
+        .iter()
+        .map(|f| libpq_attempt(error, f))
+        .collect()
+}
+
+/// libpq's words for one attempt that failed.
+fn libpq_attempt(error: &DriverError, f: &ConnectFailure) -> Option<String> {
     if let ConnectCause::Unresolved(words) = &f.cause {
         return Some(format!(
             "could not translate host name \"{}\" to address: {words}\n",
@@ -694,15 +707,15 @@ mod tests {
     }
 
     fn unreachable(cause: ConnectCause, socket: Option<&str>, host: &str) -> OltpError {
-        OltpError::Connect(DriverError::new(ErrorClass::Fatal, None, "x").connecting(
-            ConnectFailure {
+        OltpError::Connect(
+            DriverError::new(ErrorClass::Fatal, None, "x").connecting(vec![ConnectFailure {
                 socket: socket.map(String::from),
                 host: host.into(),
                 port: 5999,
                 addr: Some([127, 0, 0, 1].into()),
                 cause,
-            },
-        ))
+            }]),
+        )
     }
 
     /// What sysbench printed on this machine for servers it could not reach.
@@ -730,6 +743,46 @@ mod tests {
                 .unwrap(),
             "Connection to database failed: could not translate host name \"nonexistent.invalid\" to address: Name or service not known\n\n\
              FATAL: `cleanup' function failed: /usr/share/sysbench/bulk_insert.lua:50: connection creation failed"
+        );
+        // libpq's paragraph for every attempt: each host of a list, each address of a
+        // name (localhost as ::1 then 127.0.0.1), a socket directory.
+        let attempt =
+            |socket: Option<&str>, host: &str, addr: Option<&str>, cause| ConnectFailure {
+                socket: socket.map(String::from),
+                host: host.into(),
+                port: 5999,
+                addr: addr.map(|a| a.parse().unwrap()),
+                cause,
+            };
+        let list = OltpError::Connect(DriverError::new(ErrorClass::Fatal, None, "x").connecting(
+            vec![
+                attempt(
+                    Some("/tmp/.s.PGSQL.5999"),
+                    "/tmp",
+                    None,
+                    ConnectCause::Os(2),
+                ),
+                attempt(
+                    None,
+                    "nonexistent.invalid",
+                    None,
+                    ConnectCause::Unresolved("Name or service not known".into()),
+                ),
+                attempt(None, "localhost", Some("::1"), ConnectCause::Os(111)),
+                attempt(None, "localhost", Some("127.0.0.1"), ConnectCause::Os(111)),
+            ],
+        ));
+        let prepare = script(Test::OltpReadWrite, Dialect::Pgsql, Command::Prepare, 1);
+        assert_eq!(
+            prepare.words(&list).unwrap(),
+            "Connection to database failed: connection to server on socket \"/tmp/.s.PGSQL.5999\" failed: No such file or directory\n\
+             \tIs the server running locally and accepting connections on that socket?\n\
+             could not translate host name \"nonexistent.invalid\" to address: Name or service not known\n\
+             connection to server at \"localhost\" (::1), port 5999 failed: Connection refused\n\
+             \tIs the server running on that host and accepting TCP/IP connections?\n\
+             connection to server at \"localhost\" (127.0.0.1), port 5999 failed: Connection refused\n\
+             \tIs the server running on that host and accepting TCP/IP connections?\n\n\
+             FATAL: `sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:83: connection creation failed"
         );
         let my = script(
             Test::SelectRandomPoints,
