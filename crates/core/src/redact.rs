@@ -88,12 +88,53 @@ pub fn secrets<S: AsRef<str>>(args: &[S]) -> Vec<String> {
 
 /// `text` (an error message, a log line) with every secret value given in `args` masked:
 /// the last line of defence for messages that echo what the user typed.
+///
+/// A secret shorter than [`WHOLE_WORD_BELOW`] characters is masked where it stands as a
+/// word of its own (no letter, digit or `_` against either end): seed 004's
+/// `--mysql-password=test` otherwise turned every `sbtest1` into `sb***1`. An echo of a
+/// password is delimited (quotes, `=`, `:`, `@`, a space), so it is still caught; a longer
+/// secret is masked wherever it appears, since it is unlikely to be part of another word by
+/// chance.
 pub fn text<S: AsRef<str>>(text: &str, args: &[S]) -> String {
     let mut t = text.to_string();
     for s in secrets(args) {
-        t = t.replace(&s, MASK);
+        t = if s.chars().count() < WHOLE_WORD_BELOW {
+            mask_words(&t, &s)
+        } else {
+            t.replace(&s, MASK)
+        };
     }
     t
+}
+
+/// Secrets shorter than this are masked as whole words only (see [`text`]).
+pub const WHOLE_WORD_BELOW: usize = 8;
+
+/// `t` with each occurrence of `secret` that no word character touches masked.
+fn mask_words(t: &str, secret: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t;
+    while let Some(at) = rest.find(secret) {
+        let (before, after) = (&rest[..at], &rest[at + secret.len()..]);
+        let touched = word(before.chars().next_back()) || word(after.chars().next());
+        // The text before this occurrence; the char before it is already in `out` when
+        // `before` is empty, so look there too.
+        let touched = touched || (before.is_empty() && word(out.chars().next_back()));
+        out.push_str(before);
+        if touched {
+            // Keep the first character and look again from the next one, so an
+            // overlapping occurrence is still found.
+            let first = secret.chars().next().map_or(1, char::len_utf8);
+            out.push_str(&rest[at..at + first]);
+            rest = &rest[at + first..];
+        } else {
+            out.push_str(MASK);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -170,8 +211,29 @@ mod tests {
         assert_eq!(secrets(&argv), v(&["abcd", "ab"]));
         assert_eq!(
             text("bad value 'abcd' then 'ab' for user ab2", &argv),
-            "bad value '***' then '***' for user ***2"
+            "bad value '***' then '***' for user ab2"
         );
         assert_eq!(text("nothing here", &v(&["--user=x"])), "nothing here");
+    }
+
+    /// Seed 004's password: its echoes are masked, the tables named like it are not.
+    #[test]
+    fn a_short_secret_is_masked_as_a_word() {
+        let argv = v(&["--mysql-password=test"]);
+        assert_eq!(
+            text(
+                "Table 'sbtest.sbtest1' doesn't exist; user 'test'@'localhost' (password test) test",
+                &argv
+            ),
+            "Table 'sbtest.sbtest1' doesn't exist; user '***'@'localhost' (password ***) ***"
+        );
+        assert_eq!(
+            text("test:test@h testtest test_1", &argv),
+            "***:***@h testtest test_1"
+        );
+        assert_eq!(text("éteste, test", &argv), "éteste, ***");
+        // From 8 characters on, masked wherever it appears.
+        let long = v(&["--pgsql-password=s3cr3tpw"]);
+        assert_eq!(text("xs3cr3tpwx s3cr3tpw", &long), "x***x ***");
     }
 }
