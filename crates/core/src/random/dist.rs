@@ -2,8 +2,11 @@
 //!
 //! - uniform: every value equally likely.
 //! - gaussian: the mean of `iter` (12) uniform values, as sysbench computes it.
-//! - special: `res`% (75) of values fall uniformly in a window of `pct`% (1) of the range
-//!   centred in the middle; the rest are gaussian. sysbench 1.0's default.
+//! - special: sysbench 1.0's default, in its own arithmetic (sb_rand_special): one uniform
+//!   draw u decides; below (100 - `res`)% (25%) the value is gaussian, otherwise it is
+//!   u scaled over a window of `pct`% (1) of the range centred in the middle. Because the
+//!   same u places the value, its lowest quarter never comes up: with 10 000 rows 75% of
+//!   draws land on the 77 ids 4975..=5051, not on 100.
 //! - pareto: a + n * u^(ln h / ln(1-h)) with h = 0.2, so 80% of draws hit 20% of values.
 //! - zipfian: value k (from 0) with probability proportional to 1/(k+1)^theta, theta 0.8 as
 //!   in sysbench 1.1 (Gray et al.'s generator, the one YCSB uses).
@@ -59,9 +62,13 @@ pub struct Distribution {
     a: u64,
     n: u64,
     gauss_iter: u32,
-    special_lo: u64,
-    special_n: u64,
-    special_res: f64,
+    /// b - a, as sysbench's special distribution scales by it.
+    span: f64,
+    /// (100 - res)%: the share of special draws that are gaussian.
+    special_gauss: f64,
+    /// The special window's width less one (`pct`% of the span) and where it starts.
+    special_d: f64,
+    special_off: f64,
     pareto_power: f64,
     zipf: Option<Zipf>,
 }
@@ -90,8 +97,9 @@ impl Distribution {
     /// A distribution over [a, b] (inclusive). `b >= a`.
     pub fn new(kind: RandType, a: u64, b: u64) -> Self {
         let n = b - a + 1;
-        let special_n = ((n as f64) * 0.01).max(1.0) as u64;
-        let special_lo = a + (n - special_n) / 2;
+        // sysbench's --rand-spec-pct=1 and --rand-spec-res=75.
+        let (pct, res) = (1.0, 75.0);
+        let span = (b - a) as f64;
         let h: f64 = 0.2;
         let zipf = (kind == RandType::Zipfian).then(|| {
             let theta = 0.8;
@@ -109,9 +117,10 @@ impl Distribution {
             a,
             n,
             gauss_iter: 12,
-            special_lo,
-            special_n,
-            special_res: 0.75,
+            span,
+            special_gauss: (100.0 - res) / 100.0,
+            special_d: span * pct / 100.0,
+            special_off: span / 2.0 - span * pct / 200.0,
             pareto_power: h.ln() / (1.0 - h).ln(),
             zipf,
         }
@@ -126,13 +135,30 @@ impl Distribution {
         self.a + rng.below(self.n)
     }
 
+    /// sysbench's sb_rand_gaussian: the mean of `iter` uniform doubles over the n values.
     #[inline]
     fn gaussian(&self, rng: &mut Rng) -> u64 {
-        let mut sum = 0u64;
+        let n = self.n as f64;
+        let mut sum = 0.0;
         for _ in 0..self.gauss_iter {
-            sum += rng.below(self.n);
+            sum += rng.next_f64() * n;
         }
-        self.a + sum / self.gauss_iter as u64
+        self.a + ((sum * (1.0 / self.gauss_iter as f64)) as u64).min(self.n - 1)
+    }
+
+    /// sysbench's sb_rand_special, step for step.
+    #[inline]
+    fn special(&self, rng: &mut Rng) -> u64 {
+        let u = rng.next_f64();
+        if u < self.special_gauss {
+            // The mean of `iter` uniform doubles over b - a: b itself never comes up here.
+            let mut sum = 0.0;
+            for _ in 0..self.gauss_iter {
+                sum += rng.next_f64();
+            }
+            return self.a + (sum * self.span * (1.0 / self.gauss_iter as f64)) as u64;
+        }
+        self.a + ((u * (self.special_d + 1.0) + self.special_off) as u64).min(self.n - 1)
     }
 
     /// One draw in [a, b].
@@ -141,13 +167,7 @@ impl Distribution {
         match self.kind {
             RandType::Uniform => self.uniform(rng),
             RandType::Gaussian => self.gaussian(rng),
-            RandType::Special => {
-                if rng.next_f64() < self.special_res {
-                    self.special_lo + rng.below(self.special_n)
-                } else {
-                    self.gaussian(rng)
-                }
-            }
+            RandType::Special => self.special(rng),
             RandType::Pareto => {
                 let v = (self.n as f64 * rng.next_f64().powf(self.pareto_power)) as u64;
                 self.a + v.min(self.n - 1)
@@ -195,11 +215,30 @@ mod tests {
     }
 
     #[test]
-    fn special_concentrates_three_quarters_in_middle_percent() {
+    fn special_concentrates_three_quarters_where_sysbench_puts_them() {
+        // sysbench over [1, 10000]: span 9999, window u * 100.99 + 4949.505 for u in
+        // [0.25, 1): ids 1 + 4974 ..= 1 + 5050.
         let v = draws(RandType::Special, 10_000);
-        let mid = v.iter().filter(|&&x| (4951..=5050).contains(&x)).count() as f64;
-        let share = mid / v.len() as f64;
-        assert!((0.74..0.80).contains(&share), "{share}");
+        let share = |r: std::ops::RangeInclusive<u64>| {
+            v.iter().filter(|&&x| r.contains(&x)).count() as f64 / v.len() as f64
+        };
+        let hot = share(4975..=5051);
+        assert!((0.745..0.77).contains(&hot), "{hot}");
+        // The window's first quarter, and the ids around it, are only gaussian draws.
+        assert!(share(4951..=4974) < 0.01, "{}", share(4951..=4974));
+        assert!(share(5052..=5075) < 0.01, "{}", share(5052..=5075));
+        // Each id of the window equally likely: 0.75 / 76.
+        for id in [4976, 5000, 5050] {
+            let one = share(id..=id);
+            assert!((0.0085..0.0115).contains(&one), "{id}: {one}");
+        }
+    }
+
+    #[test]
+    fn special_of_a_single_value_is_that_value() {
+        let d = Distribution::new(RandType::Special, 7, 7);
+        let mut r = Rng::new(1, 0);
+        assert!((0..1000).all(|_| d.sample(&mut r) == 7));
     }
 
     #[test]
