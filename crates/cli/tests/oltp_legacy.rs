@@ -363,7 +363,8 @@ fn legacy_lines_under_plumb_s_name() {
             "allowed: complex, simple",
         ),
         (&["--test=oltp", "--oltp-table-name=t"], "--oltp-table-name"),
-        (&["--test=oltp", "--oltp-dist-iter=3"], "--oltp-dist-iter"),
+        // 0.4's shape options are 1.0's --rand-spec-*, checked as those.
+        (&["--test=oltp", "--oltp-dist-pct=101"], "rand-spec-pct"),
         (&[script, "--myisam-max-rows=5"], "MAX_ROWS"),
         (&["oltp_read_write", "--oltp-read-only=on"], "name one test"),
     ] {

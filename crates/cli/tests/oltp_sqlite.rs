@@ -340,3 +340,68 @@ fn a_skipped_transaction_s_duplicate_id_says_why() {
         assert!(last.contains(needle), "{needle}: {err}");
     }
 }
+
+/// The ids a run deletes, as sysbench's special distribution draws them: by default 75% on
+/// ids 498..=506 of 1 000 rows (sysbench's own formula: the window's first quarter never
+/// comes up; the window's exact bounds are the unit tests'); with `--rand-spec-pct=10
+/// --rand-spec-res=100` every draw on 450..=551; `--rand-pareto-h` moves pareto's mass.
+#[test]
+fn the_special_distribution_draws_the_ids_sysbench_draws() {
+    let deleted = |extra: &[&str]| -> Vec<i64> {
+        let d = TempDir::new().unwrap();
+        let mut args = vec!["oltp_delete", "--table-size=1000", "prepare"];
+        let o = run(d.path(), &args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        args = vec![
+            "oltp_delete",
+            "--table-size=1000",
+            "--events=400",
+            "--time=0",
+        ];
+        args.extend(extra);
+        args.push("run");
+        let o = run(d.path(), &args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let db = rusqlite::Connection::open(d.path().join("sbtest.db")).unwrap();
+        let present: std::collections::BTreeSet<i64> = db
+            .prepare("SELECT id FROM sbtest1")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        (1..=1000).filter(|id| !present.contains(id)).collect()
+    };
+    // Default shape: 300 of 400 draws on the 9 ids 498..=506, the rest spread thin.
+    let gone = deleted(&[]);
+    assert!((498..=506).all(|id| gone.contains(&id)), "{gone:?}");
+    assert!(gone.len() < 120, "{}", gone.len());
+    // All draws in the 10% window.
+    let gone = deleted(&["--rand-spec-pct=10", "--rand-spec-res=100"]);
+    assert!(gone.iter().all(|&id| (450..=551).contains(&id)), "{gone:?}");
+    assert!(gone.len() > 90, "{}", gone.len());
+    // --rand-pareto-h moves pareto's mass: h=0.05 leaves 5% of draws (~20) past the first
+    // 5% of ids, h=0.2 (the default) a third (~130).
+    let beyond = |extra: &[&str]| deleted(extra).iter().filter(|&&id| id > 50).count();
+    let narrow = beyond(&["--rand-type=pareto", "--rand-pareto-h=0.05"]);
+    let default = beyond(&["--rand-type=pareto"]);
+    assert!(narrow < 40 && default > 80, "{narrow} {default}");
+}
+
+#[test]
+fn the_shape_options_refuse_what_makes_no_distribution() {
+    let d = TempDir::new().unwrap();
+    for (bad, needle) in [
+        ("--rand-spec-iter=0", "rand-spec-iter"),
+        ("--rand-spec-pct=101", "rand-spec-pct"),
+        ("--rand-spec-res=-1", "rand-spec-res"),
+        ("--rand-pareto-h=1", "rand-pareto-h"),
+        ("--rand-pareto-h=0", "rand-pareto-h"),
+    ] {
+        let o = run(d.path(), &["oltp_point_select", bad, "run"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{bad}: {err}");
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+}

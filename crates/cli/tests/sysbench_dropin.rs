@@ -243,6 +243,23 @@ fn bad_general_values() {
     }
 }
 
+/// sysbench's distribution tuning options: taken, or refused by its integer parser, as
+/// sysbench takes and refuses them (an empty value is 0).
+#[test]
+fn distribution_shape_options() {
+    for value in [
+        "--rand-spec-pct=5",
+        "--rand-spec-res=50",
+        "--rand-spec-iter=3",
+        "--rand-spec-iter=abc",
+        "--rand-spec-pct=",
+        "--rand-spec-iter=1.5",
+        "--rand-pareto-h=0.5",
+    ] {
+        same(&[value, "--events=1", "--cpu-max-prime=100", "cpu", "run"]);
+    }
+}
+
 /// A worker stuck in an event past --time plus the grace: sysbench's watchdog line, the
 /// count of unfinished events in the report, exit status 2. The header's forced-shutdown
 /// line stands on its last blank line.

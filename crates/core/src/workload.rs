@@ -217,7 +217,12 @@ impl<'a> WorkerCtx<'a> {
     /// A distribution over [a, b]: the one given with --rand-type, else uniform (what every
     /// sysbench C test uses whatever --rand-type says).
     pub fn distribution(&self, a: u64, b: u64) -> Distribution {
-        Distribution::new(self.shared.rand_type.unwrap_or(RandType::Uniform), a, b)
+        Distribution::shaped(
+            self.shared.rand_type.unwrap_or(RandType::Uniform),
+            &self.shared.rand_shape,
+            a,
+            b,
+        )
     }
 
     /// Whether events follow a schedule (open loop): then the time between two events is

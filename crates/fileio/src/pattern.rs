@@ -223,9 +223,12 @@ impl Pattern {
             ratio: ratio as f32 as f64,
             total_blocks,
             dist: match access.order {
-                Order::Random { dist } if dist != RandType::Uniform => {
-                    Some(Distribution::new(dist, 0, total_blocks - 1))
-                }
+                Order::Random { dist } if dist != RandType::Uniform => Some(Distribution::shaped(
+                    dist,
+                    &spec.rand_shape,
+                    0,
+                    total_blocks - 1,
+                )),
                 _ => None,
             },
             bpf: Divisor::new(geo.blocks_per_file()),

@@ -387,6 +387,8 @@ pub struct FileioSpec {
     pub total_size: u64,
     /// What is read and written, in which order. Required for `run` only.
     pub access: Option<Access>,
+    /// The tuning of a random order's distribution (sysbench's `--rand-spec-*`).
+    pub rand_shape: plumb_core::random::Shape,
     /// The engine, from the registry.
     pub engine: &'static EngineDef,
     /// The engine's own options the job sets (the rest keep the engine's defaults).
@@ -420,6 +422,7 @@ impl Default for FileioSpec {
             block_size: 16384,
             total_size: 2 << 30,
             access: None,
+            rand_shape: Default::default(),
             engine: &crate::engine::psync::DEF,
             engine_options: EngineOptions::default(),
             queue_depth: 128,

@@ -122,8 +122,8 @@ fn build_tables(
     let mut sum = PrepareSummary::default();
     // k is drawn from the run's distribution over the table size, as sysbench's
     // rand.default(1, table_size) does.
-    let k_dist =
-        (spec.table_size > 0).then(|| Distribution::new(spec.rand_type, 1, spec.table_size));
+    let k_dist = (spec.table_size > 0)
+        .then(|| Distribution::shaped(spec.rand_type, &spec.rand_shape, 1, spec.table_size));
     for i in tables {
         if stop.load(Relaxed) {
             break;

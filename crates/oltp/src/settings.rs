@@ -32,6 +32,9 @@ pub struct OltpSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delta: Option<u64>,
     pub rand_type: plumb_core::random::RandType,
+    /// The distribution's tuning, when not sysbench's default.
+    #[serde(default, skip_serializing_if = "plumb_core::random::Shape::is_default")]
+    pub rand_shape: plumb_core::random::Shape,
     /// The database and its settings, once known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<DatabaseSettings>,
@@ -72,6 +75,7 @@ impl From<&OltpSpec> for OltpSettings {
             number_of_ranges: (s.test == Test::SelectRandomRanges).then_some(s.number_of_ranges),
             delta: (s.test == Test::SelectRandomRanges).then_some(s.delta),
             rand_type: s.rand_type,
+            rand_shape: s.rand_shape,
             database: None,
             server_activity: None,
             end_failures: Vec::new(),

@@ -104,6 +104,8 @@ pub struct OltpSpec {
     pub delta: u64,
     /// The distribution of ids and k (sysbench 1.0's `--rand-type`, special by default).
     pub rand_type: RandType,
+    /// Its tuning (sysbench's `--rand-spec-*`, `--rand-pareto-h`).
+    pub rand_shape: plumb_core::random::Shape,
     /// When nothing reaches the database before the run (`--db-ps-mode=disable`: no
     /// statement is prepared), a table that is not there fails the run at its first
     /// statement, as sysbench's does, instead of being refused before the run. The
@@ -148,6 +150,7 @@ impl OltpSpec {
             number_of_ranges: 10,
             delta: 5,
             rand_type: RandType::Special,
+            rand_shape: Default::default(),
             missing_tables_fail_in_run: false,
             end_failures_counted: false,
             legacy_script: false,

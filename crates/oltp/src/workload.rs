@@ -191,8 +191,14 @@ impl Workload for Oltp {
                 pending: Vec::new(),
                 tally: [0; 3],
             },
-            ids: (self.spec.table_size > 0)
-                .then(|| Distribution::new(self.spec.rand_type, 1, self.spec.table_size)),
+            ids: (self.spec.table_size > 0).then(|| {
+                Distribution::shaped(
+                    self.spec.rand_type,
+                    &self.spec.rand_shape,
+                    1,
+                    self.spec.table_size,
+                )
+            }),
             slice: None,
             c: String::with_capacity(schema::C_LEN),
             pad: String::with_capacity(schema::PAD_LEN),
@@ -979,7 +985,12 @@ impl Worker for OltpWorker {
             let rlen = self.spec.table_size as f64 / ctx.threads.max(1) as f64;
             let lo = (rlen * ctx.thread as f64) as u64;
             let hi = (rlen * ctx.thread as f64 + rlen) as u64;
-            self.slice = Some(Distribution::new(self.spec.rand_type, lo, hi.max(lo)));
+            self.slice = Some(Distribution::shaped(
+                self.spec.rand_type,
+                &self.spec.rand_shape,
+                lo,
+                hi.max(lo),
+            ));
         }
         while let Some(tk) = ctx.next_event() {
             let start = Stamp::now();

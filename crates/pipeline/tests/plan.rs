@@ -53,6 +53,7 @@ fn config(events: u64, threads: usize) -> RunConfig {
         forced_shutdown: None,
         seed: 7,
         rand_type: None,
+        rand_shape: Default::default(),
         interval_percentiles: vec![95.0],
         together: None,
         steady: None,

@@ -1457,6 +1457,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             block_size: min_bs,
             total_size: region,
             access: Some(access),
+            // fio's distributions are its own (random_distribution); sysbench's shape is unused.
+            rand_shape: Default::default(),
             engine,
             engine_options: engine_options.clone(),
             queue_depth: iodepth,
@@ -1486,6 +1488,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             forced_shutdown: None,
             seed,
             rand_type: None,
+            rand_shape: Default::default(),
             interval_percentiles: Vec::new(),
             together: None,
             steady: None,

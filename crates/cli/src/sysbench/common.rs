@@ -22,6 +22,10 @@ pub const OPTIONS: &[Opt] = &[
     opt("percentile", Kind::Percentiles, "95", "latency percentiles to report, comma-separated, fractions allowed (0: off)"),
     opt("histogram", Kind::Bool, "off", "print the latency histogram in the report"),
     opt("rand-type", Kind::Choice(&["uniform", "gaussian", "special", "pareto", "zipfian"]), "special", "random numbers distribution"),
+    opt("rand-spec-iter", Kind::Int { min: 1, max: 1_000_000 }, "12", "number of iterations used for numbers generation (gaussian and special distributions)"),
+    opt("rand-spec-pct", Kind::Int { min: 0, max: 100 }, "1", "percentage of values to be treated as 'special' (for special distribution)"),
+    opt("rand-spec-res", Kind::Int { min: 0, max: 100 }, "75", "percentage of 'special' values to use (for special distribution)"),
+    opt("rand-pareto-h", Kind::Float { min: 0.0, max: 1.0 }, "0.2", "parameter h for pareto distribution, between 0 and 1"),
     opt("rand-seed", Kind::Int { min: 0, max: u64::MAX }, "0", "seed for the random number generator (0: current time)"),
     opt("verbosity", Kind::Int { min: 0, max: 5 }, "3", "sysbench's verbosity: 0-2 only errors and warnings (no report), 3 the report; 4 and 5 (info, debug) are not supported"),
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
@@ -140,6 +144,13 @@ impl Common {
             .word("rand-type")
             .parse()
             .map_err(|e| UsageError(format!("{e}")))?;
+        let rand_shape = plumb_core::random::Shape {
+            iter: v.int("rand-spec-iter") as u32,
+            spec_pct: v.int("rand-spec-pct") as u32,
+            spec_res: v.int("rand-spec-res") as u32,
+            pareto_h: v.float("rand-pareto-h"),
+        };
+        rand_shape.check().map_err(UsageError)?;
         let rate = v.float("rate");
         let interval = v.float("report-interval");
         let json = v.word("json");
@@ -176,6 +187,7 @@ impl Common {
                 forced_shutdown,
                 seed,
                 rand_type: v.given("rand-type").then_some(rand_type),
+                rand_shape,
                 interval_percentiles: percentiles.clone(),
                 together: None,
                 steady: None,

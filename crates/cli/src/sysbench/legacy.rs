@@ -68,18 +68,6 @@ const WITHOUT_EQUIVALENT: &[(&str, &str)] = &[
         "plumb runs sysbench's statements, not a stored procedure",
     ),
     (
-        "oltp-dist-iter",
-        "plumb's special distribution has sysbench's fixed shape (12 iterations, 1%, 75%)",
-    ),
-    (
-        "oltp-dist-pct",
-        "plumb's special distribution has sysbench's fixed shape (12 iterations, 1%, 75%)",
-    ),
-    (
-        "oltp-dist-res",
-        "plumb's special distribution has sysbench's fixed shape (12 iterations, 1%, 75%)",
-    ),
-    (
         "myisam-max-rows",
         "the legacy script writes MAX_ROWS = 1000000 whatever it says (sysbench 1.0's compatibility layer sets it over the option), and so does plumb",
     ),
@@ -127,8 +115,12 @@ pub fn apply(
             "oltp-nontrx-mode" => nontrx_mode = Some(v.unwrap_or("").to_string()),
             "rand-init" => rand_init = Some(flag(&key, v)?),
             "mysql-engine-trx" => engine_trx = Some((v.unwrap_or("").to_string(), t)),
-            // 0.4's distribution option is 1.0's --rand-type, with the same words.
+            // 0.4's distribution options are 1.0's --rand-type and --rand-spec-*, with the
+            // same words.
             "oltp-dist-type" => kept.push((("rand-type".to_string(), value), t)),
+            "oltp-dist-iter" => kept.push((("rand-spec-iter".to_string(), value), t)),
+            "oltp-dist-pct" => kept.push((("rand-spec-pct".to_string(), value), t)),
+            "oltp-dist-res" => kept.push((("rand-spec-res".to_string(), value), t)),
             _ => {
                 if let Some((_, why)) = WITHOUT_EQUIVALENT.iter().find(|(n, _)| *n == key) {
                     return Err(format!(

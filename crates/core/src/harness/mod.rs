@@ -66,6 +66,8 @@ pub struct RunConfig {
     /// The distribution the user asked for with --rand-type; `None` leaves each workload its
     /// native one (uniform for every sysbench C test).
     pub rand_type: Option<RandType>,
+    /// sysbench's tuning of the distributions (`--rand-spec-*`, `--rand-pareto-h`).
+    pub rand_shape: crate::random::Shape,
     /// Percentiles computed for each interval.
     pub interval_percentiles: Vec<f64>,
     /// Runs that end together (fio's exitall): set by a run that ends it for the others,
@@ -110,6 +112,7 @@ impl Default for RunConfig {
             forced_shutdown: None,
             seed: 0,
             rand_type: None,
+            rand_shape: Default::default(),
             interval_percentiles: vec![95.0],
             together: None,
             steady: None,
@@ -239,6 +242,7 @@ pub fn run_announced(
         threads,
         seed: cfg.seed,
         rand_type: cfg.rand_type,
+        rand_shape: cfg.rand_shape,
         warmup: cfg.warmup,
         rate: cfg.rate,
         arrivals: cfg.arrivals,

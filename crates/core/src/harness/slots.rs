@@ -15,6 +15,7 @@ pub(crate) struct Shared {
     pub threads: usize,
     pub seed: u64,
     pub rand_type: Option<crate::random::RandType>,
+    pub rand_shape: crate::random::Shape,
     pub warmup: Duration,
     pub rate: Option<f64>,
     pub arrivals: super::Arrivals,

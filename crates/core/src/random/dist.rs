@@ -55,6 +55,66 @@ impl RandType {
     }
 }
 
+/// sysbench's tuning of its distributions: `--rand-spec-iter` (uniform values averaged for
+/// a gaussian one), `--rand-spec-pct` (the special window's share of the range),
+/// `--rand-spec-res` (the share of special draws that land in it) and `--rand-pareto-h`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Shape {
+    pub iter: u32,
+    pub spec_pct: u32,
+    pub spec_res: u32,
+    pub pareto_h: f64,
+}
+
+/// `pareto_h` is never NaN: [`Shape::check`] refuses it before any shape is used.
+impl Eq for Shape {}
+
+impl Default for Shape {
+    /// sysbench's defaults: 12, 1%, 75%, 0.2.
+    fn default() -> Self {
+        Shape {
+            iter: 12,
+            spec_pct: 1,
+            spec_res: 75,
+            pareto_h: 0.2,
+        }
+    }
+}
+
+impl Shape {
+    /// Whether every parameter is sysbench's default.
+    pub fn is_default(&self) -> bool {
+        *self == Shape::default()
+    }
+
+    /// The parameters that make a distribution: iterations from 1, shares of 0..=100 %,
+    /// pareto's h strictly between 0 and 1 (sysbench divides by the first and by ln(1-h)).
+    pub fn check(&self) -> Result<(), String> {
+        if self.iter == 0 {
+            return Err("--rand-spec-iter must be at least 1".into());
+        }
+        if self.spec_pct > 100 {
+            return Err(format!(
+                "--rand-spec-pct={}: a percentage, 0 to 100",
+                self.spec_pct
+            ));
+        }
+        if self.spec_res > 100 {
+            return Err(format!(
+                "--rand-spec-res={}: a percentage, 0 to 100",
+                self.spec_res
+            ));
+        }
+        if !(self.pareto_h > 0.0 && self.pareto_h < 1.0) {
+            return Err(format!(
+                "--rand-pareto-h={}: must be between 0 and 1 (exclusive)",
+                self.pareto_h
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A distribution bound to one range, with its parameters precomputed.
 #[derive(Clone, Debug)]
 pub struct Distribution {
@@ -94,13 +154,18 @@ pub(super) fn zeta(n: u64, theta: f64) -> f64 {
 }
 
 impl Distribution {
-    /// A distribution over [a, b] (inclusive). `b >= a`.
+    /// A distribution over [a, b] (inclusive) in sysbench's default shape. `b >= a`.
     pub fn new(kind: RandType, a: u64, b: u64) -> Self {
+        Distribution::shaped(kind, &Shape::default(), a, b)
+    }
+
+    /// A distribution over [a, b] (inclusive) tuned by `shape` (checked by
+    /// [`Shape::check`]). `b >= a`.
+    pub fn shaped(kind: RandType, shape: &Shape, a: u64, b: u64) -> Self {
         let n = b - a + 1;
-        // sysbench's --rand-spec-pct=1 and --rand-spec-res=75.
-        let (pct, res) = (1.0, 75.0);
+        let (pct, res) = (f64::from(shape.spec_pct), f64::from(shape.spec_res));
         let span = (b - a) as f64;
-        let h: f64 = 0.2;
+        let h = shape.pareto_h;
         let zipf = (kind == RandType::Zipfian).then(|| {
             let theta = 0.8;
             let zetan = zeta(n, theta);
@@ -116,7 +181,7 @@ impl Distribution {
             kind,
             a,
             n,
-            gauss_iter: 12,
+            gauss_iter: shape.iter.max(1),
             span,
             special_gauss: (100.0 - res) / 100.0,
             special_d: span * pct / 100.0,
@@ -231,6 +296,69 @@ mod tests {
         for id in [4976, 5000, 5050] {
             let one = share(id..=id);
             assert!((0.0085..0.0115).contains(&one), "{id}: {one}");
+        }
+    }
+
+    /// sysbench's --rand-spec-pct=10 --rand-spec-res=50 over [1, 1000]: window u * 100.9 +
+    /// 449.55 for u in [0.5, 1), ids 501..=551 for half the draws; --rand-pareto-h=0.1
+    /// puts 90% of draws on the first 10%; --rand-spec-iter=1 makes gaussian uniform.
+    #[test]
+    fn the_shape_moves_the_window_and_the_shares() {
+        let shape = Shape {
+            spec_pct: 10,
+            spec_res: 50,
+            ..Shape::default()
+        };
+        let d = Distribution::shaped(RandType::Special, &shape, 1, 1000);
+        let mut r = Rng::new(3, 0);
+        let v: Vec<u64> = (0..200_000).map(|_| d.sample(&mut r)).collect();
+        let share = |lo: u64, hi: u64| {
+            v.iter().filter(|&&x| (lo..=hi).contains(&x)).count() as f64 / v.len() as f64
+        };
+        // Half the draws, plus the gaussian half's ~12% over the same 51 ids.
+        let window = share(501, 551);
+        assert!((0.59..0.65).contains(&window), "{window}");
+        // The 21 ids before it get only gaussian draws (~5%).
+        let before = share(480, 500);
+        assert!((0.03..0.07).contains(&before), "{before}");
+        let pareto = Shape {
+            pareto_h: 0.1,
+            ..Shape::default()
+        };
+        let d = Distribution::shaped(RandType::Pareto, &pareto, 1, 1000);
+        let low = (0..100_000).filter(|_| d.sample(&mut r) <= 100).count() as f64 / 1e5;
+        assert!((0.88..0.92).contains(&low), "{low}");
+        let flat = Shape {
+            iter: 1,
+            ..Shape::default()
+        };
+        let d = Distribution::shaped(RandType::Gaussian, &flat, 1, 1000);
+        let edge = (0..100_000).filter(|_| d.sample(&mut r) <= 100).count() as f64 / 1e5;
+        assert!((0.09..0.11).contains(&edge), "{edge}");
+        assert!(Shape::default().check().is_ok());
+        for bad in [
+            Shape {
+                iter: 0,
+                ..Shape::default()
+            },
+            Shape {
+                spec_pct: 101,
+                ..Shape::default()
+            },
+            Shape {
+                spec_res: 101,
+                ..Shape::default()
+            },
+            Shape {
+                pareto_h: 1.0,
+                ..Shape::default()
+            },
+            Shape {
+                pareto_h: 0.0,
+                ..Shape::default()
+            },
+        ] {
+            assert!(bad.check().is_err(), "{bad:?}");
         }
     }
 

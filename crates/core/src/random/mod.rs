@@ -8,7 +8,7 @@ mod skew;
 mod xoroshiro;
 mod zones;
 
-pub use dist::{Distribution, RandType, RandTypeError};
+pub use dist::{Distribution, RandType, RandTypeError, Shape};
 pub use skew::{Skew, SkewError, SkewedBlocks};
 pub use xoroshiro::Rng;
 pub use zones::{ZoneBlocks, ZoneBytes, ZoneShare};

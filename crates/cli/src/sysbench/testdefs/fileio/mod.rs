@@ -205,6 +205,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
             m.access(rw_ratio)
                 .with_dist(c.run.rand_type.unwrap_or(RandType::Uniform))
         }),
+        rand_shape: c.run.rand_shape,
         engine: engine_for(io_mode, async_engine),
         // sysbench has no engine options: each engine keeps its defaults.
         engine_options: Default::default(),

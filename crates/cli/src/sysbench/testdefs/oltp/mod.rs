@@ -155,6 +155,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
     spec.delta = v.int("delta");
     // sysbench 1.0's OLTP scripts draw ids and k with --rand-type, special by default.
     spec.rand_type = c.run.rand_type.unwrap_or(RandType::Special);
+    spec.rand_shape = c.run.rand_shape;
     spec.mysql_storage_engine = v.word("mysql_storage_engine").to_string();
     // Under sysbench's name, a missing table with nothing prepared fails the run's first
     // statement, in sysbench's words (see words.rs). sysbench has no SQLite driver to
