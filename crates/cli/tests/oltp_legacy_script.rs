@@ -441,5 +441,52 @@ fn failures_are_worded_as_the_legacy_script_s() {
         without_banner(&run(&a)),
         format!("Dropping table 'sbtest1'...\n{refused}FATAL: `cleanup' function failed: ./sysbench/tests/db/common.lua:128: Failed to connect to the database\n")
     );
+    // A user who may create tables but not insert into them (sysbench 1.0.20 on the legacy
+    // script, by hand): a full statement fails at the row common.lua:88 appends (:90 with
+    // explicit ids), its text cut where the log buffer cuts it; the last rows' failure
+    // sysbench ignores (its db_bulk_insert_done's result is not checked) and reports
+    // success, where plumb fails in its own words.
+    mysql(&format!(
+        "CREATE USER IF NOT EXISTS plumb_legacy_noinsert@localhost; \
+         GRANT CREATE, DROP, SELECT, INDEX ON {db}.* TO plumb_legacy_noinsert@localhost; \
+         DROP TABLE {db}.sbtest1"
+    ));
+    let refused = [SCRIPT, "--mysql-user=plumb_legacy_noinsert", &db_opt];
+    let prepare = |more: &[&str]| {
+        let p = run_named(
+            &DropIn::named("sysbench").bin(),
+            d.path(),
+            &args(&refused, more),
+        );
+        mysql(&format!("DROP TABLE IF EXISTS {db}.sbtest1"));
+        assert_eq!(p.code, 1, "{more:?}: {}{}", p.stdout, p.stderr);
+        without_banner(&p.stdout).to_string()
+    };
+    for (more, line) in [(&[][..], 88), (&["--oltp-auto-inc=off"][..], 90)] {
+        let mut a = vec!["--oltp-table-size=10000", "prepare"];
+        a.extend_from_slice(more);
+        let out = prepare(&a);
+        let (head, tail) = out.split_once("VALUES").expect(&out);
+        assert!(
+            head.starts_with(&format!(
+                "Creating table 'sbtest1'...\nInserting 10000 records into 'sbtest1'\n\
+                 FATAL: mysql_drv_query() returned error 1142 (INSERT command denied to user 'plumb_legacy_noinsert'@'localhost' for table `{db}`.`sbtest1`) for query 'INSERT INTO sbtest1("
+            )),
+            "{out}"
+        );
+        let lua = format!(
+            "FATAL: `prepare' function failed: ./sysbench/tests/db/common.lua:{line}: db_bulk_insert_next() failed\n"
+        );
+        assert!(tail.ends_with(&lua), "{out}");
+        // The log buffer: 4095 bytes of message after its "FATAL: ", no line end.
+        let cut = out.len() - lua.len() - out.find("FATAL: ").unwrap() - "FATAL: ".len();
+        assert_eq!(cut, 4095, "{out}");
+    }
+    let out = prepare(&["--oltp-table-size=100", "prepare"]);
+    assert!(
+        out.ends_with("FATAL: INSERT INTO sbtest1: error 1142 (42000): INSERT command denied to user 'plumb_legacy_noinsert'@'localhost' for table `plumb_legacy_errors`.`sbtest1`\n"),
+        "{out}"
+    );
+    mysql("DROP USER plumb_legacy_noinsert@localhost");
     mysql(&format!("DROP DATABASE {db}"));
 }

@@ -1004,6 +1004,93 @@ fn drop_database(server: &str, db: &str) {
     };
 }
 
+/// A prepare's multi-row INSERT the server refuses (a user who may create tables but not
+/// insert into them): the driver's line quoting the statement, cut where sysbench's log
+/// buffer cuts it, then the Lua error of the bulk-insert call that sent it:
+/// db_bulk_insert_next when the statement filled up (10 000 rows), db_bulk_insert_done for
+/// the table's last rows (100). MariaDB and PostgreSQL.
+#[test]
+fn a_refused_bulk_insert_prints_sysbench_s_lines() {
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let mut cases: Vec<(&str, &str, Vec<String>)> = Vec::new();
+    if let Some(db) = empty_database("mysql", "plumb_dropin_noinsert") {
+        common::mysql(&format!(
+            "CREATE USER IF NOT EXISTS plumb_noinsert@localhost; \
+             GRANT CREATE, DROP, SELECT, INDEX ON {db}.* TO plumb_noinsert@localhost"
+        ));
+        let args = own(&["--mysql-user=plumb_noinsert", &format!("--mysql-db={db}")]);
+        cases.push(("mysql", db, args));
+    }
+    if let Some(db) = empty_database("pgsql", "plumb_dropin_noinsert") {
+        common::psql(
+            "postgres",
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'plumb_noinsert') \
+             THEN CREATE ROLE plumb_noinsert LOGIN; END IF; END $$",
+        );
+        // The owner of the tables it creates, without the right to insert into them.
+        common::psql(
+            db,
+            "GRANT CREATE ON SCHEMA public TO plumb_noinsert; \
+             ALTER DEFAULT PRIVILEGES FOR ROLE plumb_noinsert REVOKE INSERT ON TABLES FROM plumb_noinsert",
+        );
+        let args = own(&[
+            "--db-driver=pgsql",
+            "--pgsql-user=plumb_noinsert",
+            "--pgsql-host=/var/run/postgresql",
+            &format!("--pgsql-db={db}"),
+        ]);
+        cases.push(("pgsql", db, args));
+    }
+    let drop_table = |server: &str, db: &str| match server {
+        "mysql" => common::mysql(&format!("DROP TABLE IF EXISTS {db}.sbtest1")),
+        _ => common::psql(db, "DROP TABLE IF EXISTS sbtest1"),
+    };
+    // What precedes the statement's rows, how far its cut line runs, and what follows.
+    let parts = |out: &str| -> (String, usize, String) {
+        let body = out.split_once('\n').map_or(out, |(_, rest)| rest);
+        let rows = body.find("VALUES(").expect(out);
+        let lua = body
+            .find("FATAL: `sysbench.cmdline.call_command'")
+            .expect(out);
+        (
+            body[..rows].to_string(),
+            lua - rows,
+            body[lua..].to_string(),
+        )
+    };
+    let d = TempDir::new().unwrap();
+    for (server, db, base) in &cases {
+        for (rows, call) in [("100", "done"), ("10000", "next")] {
+            let mut args = base.clone();
+            args.extend(own(&[
+                "oltp_read_write",
+                &format!("--table-size={rows}"),
+                "prepare",
+            ]));
+            let theirs = run_in(Path::new(PEER), d.path(), &args);
+            drop_table(server, db);
+            let ours = run_in(&DropIn::named("sysbench").bin(), d.path(), &args);
+            drop_table(server, db);
+            let line = if rows == "100" { 233 } else { 230 };
+            assert!(
+                theirs.stdout.ends_with(&format!(
+                    "oltp_common.lua:{line}: db_bulk_insert_{call}() failed\n"
+                )),
+                "{args:?}: {}",
+                theirs.stdout
+            );
+            assert_eq!(parts(&theirs.stdout), parts(&ours.stdout), "{args:?}");
+            assert_eq!(theirs.stderr, ours.stderr, "{args:?}");
+            assert_eq!((theirs.code, ours.code), (1, 1), "{args:?}");
+        }
+        drop_database(server, db);
+        match *server {
+            "mysql" => common::mysql("DROP USER IF EXISTS plumb_noinsert@localhost"),
+            _ => common::psql("postgres", "DROP ROLE IF EXISTS plumb_noinsert"),
+        };
+    }
+}
+
 /// An OLTP run whose tables are not there (MariaDB): sysbench prints the header and
 /// "Initializing worker threads...", then each thread's thread_init fails to prepare its
 /// first statement and the run gives up. One thread: two threads' lines may interleave.

@@ -59,6 +59,15 @@ pub enum OltpError {
         /// The run's statement kind, for a statement of the workload itself.
         stmt: Option<crate::statements::Stmt>,
     },
+    /// A prepare's multi-row INSERT into sbtest`table` the database refused: `last` when it
+    /// was the table's final one (sysbench sends it from db_bulk_insert_done), else one sent
+    /// because the statement was full (from db_bulk_insert_next).
+    #[error("INSERT INTO sbtest{table}: {error}")]
+    Load {
+        table: u32,
+        error: DriverError,
+        last: bool,
+    },
     /// A table the run reads cannot be read (it was not prepared): sbtest`tables` is the last
     /// table the run reads (the one checked), sbtest`first` the first one missing, and
     /// `error` what reading it said. `refused` holds the database's

@@ -214,7 +214,11 @@ fn load(
             if stop.load(Relaxed) {
                 return Ok(());
             }
-            send_batch(conn, dialect, &buf, i, sum)?;
+            send_batch(conn, dialect, &buf, sum).map_err(|error| OltpError::Load {
+                table: i,
+                error,
+                last: false,
+            })?;
             sum.rows += in_buf;
             buf.truncate(head.len());
             in_buf = 0;
@@ -226,21 +230,25 @@ fn load(
         in_buf += 1;
     }
     if in_buf > 0 {
-        send_batch(conn, dialect, &buf, i, sum)?;
+        send_batch(conn, dialect, &buf, sum).map_err(|error| OltpError::Load {
+            table: i,
+            error,
+            last: true,
+        })?;
         sum.rows += in_buf;
     }
     Ok(())
 }
 
+/// One multi-row INSERT, retried while the database refuses it with an error the driver
+/// may retry.
 fn send_batch(
     conn: &mut dyn Connection,
     dialect: Dialect,
     sql: &str,
-    i: u32,
     sum: &mut PrepareSummary,
-) -> Result<(), OltpError> {
+) -> Result<(), DriverError> {
     let wrap = dialect == Dialect::Sqlite;
-    let what = || format!("INSERT INTO sbtest{i}");
     loop {
         let attempt = (|| {
             if wrap {
@@ -258,10 +266,10 @@ fn send_batch(
                 return Ok(());
             }
             Err(e) if e.class == ErrorClass::Ignorable => {
-                conn.rollback().map_err(statement_error(what()))?;
+                conn.rollback()?;
                 sum.retries += 1;
             }
-            Err(e) => return Err(statement_error(what())(e)),
+            Err(e) => return Err(e),
         }
     }
 }

@@ -117,6 +117,7 @@ impl Script {
                 self.mysql_prepare_refused(error)
             }
             OltpError::Statement { error, stmt, .. } => self.query_failed(error, *stmt, false),
+            OltpError::Load { error, last, .. } => self.load_failed(error, *last),
             OltpError::Connect(error) => self.connect_failed(error),
             // sysbench's words for the INSERT that failed, else plumb's with the cause.
             OltpError::Unguarded { error, .. } => self
@@ -350,28 +351,7 @@ impl Script {
             return Some(log.printed());
         }
         let query = said.query.as_deref()?;
-        let errno = match self.dialect {
-            Dialect::Mysql => {
-                let code = error.code.as_deref()?;
-                let function = if said.executed {
-                    "mysql_stmt_execute"
-                } else {
-                    "mysql_drv_query"
-                };
-                log.fatal(&format!(
-                    "{function}() returned error {code} ({}) for query '{query}'",
-                    said.message
-                ));
-                code
-            }
-            Dialect::Pgsql => {
-                // 7: libpq's PGRES_FATAL_ERROR; sysbench's pgsql driver sets no errno.
-                log.fatal(&format!("PQexec() failed: 7 {}", said.message));
-                log.fatal(&format!("failed query was: {query}"));
-                "0"
-            }
-            Dialect::Sqlite => return None,
-        };
+        let errno = self.driver_failed(&mut log, error, said, query)?;
         if let Some(legacy) = &self.legacy {
             let (function, at) = match stmt {
                 Some(stmt) => ("thread_run", legacy.event_at(stmt)?),
@@ -429,9 +409,75 @@ impl Script {
     }
 }
 
+impl Script {
+    /// The driver's lines for a statement the database refused, sent as text (or executed
+    /// as prepared, for MySQL); the errno sysbench's Lua error quotes.
+    fn driver_failed<'e>(
+        &self,
+        log: &mut Log,
+        error: &'e DriverError,
+        said: &ServerSaid,
+        query: &str,
+    ) -> Option<&'e str> {
+        Some(match self.dialect {
+            Dialect::Mysql => {
+                let code = error.code.as_deref()?;
+                let function = if said.executed {
+                    "mysql_stmt_execute"
+                } else {
+                    "mysql_drv_query"
+                };
+                log.fatal(&format!(
+                    "{function}() returned error {code} ({}) for query '{query}'",
+                    said.message
+                ));
+                code
+            }
+            Dialect::Pgsql => {
+                // 7: libpq's PGRES_FATAL_ERROR; sysbench's pgsql driver sets no errno.
+                log.fatal(&format!("PQexec() failed: 7 {}", said.message));
+                log.fatal(&format!("failed query was: {query}"));
+                "0"
+            }
+            Dialect::Sqlite => return None,
+        })
+    }
+
+    /// A prepare's multi-row INSERT refused: the driver's lines, then the Lua error of the
+    /// bulk-insert call that sent it: db_bulk_insert_next when the statement was full,
+    /// db_bulk_insert_done for the table's last rows. The legacy common.lua ignores a
+    /// failed db_bulk_insert_done and goes on to report success; plumb fails in its own words.
+    fn load_failed(&self, error: &DriverError, last: bool) -> Option<String> {
+        let said = error.said.as_deref()?;
+        let query = said.query.as_deref()?;
+        let mut log = Log::default();
+        self.driver_failed(&mut log, error, said, query)?;
+        let (function, at) = match &self.legacy {
+            Some(_) if last => return None,
+            // common.lua:88 appends an auto-increment row, :90 one with its id.
+            Some(legacy) => (
+                "prepare",
+                legacy.common_at(if self.auto_inc { 88 } else { 90 }),
+            ),
+            None => (
+                "sysbench.cmdline.call_command",
+                format!(
+                    "/usr/share/sysbench/oltp_common.lua:{}",
+                    if last { 233 } else { 230 }
+                ),
+            ),
+        };
+        let call = if last { "done" } else { "next" };
+        log.fatal(&format!(
+            "`{function}' function failed: {at}: db_bulk_insert_{call}() failed"
+        ));
+        Some(log.printed())
+    }
+}
+
 /// The Lua function and line that sent `query`, a statement of prepare or cleanup, by its
-/// text: in oltp_common.lua (`current`) or in the legacy common.lua. A bulk INSERT is not
-/// placed (it fails where its buffer was flushed, which its text does not tell).
+/// text: in oltp_common.lua (`current`) or in the legacy common.lua. A prepare's bulk
+/// INSERT is not among them: its failure is [`Script::load_failed`]'s.
 fn setup_statement(query: &str, current: bool) -> Option<(&'static str, u32)> {
     let prepare = if current {
         "sysbench.cmdline.call_command"
