@@ -1091,6 +1091,46 @@ fn a_refused_bulk_insert_prints_sysbench_s_lines() {
     }
 }
 
+/// bulk_insert's prepare refused its CREATE TABLE IF NOT EXISTS (a user who may only read):
+/// the driver's lines quoting bulk_insert.lua's indented text, then its line 23, exit 1.
+#[test]
+fn bulk_insert_s_refused_create_table_prints_sysbench_s_lines() {
+    if let Some(db) = empty_database("mysql", "plumb_dropin_nocreate") {
+        common::mysql(&format!(
+            "CREATE USER IF NOT EXISTS plumb_nocreate@localhost; \
+             GRANT SELECT ON {db}.* TO plumb_nocreate@localhost"
+        ));
+        same(&[
+            "--mysql-user=plumb_nocreate",
+            &format!("--mysql-db={db}"),
+            "bulk_insert",
+            "--threads=2",
+            "prepare",
+        ]);
+        drop_database("mysql", db);
+        common::mysql("DROP USER IF EXISTS plumb_nocreate@localhost");
+    }
+    if let Some(db) = empty_database("pgsql", "plumb_dropin_nocreate") {
+        // PostgreSQL 15 grants no CREATE on the public schema to other roles.
+        common::psql(
+            "postgres",
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'plumb_nocreate') \
+             THEN CREATE ROLE plumb_nocreate LOGIN; END IF; END $$",
+        );
+        same(&[
+            "--db-driver=pgsql",
+            "--pgsql-user=plumb_nocreate",
+            "--pgsql-host=/var/run/postgresql",
+            &format!("--pgsql-db={db}"),
+            "bulk_insert",
+            "--threads=2",
+            "prepare",
+        ]);
+        drop_database("pgsql", db);
+        common::psql("postgres", "DROP ROLE IF EXISTS plumb_nocreate");
+    }
+}
+
 /// An OLTP run whose tables are not there (MariaDB): sysbench prints the header and
 /// "Initializing worker threads...", then each thread's thread_init fails to prepare its
 /// first statement and the run gives up. One thread: two threads' lines may interleave.

@@ -119,8 +119,9 @@ pub fn drop_table(i: u32) -> String {
 
 /// bulk_insert's own table: id and k only, created if missing.
 pub fn create_bulk_table(i: u32) -> String {
+    // bulk_insert.lua's text to the byte, indentation and all: a refusal quotes it.
     format!(
-        "CREATE TABLE IF NOT EXISTS sbtest{i} (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))"
+        "        CREATE TABLE IF NOT EXISTS sbtest{i} (\n          id INTEGER NOT NULL,\n          k INTEGER DEFAULT '0' NOT NULL,\n          PRIMARY KEY (id))"
     )
 }
 

@@ -367,9 +367,9 @@ impl Script {
         }
         if stmt.is_none() && !at_end {
             let (function, at) = match (setup_statement(query, true)?, self.test) {
-                // bulk_insert.lua's own CREATE TABLE IF NOT EXISTS.
-                (_, Test::BulkInsert) if !query.starts_with("DROP") => return None,
                 (("cleanup", _), Test::BulkInsert) => ("cleanup", "bulk_insert.lua:54".into()),
+                // bulk_insert.lua's own CREATE TABLE IF NOT EXISTS.
+                (_, Test::BulkInsert) => ("prepare", "bulk_insert.lua:23".into()),
                 ((function, line), _) => (function, format!("oltp_common.lua:{line}")),
             };
             log.fatal(&format!(
@@ -484,6 +484,8 @@ fn setup_statement(query: &str, current: bool) -> Option<(&'static str, u32)> {
     } else {
         "prepare"
     };
+    // bulk_insert.lua indents its CREATE TABLE.
+    let query = query.trim_start();
     Some(if query.starts_with("CREATE TABLE") {
         (prepare, if current { 197 } else { 66 })
     } else if query.starts_with("CREATE INDEX") {
