@@ -819,6 +819,45 @@ fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
     assert_eq!(ours, theirs);
 }
 
+/// fileio's --validate: "Validation checks: on." stands in sysbench's general header, after
+/// the thread count and before the random generator's line, not in fileio's own lines.
+#[test]
+fn validation_line_in_the_general_header() {
+    let Some(peer) = peer() else { return };
+    let drop_in = DropIn::named("sysbench");
+    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+    let args = [
+        "--validate",
+        "--file-num=2",
+        "--file-total-size=1M",
+        "--file-test-mode=rndrw",
+        "--rand-seed=5",
+        "--time=0",
+        "--events=50",
+        "fileio",
+    ];
+    let header = |dir: &Path, bin: &Path| {
+        let mut prep = args.to_vec();
+        prep.push("prepare");
+        run_in(bin, dir, &prep);
+        let mut r = args.to_vec();
+        r.push("run");
+        let out = run_in(bin, dir, &r);
+        out.stdout
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with("Block size"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    let theirs = header(a.path(), Path::new(peer));
+    assert!(
+        theirs.contains("Number of threads: 1\nValidation checks: on.\n\nInitializing"),
+        "{theirs}"
+    );
+    assert_eq!(header(b.path(), &drop_in.bin()), theirs);
+}
+
 /// --verbosity below 3 prints no banner and no report, only errors (and warnings from 2 up);
 /// out-of-range and non-numeric values are refused as sysbench refuses them.
 #[test]

@@ -196,9 +196,6 @@ pub(crate) fn header(
         h.push_str(&l);
         h.push('\n');
     };
-    if s.validate {
-        line("Validation checks: on.\n".into());
-    }
     line(format!("Extra file open flags: {}", open_flag_words(s)));
     line(format!(
         "{} files, {} each",

@@ -270,6 +270,10 @@ fn header(job: &JobRecord) -> String {
             fmt_num(i)
         );
     }
+    // sysbench's general header says so for any test; only fileio validates in plumb.
+    if matches!(&job.workload, Settings::Fileio(f) if f.validate) {
+        let _ = writeln!(s, "Validation checks: on.\n");
+    }
     if job.seed_given {
         let _ = writeln!(
             s,
