@@ -819,6 +819,49 @@ fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
     assert_eq!(ours, theirs);
 }
 
+/// The open flags line: sysbench writes "sync " and "dsync " with a trailing space and
+/// "directio" without one.
+#[test]
+fn the_open_flags_line_as_sysbench_spells_it() {
+    let Some(peer) = peer() else { return };
+    let drop_in = DropIn::named("sysbench");
+    for flags in [
+        "sync",
+        "dsync",
+        "sync,dsync",
+        "direct",
+        "dsync,direct",
+        "sync,dsync,direct",
+    ] {
+        let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+        let flag = format!("--file-extra-flags={flags}");
+        let args = [
+            "--file-num=1",
+            "--file-total-size=64K",
+            "--file-test-mode=rndrd",
+            &flag,
+            "--time=0",
+            "--events=10",
+            "fileio",
+        ];
+        let line = |dir: &Path, bin: &Path| {
+            let mut prep = args.to_vec();
+            prep.push("prepare");
+            run_in(bin, dir, &prep);
+            let mut r = args.to_vec();
+            r.push("run");
+            let out = run_in(bin, dir, &r);
+            out.stdout
+                .lines()
+                .find(|l| l.starts_with("Extra file open flags"))
+                .map(str::to_string)
+        };
+        let theirs = line(a.path(), Path::new(peer));
+        assert!(theirs.is_some(), "{flags}");
+        assert_eq!(line(b.path(), &drop_in.bin()), theirs, "{flags}");
+    }
+}
+
 /// fileio's --validate: "Validation checks: on." stands in sysbench's general header, after
 /// the thread count and before the random generator's line, not in fileio's own lines.
 #[test]

@@ -169,14 +169,19 @@ fn sysbench_words(a: &Access) -> &'static str {
 /// The open flags as sysbench prints them after "Extra file open flags:".
 fn open_flag_words(s: &FileioSettings) -> String {
     let f = s.flags();
-    let words: Vec<&str> = [(f.sync, "sync"), (f.dsync, "dsync"), (f.direct, "directio")]
-        .into_iter()
-        .filter_map(|(on, w)| on.then_some(w))
-        .collect();
+    // sysbench appends "sync " and "dsync " with their space, "directio" without.
+    let words: String = [
+        (f.sync, "sync "),
+        (f.dsync, "dsync "),
+        (f.direct, "directio"),
+    ]
+    .into_iter()
+    .filter_map(|(on, w)| on.then_some(w))
+    .collect();
     if words.is_empty() {
         "(none)".into()
     } else {
-        words.join(" ")
+        words
     }
 }
 
