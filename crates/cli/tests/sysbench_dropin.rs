@@ -784,34 +784,43 @@ fn a_lua_script_on_stdin_is_refused_in_one_line() {
     );
 }
 
-#[test]
-fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
-    let Some(peer) = peer() else { return };
-    let drop_in = DropIn::named("sysbench");
-    let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
+/// The first line starting with `prefix` of a fileio run with `option` on a small file set
+/// each tool prepares in its own directory: sysbench's, then plumb's as sysbench.
+fn fileio_run_line(option: &str, prefix: &str) -> Option<(Option<String>, Option<String>)> {
+    let peer = peer()?;
     let args = [
         "--file-num=1",
         "--file-total-size=64K",
         "--file-test-mode=rndrd",
-        "--file-rw-ratio=2",
+        option,
         "--time=0",
         "--events=10",
         "fileio",
     ];
-    let line = |dir: &Path, bin: &Path| {
+    let line = |bin: &Path| {
+        let dir = TempDir::new().unwrap();
         let mut prep = args.to_vec();
         prep.push("prepare");
-        run_in(bin, dir, &prep);
+        run_in(bin, dir.path(), &prep);
         let mut r = args.to_vec();
         r.push("run");
-        let out = run_in(bin, dir, &r);
+        let out = run_in(bin, dir.path(), &r);
         out.stdout
             .lines()
-            .find(|l| l.starts_with("Read/Write ratio"))
+            .find(|l| l.starts_with(prefix))
             .map(str::to_string)
     };
-    let theirs = line(a.path(), Path::new(peer));
-    let ours = line(b.path(), &drop_in.bin());
+    Some((
+        line(Path::new(peer)),
+        line(&DropIn::named("sysbench").bin()),
+    ))
+}
+
+#[test]
+fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
+    let Some((theirs, ours)) = fileio_run_line("--file-rw-ratio=2", "Read/Write ratio") else {
+        return;
+    };
     assert_eq!(
         theirs.as_deref(),
         Some("Read/Write ratio for combined random IO test: 2.00")
@@ -823,8 +832,6 @@ fn the_rw_ratio_line_shows_the_option_in_every_random_mode() {
 /// "directio" without one.
 #[test]
 fn the_open_flags_line_as_sysbench_spells_it() {
-    let Some(peer) = peer() else { return };
-    let drop_in = DropIn::named("sysbench");
     for flags in [
         "sync",
         "dsync",
@@ -833,32 +840,12 @@ fn the_open_flags_line_as_sysbench_spells_it() {
         "dsync,direct",
         "sync,dsync,direct",
     ] {
-        let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-        let flag = format!("--file-extra-flags={flags}");
-        let args = [
-            "--file-num=1",
-            "--file-total-size=64K",
-            "--file-test-mode=rndrd",
-            &flag,
-            "--time=0",
-            "--events=10",
-            "fileio",
-        ];
-        let line = |dir: &Path, bin: &Path| {
-            let mut prep = args.to_vec();
-            prep.push("prepare");
-            run_in(bin, dir, &prep);
-            let mut r = args.to_vec();
-            r.push("run");
-            let out = run_in(bin, dir, &r);
-            out.stdout
-                .lines()
-                .find(|l| l.starts_with("Extra file open flags"))
-                .map(str::to_string)
+        let option = format!("--file-extra-flags={flags}");
+        let Some((theirs, ours)) = fileio_run_line(&option, "Extra file open flags") else {
+            return;
         };
-        let theirs = line(a.path(), Path::new(peer));
         assert!(theirs.is_some(), "{flags}");
-        assert_eq!(line(b.path(), &drop_in.bin()), theirs, "{flags}");
+        assert_eq!(ours, theirs, "{flags}");
     }
 }
 
