@@ -1845,6 +1845,32 @@ fn connection_failures_print_sysbench_s_fatal_lines() {
     }
 }
 
+/// --mysql-host lists: sysbench's MySQL driver deals its connections over the hosts in
+/// turn, so of two threads only the second meets the host that does not answer, and the
+/// driver's lines are printed once.
+#[test]
+fn a_host_list_fails_only_the_connections_dealt_to_the_dead_host() {
+    let Some(db) = empty_database("mysql", "plumb_dropin_hosts") else {
+        return;
+    };
+    let db_opt = format!("--mysql-db={db}");
+    let base = [
+        "--mysql-user=root",
+        &db_opt,
+        "--mysql-host=127.0.0.1,127.0.0.2",
+        "oltp_point_select",
+        "--table-size=100",
+    ];
+    let mut prepare = base.to_vec();
+    prepare.extend(["--mysql-host=127.0.0.1", "prepare"]);
+    let o = run_in(Path::new(PEER), Path::new("."), &prepare);
+    assert_eq!(o.code, 0, "{o:?}");
+    let mut run = base.to_vec();
+    run.extend(["--threads=2", "--time=1", "run"]);
+    same(&run);
+    drop_database("mysql", db);
+}
+
 /// A prepared statement the server refuses to execute (MariaDB: c is too short for the
 /// value written to it): sysbench's driver line names mysql_stmt_execute() and the
 /// statement as prepared, then the Lua line that executed it, exit 1.

@@ -68,7 +68,7 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
     })
 }
 
-fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
+pub(super) fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
     for (name, what) in [
         ("mysql-debug", "client library tracing"),
         ("mysql-dry-run", "dry-run mode"),

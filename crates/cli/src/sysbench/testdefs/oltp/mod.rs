@@ -178,6 +178,13 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
             .and_then(|p| p.parse().ok())
             .unwrap_or(3306),
         mysql_socket_given: v.list("mysql-socket").iter().any(|s| !s.is_empty()),
+        mysql_endpoints: if driver.dialect() == plumb_oltp::Dialect::Mysql {
+            super::db_drivers::mysql_config(v, c.dropin)
+                .map(|m| m.endpoints)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        },
         legacy: c.legacy_path.clone().map(|path| words::Legacy {
             path,
             first: words::Legacy::first_statement(&spec),

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 
 use plumb_oltp::driver::{ConnectCause, ConnectFailure, ServerSaid};
+use plumb_oltp::mysql::Endpoint;
 use plumb_oltp::statements::Stmt;
 use plumb_oltp::{Dialect, DriverError, ErrorClass, OltpError, Setting, Test};
 
@@ -19,6 +20,7 @@ const BULK_DONE_FAILED: &str =
     "`thread_done' function failed: /usr/share/sysbench/bulk_insert.lua:42: db_bulk_insert_done() failed";
 
 /// The script a drop-in run stands for, as far as its words depend on it.
+#[derive(Clone)]
 pub(super) struct Script {
     pub test: Test,
     pub dialect: Dialect,
@@ -31,12 +33,16 @@ pub(super) struct Script {
     pub mysql_port: u16,
     /// --mysql-socket was given: sysbench names the socket, else the host and port.
     pub mysql_socket_given: bool,
+    /// The servers sysbench's MySQL driver hands its connections in turn (its host, port
+    /// and socket lists), the first connection the first.
+    pub mysql_endpoints: Vec<Endpoint>,
     /// The run stands for sysbench 1.0's copy of 0.5's oltp.lua, whose errors are its own.
     pub legacy: Option<Legacy>,
 }
 
 /// sysbench 1.0.20's `oltp_legacy/oltp.lua` and the common.lua beside it: they send every
 /// statement through `db_query()`, which fails with those words, at their own lines.
+#[derive(Clone)]
 pub(super) struct Legacy {
     /// The script's path as the command line gave it (sysbench quotes it as given).
     pub path: String,
@@ -175,7 +181,7 @@ impl Script {
             (Command::Help, _) => return None,
         };
         let mut log = Log::default();
-        for _ in 0..connections.max(1) {
+        for _ in 0..self.failing(error, connections).max(1) {
             for l in &lines {
                 log.fatal(l);
             }
@@ -187,6 +193,28 @@ impl Script {
             log.fatal("Thread initialization failed!");
         }
         Some(log.printed())
+    }
+
+    /// How many of the command's `connections` go where `error`'s connection went: all of
+    /// them, except where sysbench's MySQL driver deals its connections over several
+    /// servers, the k-th to the k-th server in turn; the others reached a server (plumb
+    /// stops at the first that does not, so any other that fails is not known).
+    fn failing(&self, error: &DriverError, connections: usize) -> usize {
+        let (eps, Some(f)) = (&self.mysql_endpoints, error.connect.last()) else {
+            return connections;
+        };
+        if self.dialect != Dialect::Mysql || eps.len() < 2 {
+            return connections;
+        }
+        let failed = |e: &Endpoint| match e {
+            Endpoint::Socket(p) => f.socket.as_deref() == Some(&*p.display().to_string()),
+            Endpoint::Tcp { host, port } => {
+                f.socket.is_none() && f.host == *host && f.port == *port
+            }
+        };
+        (0..connections)
+            .filter(|k| failed(&eps[k % eps.len()]))
+            .count()
     }
 
     /// The legacy script's connection failures: a run's threads connect at their first
@@ -750,6 +778,7 @@ mod tests {
             command: Some(command),
             mysql_port: 3306,
             mysql_socket_given: false,
+            mysql_endpoints: Vec::new(),
             legacy: None,
         }
     }
@@ -843,6 +872,31 @@ mod tests {
             "unable to connect to MySQL server on host '127.0.0.1', port 5999, aborting...\n\
              FATAL: error 2002: Can't connect to server on '127.0.0.1' (115)\n\
              FATAL: `sysbench.cmdline.call_command' function failed: /usr/share/sysbench/oltp_common.lua:83: connection creation failed"
+        );
+        // Connections dealt over two servers, one unreachable: of three threads, only the
+        // second connects to it (sysbench deals its connections in turn).
+        let dealt = Script {
+            threads: 3,
+            command: Some(Command::Run),
+            mysql_endpoints: vec![
+                Endpoint::Tcp {
+                    host: "127.0.0.1".into(),
+                    port: 5999,
+                },
+                Endpoint::Tcp {
+                    host: "127.0.0.2".into(),
+                    port: 5999,
+                },
+            ],
+            ..my.clone()
+        };
+        let second = unreachable(ConnectCause::Os(111), None, "127.0.0.2");
+        assert_eq!(
+            dealt.words(&second).unwrap(),
+            "unable to connect to MySQL server on host '127.0.0.2', port 5999, aborting...\n\
+             FATAL: error 2002: Can't connect to server on '127.0.0.2' (115)\n\
+             FATAL: `thread_init' function failed: /usr/share/sysbench/select_random_points.lua:34: connection creation failed\n\
+             FATAL: Thread initialization failed!"
         );
         // A socket sysbench was not given is the host and port it was told.
         let socket = unreachable(ConnectCause::Os(2), Some("/run/m.sock"), "localhost");
@@ -948,6 +1002,7 @@ mod tests {
             command: Some(Command::Run),
             mysql_port: 3306,
             mysql_socket_given: false,
+            mysql_endpoints: Vec::new(),
             legacy: None,
         };
         let e = OltpError::Unprepared {
@@ -991,6 +1046,7 @@ mod tests {
             command: Some(Command::Run),
             mysql_port: 3306,
             mysql_socket_given: false,
+            mysql_endpoints: Vec::new(),
             legacy: None,
         };
         assert_eq!(
@@ -1019,7 +1075,7 @@ mod tests {
         let prepared = Script {
             test: Test::OltpPointSelect,
             legacy: None,
-            ..my
+            ..my.clone()
         };
         let mut sent_prepared = error.clone();
         if let Some(s) = sent_prepared.said.as_mut() {
@@ -1053,6 +1109,7 @@ mod tests {
                 command: Some(Command::Run),
                 mysql_port: 3306,
                 mysql_socket_given: false,
+                mysql_endpoints: Vec::new(),
                 legacy: None,
             }
             .words(&OltpError::Statement {
