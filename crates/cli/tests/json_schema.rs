@@ -230,6 +230,42 @@ fn results_validate_against_the_committed_schema() {
     }
 }
 
+/// A forced shutdown's record: the threads left inside an event are marked, and counted.
+#[test]
+fn a_forced_shutdown_s_record_marks_the_unfinished_threads() {
+    let d = tempfile::TempDir::new().unwrap();
+    let json = d.path().join("r.json");
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("plumb"))
+        .args([
+            "cpu",
+            "--cpu-max-prime=20000000",
+            "--threads=2",
+            "--time=1",
+            "--forced-shutdown=0",
+            "--no-history",
+            &format!("--json={}", json.display()),
+            "run",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let errors: Vec<String> = schema()
+        .iter_errors(&doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let result = &doc["groups"][0]["jobs"][0];
+    assert_eq!(result["status"], "forced_shutdown");
+    assert_eq!(result["unfinished_events"], 2);
+    let threads = result["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    for t in threads {
+        assert_eq!(t["unfinished"], true, "{t}");
+        assert_eq!(t["events"], 0, "{t}");
+    }
+}
+
 #[test]
 fn schema_rejects_a_result_missing_a_field() {
     let mut v = json_doc(&[

@@ -290,6 +290,48 @@ fn a_forced_shutdown_as_sysbench_s_watchdog() {
         "--forced-shutdown=0",
         "run",
     ]);
+    // sysbench counts each thread's unfinished event and its time so far, around an average
+    // of the completed ones: 1 event a thread, 0 s on average, 1 s from it.
+    let args = [
+        "cpu",
+        "--cpu-max-prime=20000000",
+        "--threads=2",
+        "--time=1",
+        "--forced-shutdown=0",
+        "run",
+    ];
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
+    // (events line, execution time's average and its stddev to a tenth of a second)
+    let fairness = |s: &str| {
+        let line = |p: &str| {
+            s.lines()
+                .find(|l| l.starts_with(p))
+                .unwrap_or("")
+                .to_string()
+        };
+        let time = line("    execution time (avg/stddev):");
+        let (avg, sd) = time
+            .rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .split_once('/')
+            .unwrap_or_default();
+        let sd: f64 = sd.parse().unwrap_or(-1.0);
+        (
+            line("    events (avg/stddev):"),
+            avg.to_string(),
+            format!("{sd:.1}"),
+        )
+    };
+    let expected = (
+        "    events (avg/stddev):           1.0000/0.00".to_string(),
+        "0.0000".to_string(),
+        "1.0".to_string(),
+    );
+    assert_eq!(fairness(&theirs.stdout), expected, "{}", theirs.stdout);
+    assert_eq!(fairness(&ours.stdout), expected, "{}", ours.stdout);
 }
 
 /// A grace given as a share of --time is the whole seconds sysbench's integer arithmetic

@@ -58,6 +58,9 @@ pub struct Fairness {
 pub struct ThreadResult {
     pub events: u64,
     pub exec_time_ns: u64,
+    /// A forced shutdown left the thread inside an event (not counted in `events`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unfinished: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -262,6 +265,11 @@ impl RunResult {
             threads.push(ThreadResult {
                 events: ev,
                 exec_time_ns: exec,
+                unfinished: outcome
+                    .unfinished
+                    .get(threads.len())
+                    .copied()
+                    .unwrap_or(false),
             });
         }
         let (events_avg, events_stddev) =
@@ -349,7 +357,8 @@ impl RunResult {
                 .zip(&per_kind)
                 .map(|(k, h)| (k.name.to_string(), SparseHistogram::from(h)))
                 .collect(),
-            unfinished_events: (status == Status::ForcedShutdown).then_some(outcome.unfinished),
+            unfinished_events: (status == Status::ForcedShutdown)
+                .then(|| outcome.unfinished.iter().filter(|&&u| u).count() as u64),
         }
     }
 

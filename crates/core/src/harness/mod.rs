@@ -170,8 +170,9 @@ pub struct RunOutcome {
     pub intervals: Vec<IntervalSample>,
     /// Open loop: scheduled events not yet started when the run ended.
     pub backlog: Option<u64>,
-    /// A forced shutdown: the workers still inside an event, left behind.
-    pub unfinished: u64,
+    /// A forced shutdown: per thread, in order, whether it was left behind inside an event
+    /// (empty when nothing was forced).
+    pub unfinished: Vec<bool>,
 }
 
 #[derive(Debug, Error)]
@@ -473,10 +474,9 @@ pub fn run_announced(
     });
     let total = end.saturating_duration_since(start);
     let unfinished = if abandon {
-        let done = *finish.count.lock().unwrap_or_else(|p| p.into_inner());
-        threads.saturating_sub(done) as u64
+        slots.iter().map(|s| !s.done.load(Relaxed)).collect()
     } else {
-        0
+        Vec::new()
     };
     let outcome = RunOutcome {
         cause,

@@ -89,7 +89,7 @@ impl Peek {
             threads: slots.iter().map(settled).collect(),
             intervals,
             backlog: None,
-            unfinished: 0,
+            unfinished: Vec::new(),
         })
     }
 }

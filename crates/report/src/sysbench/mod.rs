@@ -425,7 +425,7 @@ fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
         latency_lines(&mut out, "Latency (ms):", &r.latency, percentiles_off_line);
     }
     let _ = writeln!(out, "Threads fairness:");
-    let f = &r.fairness;
+    let f = sysbench_fairness(r);
     let _ = writeln!(
         out,
         "    events (avg/stddev):           {:.4}/{:3.2}",
@@ -438,6 +438,50 @@ fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
     );
     let _ = writeln!(out);
     out
+}
+
+/// The fairness figures as sysbench prints them. After a forced shutdown sysbench stops
+/// the timers of the events still running and counts them: each such thread has one event
+/// more and its time so far (here the run's time: its events ran back to back), while the
+/// average time stays the completed events' (the latency sum over the threads). The result
+/// keeps the completed events' own figures.
+fn sysbench_fairness(r: &RunResult) -> plumb_core::result::Fairness {
+    if !r.threads.iter().any(|t| t.unfinished) {
+        return r.fairness.clone();
+    }
+    let n = r.threads.len() as f64;
+    let events: Vec<f64> = r
+        .threads
+        .iter()
+        .map(|t| (t.events + u64::from(t.unfinished)) as f64)
+        .collect();
+    let times: Vec<f64> = r
+        .threads
+        .iter()
+        .map(|t| {
+            let done = t.exec_time_ns as f64 / 1e9;
+            if t.unfinished {
+                done.max(r.total_time_s)
+            } else {
+                done
+            }
+        })
+        .collect();
+    let events_avg = events.iter().sum::<f64>() / n;
+    let time_avg = r
+        .threads
+        .iter()
+        .map(|t| t.exec_time_ns as f64 / 1e9)
+        .sum::<f64>()
+        / n;
+    let spread =
+        |v: &[f64], avg: f64| (v.iter().map(|x| (x - avg).powi(2)).sum::<f64>() / n).sqrt();
+    plumb_core::result::Fairness {
+        events_avg,
+        events_stddev: spread(&events, events_avg),
+        exec_time_avg_s: time_avg,
+        exec_time_stddev_s: spread(&times, time_avg),
+    }
 }
 
 /// What sysbench does not print: run status, per-operation latency, open-loop figures.
