@@ -372,6 +372,31 @@ enum Patience {
     Attempts(u32),
 }
 
+impl OltpSpec {
+    /// The first statement the legacy event sends ([`OltpWorker::legacy_event`]'s order:
+    /// BEGIN unless skipped, point selects and ranges when reading, updates and the delete
+    /// when writing); None when it sends none. The legacy script's threads connect there,
+    /// so a front end places a failed connection at it.
+    pub fn legacy_first_statement(&self) -> Option<Stmt> {
+        let reads = self.test != Test::OltpWriteOnly;
+        let writes = self.test != Test::OltpReadOnly;
+        let ranges = reads && self.range_selects;
+        [
+            (Stmt::Begin, !self.skip_trx),
+            (Stmt::PointSelect, reads && self.point_selects > 0),
+            (Stmt::SimpleRange, ranges && self.simple_ranges > 0),
+            (Stmt::SumRange, ranges && self.sum_ranges > 0),
+            (Stmt::OrderRange, ranges && self.order_ranges > 0),
+            (Stmt::DistinctRange, ranges && self.distinct_ranges > 0),
+            (Stmt::IndexUpdate, writes && self.index_updates > 0),
+            (Stmt::NonIndexUpdate, writes && self.non_index_updates > 0),
+            (Stmt::Delete, writes && self.delete_inserts > 0),
+        ]
+        .into_iter()
+        .find_map(|(stmt, sent)| sent.then_some(stmt))
+    }
+}
+
 struct OltpWorker {
     spec: Arc<OltpSpec>,
     driver: Arc<dyn Driver>,
@@ -1075,6 +1100,80 @@ mod legacy_tests {
         }
         assert_eq!(d.shared.prepared.lock().unwrap().iter().sum::<usize>(), 0);
         (d.sql(), c)
+    }
+
+    /// The first statement a legacy event sends is the one
+    /// [`OltpSpec::legacy_first_statement`] names, whatever the options leave out.
+    #[test]
+    fn the_first_statement_is_the_one_named() {
+        let kind = |sql: &str| {
+            let s = sql.trim_start_matches("FAIL ");
+            if s.starts_with("BEGIN") || s.starts_with("LOCK TABLES") {
+                Stmt::Begin
+            } else if s.starts_with("SELECT SUM(K)") {
+                Stmt::SumRange
+            } else if s.starts_with("SELECT DISTINCT") {
+                Stmt::DistinctRange
+            } else if s.starts_with("SELECT c") && s.contains(" ORDER BY ") {
+                Stmt::OrderRange
+            } else if s.starts_with("SELECT c") && s.contains(" BETWEEN ") {
+                Stmt::SimpleRange
+            } else if s.starts_with("SELECT c") {
+                Stmt::PointSelect
+            } else if s.starts_with("UPDATE") && s.contains("k=k+1") {
+                Stmt::IndexUpdate
+            } else if s.starts_with("UPDATE") {
+                Stmt::NonIndexUpdate
+            } else if s.starts_with("DELETE") {
+                Stmt::Delete
+            } else {
+                panic!("unknown statement: {s}")
+            }
+        };
+        type Tweak = fn(&mut OltpSpec);
+        let tweaks: [Tweak; 8] = [
+            |_| {},
+            |s| s.skip_trx = true,
+            |s| {
+                s.skip_trx = true;
+                s.point_selects = 0;
+            },
+            |s| {
+                s.skip_trx = true;
+                s.point_selects = 0;
+                s.range_selects = false;
+            },
+            |s| {
+                s.skip_trx = true;
+                s.point_selects = 0;
+                s.simple_ranges = 0;
+            },
+            |s| {
+                s.skip_trx = true;
+                s.point_selects = 0;
+                s.simple_ranges = 0;
+                s.sum_ranges = 0;
+                s.order_ranges = 0;
+            },
+            |s| {
+                s.skip_trx = true;
+                s.test = Test::OltpWriteOnly;
+                s.index_updates = 0;
+            },
+            |s| {
+                s.skip_trx = true;
+                s.test = Test::OltpWriteOnly;
+                s.index_updates = 0;
+                s.non_index_updates = 0;
+            },
+        ];
+        for (i, tweak) in tweaks.iter().enumerate() {
+            let mut spec = legacy(Test::OltpReadWrite, 1);
+            tweak(&mut spec);
+            let named = spec.legacy_first_statement();
+            let (sql, _) = events(spec, Dialect::Mysql, 1);
+            assert_eq!(named, sql.first().map(|s| kind(s)), "tweak {i}: {sql:?}");
+        }
     }
 
     fn legacy(test: Test, tables: u32) -> OltpSpec {

@@ -187,7 +187,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
         },
         legacy: c.legacy_path.clone().map(|path| words::Legacy {
             path,
-            first: words::Legacy::first_statement(&spec),
+            first: spec.legacy_first_statement(),
         }),
     };
     let job = OltpJob::new(spec, driver, c.run.threads, c.run.seed)

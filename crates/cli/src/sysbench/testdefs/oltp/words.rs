@@ -76,29 +76,6 @@ impl Legacy {
         let dir = self.path.rfind('/').map_or("./", |i| &self.path[..=i]);
         format!("{dir}common.lua:{line}")
     }
-
-    /// The first statement of the legacy event `spec` runs, as its event() sends them.
-    pub fn first_statement(spec: &plumb_oltp::OltpSpec) -> Option<Stmt> {
-        let reads = spec.test != Test::OltpWriteOnly;
-        let writes = spec.test != Test::OltpReadOnly;
-        let ranges = reads && spec.range_selects;
-        [
-            (Stmt::Begin, !spec.skip_trx),
-            (
-                Stmt::PointSelect,
-                reads && spec.effective_point_selects() > 0,
-            ),
-            (Stmt::SimpleRange, ranges && spec.simple_ranges > 0),
-            (Stmt::SumRange, ranges && spec.sum_ranges > 0),
-            (Stmt::OrderRange, ranges && spec.order_ranges > 0),
-            (Stmt::DistinctRange, ranges && spec.distinct_ranges > 0),
-            (Stmt::IndexUpdate, writes && spec.index_updates > 0),
-            (Stmt::NonIndexUpdate, writes && spec.non_index_updates > 0),
-            (Stmt::Delete, writes && spec.delete_inserts > 0),
-        ]
-        .into_iter()
-        .find_map(|(stmt, sent)| sent.then_some(stmt))
-    }
 }
 
 impl Script {
