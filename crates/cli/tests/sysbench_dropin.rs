@@ -1126,6 +1126,17 @@ fn empty_database(server: &str, db: &'static str) -> Option<&'static str> {
     Some(db)
 }
 
+/// A PostgreSQL role that may log in, with no other right, unless it exists already.
+fn pg_login_role(name: &str) {
+    common::psql(
+        "postgres",
+        &format!(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{name}') \
+             THEN CREATE ROLE {name} LOGIN; END IF; END $$"
+        ),
+    );
+}
+
 fn drop_database(server: &str, db: &str) {
     match server {
         "mysql" => common::mysql(&format!("DROP DATABASE IF EXISTS {db}")),
@@ -1151,11 +1162,7 @@ fn a_refused_bulk_insert_prints_sysbench_s_lines() {
         cases.push(("mysql", db, args));
     }
     if let Some(db) = empty_database("pgsql", "plumb_dropin_noinsert") {
-        common::psql(
-            "postgres",
-            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'plumb_noinsert') \
-             THEN CREATE ROLE plumb_noinsert LOGIN; END IF; END $$",
-        );
+        pg_login_role("plumb_noinsert");
         // The owner of the tables it creates, without the right to insert into them.
         common::psql(
             db,
@@ -1241,11 +1248,7 @@ fn bulk_insert_s_refused_create_table_prints_sysbench_s_lines() {
     }
     if let Some(db) = empty_database("pgsql", "plumb_dropin_nocreate") {
         // PostgreSQL 15 grants no CREATE on the public schema to other roles.
-        common::psql(
-            "postgres",
-            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'plumb_nocreate') \
-             THEN CREATE ROLE plumb_nocreate LOGIN; END IF; END $$",
-        );
+        pg_login_role("plumb_nocreate");
         same(&[
             "--db-driver=pgsql",
             "--pgsql-user=plumb_nocreate",

@@ -157,15 +157,13 @@ impl Script {
             }
             (Command::Help, _) => return None,
         };
-        let mut log = Log::default();
-        for _ in 0..self.failing(error, connections).max(1) {
-            for l in &lines {
-                log.fatal(l);
-            }
-            log.fatal(&format!(
+        let mut log = each_connection(
+            &lines,
+            &format!(
                 "`{function}' function failed: /usr/share/sysbench/{at}: connection creation failed"
-            ));
-        }
+            ),
+            self.failing(error, connections),
+        );
         if self.command == Some(Command::Run) {
             log.fatal("Thread initialization failed!");
         }
@@ -177,10 +175,11 @@ impl Script {
     /// servers, the k-th to the k-th server in turn; the others reached a server (plumb
     /// stops at the first that does not, so any other that fails is not known).
     fn failing(&self, error: &DriverError, connections: usize) -> usize {
+        // Only the MySQL driver's Script holds endpoints.
         let (eps, Some(f)) = (&self.mysql_endpoints, error.connect.last()) else {
             return connections;
         };
-        if self.dialect != Dialect::Mysql || eps.len() < 2 {
+        if eps.len() < 2 {
             return connections;
         }
         let failed = |e: &Endpoint| match e {
@@ -204,15 +203,11 @@ impl Script {
             Command::Cleanup => ("cleanup", legacy.common_at(128), 1),
             Command::Prewarm | Command::Help => return None,
         };
-        let mut log = Log::default();
-        for _ in 0..connections.max(1) {
-            for l in lines {
-                log.fatal(l);
-            }
-            log.fatal(&format!(
-                "`{function}' function failed: {at}: Failed to connect to the database"
-            ));
-        }
+        let log = each_connection(
+            lines,
+            &format!("`{function}' function failed: {at}: Failed to connect to the database"),
+            connections,
+        );
         Some(log.printed())
     }
 
@@ -412,9 +407,7 @@ impl Script {
         log.fatal(&format!("`thread_run' function failed: {failed}"));
         Some(log.printed())
     }
-}
 
-impl Script {
     /// The driver's lines for a statement the database refused, sent as text (or executed
     /// as prepared, for MySQL); the errno sysbench's Lua error quotes.
     fn driver_failed<'e>(
@@ -478,6 +471,19 @@ impl Script {
         ));
         Some(log.printed())
     }
+}
+
+/// The driver's `lines` then the Lua error `failed`, once for each of `connections` that
+/// could not be opened (at least one), as sysbench's threads print them.
+fn each_connection(lines: &[String], failed: &str, connections: usize) -> Log {
+    let mut log = Log::default();
+    for _ in 0..connections.max(1) {
+        for l in lines {
+            log.fatal(l);
+        }
+        log.fatal(failed);
+    }
+    log
 }
 
 /// The Lua function and line that sent `query`, a statement of prepare or cleanup, by its
