@@ -344,6 +344,56 @@ fn sqlite_runs_the_legacy_script() {
     );
 }
 
+/// A `--mysql-host` list whose second server does not answer (127.0.0.2; MariaDB listens
+/// on 127.0.0.1): sysbench's driver deals the connections over the hosts in turn, so of
+/// three threads one meets the dead host and of four two, each printing the driver's lines
+/// and its thread_run's failure at its first query (sysbench 1.0.20 on its legacy copy, by
+/// hand); prepare connects once, to the first host.
+#[test]
+fn a_host_list_fails_only_the_threads_dealt_to_the_dead_host() {
+    if !available("mysql") {
+        return;
+    }
+    let db = "plumb_legacy_hosts";
+    mysql_fresh_db(db);
+    let d = TempDir::new().unwrap();
+    let db_opt = format!("--mysql-db={db}");
+    let base = [
+        SCRIPT,
+        "--mysql-user=root",
+        &db_opt,
+        "--oltp-table-size=100",
+    ];
+    dropin(
+        d.path(),
+        &base,
+        &["--mysql-host=127.0.0.1,127.0.0.2", "prepare"],
+    );
+    let dead = "FATAL: unable to connect to MySQL server on host '127.0.0.2', port 3306, aborting...\n\
+                FATAL: error 2002: Can't connect to server on '127.0.0.2' (115)\n\
+                FATAL: `thread_run' function failed: ./sysbench/tests/db/oltp.lua:43: Failed to connect to the database\n";
+    for (threads, failing) in [(3, 1), (4, 2)] {
+        let t = format!("--num-threads={threads}");
+        let more = ["--mysql-host=127.0.0.1,127.0.0.2", &t, "--time=1", "run"];
+        let p = run_named(
+            &DropIn::named("sysbench").bin(),
+            d.path(),
+            &args(&base, &more),
+        );
+        assert_eq!(p.code, 1, "{threads}: {}{}", p.stdout, p.stderr);
+        assert_eq!(
+            without_banner(&p.stdout),
+            format!(
+                "Running the test with following options:\nNumber of threads: {threads}\n\
+                 Initializing random number generator from current time\n\n\n\
+                 Initializing worker threads...\n\nThreads started!\n\n{}",
+                dead.repeat(failing)
+            )
+        );
+    }
+    mysql(&format!("DROP DATABASE {db}"));
+}
+
 /// The legacy script's failures under the drop-in name, as sysbench 1.0.20 prints them
 /// with its oltp_legacy copy (checked against it by hand: Debian's package lacks the
 /// script, see the top): every statement goes through `db_query()`, which fails with

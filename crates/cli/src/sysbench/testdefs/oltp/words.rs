@@ -137,7 +137,7 @@ impl Script {
             Dialect::Sqlite => return None,
         };
         if let Some(legacy) = &self.legacy {
-            return self.legacy_connect_failed(legacy, &lines);
+            return self.legacy_connect_failed(legacy, error, &lines);
         }
         let common = |line| format!("oltp_common.lua:{line}");
         let (function, at, connections) = match (self.command?, self.test) {
@@ -194,9 +194,14 @@ impl Script {
     }
 
     /// The legacy script's connection failures: a run's threads connect at their first
-    /// query, after "Threads started!" (each thread fails, and no thread_init did);
-    /// prepare and cleanup connect once, in common.lua.
-    fn legacy_connect_failed(&self, legacy: &Legacy, lines: &[String]) -> Option<String> {
+    /// query, after "Threads started!" (each thread dealt to a server that does not answer
+    /// fails, and no thread_init did); prepare and cleanup connect once, in common.lua.
+    fn legacy_connect_failed(
+        &self,
+        legacy: &Legacy,
+        error: &DriverError,
+        lines: &[String],
+    ) -> Option<String> {
         let (function, at, connections) = match self.command? {
             Command::Run => ("thread_run", legacy.event_at(legacy.first?)?, self.threads),
             Command::Prepare => ("prepare", legacy.common_at(111), 1),
@@ -206,7 +211,7 @@ impl Script {
         let log = each_connection(
             lines,
             &format!("`{function}' function failed: {at}: Failed to connect to the database"),
-            connections,
+            self.failing(error, connections),
         );
         Some(log.printed())
     }
