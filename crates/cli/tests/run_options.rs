@@ -382,6 +382,14 @@ fn sysbench_options_plumb_lacks_are_named_unsupported() {
         err,
         "plumb: --debug is a sysbench option plumb does not support yet\n"
     );
+    // sysbench's general --validate: the drop-in prints its header line for any test, but
+    // under plumb's name a test with nothing to validate does not take it.
+    let (code, _, err) = run(&["cpu", "--validate", "run"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "plumb: --validate is a sysbench option plumb does not support yet\n"
+    );
     let (code, _, err) = run(&["cpu", "--no-such-option=1", "run"]);
     assert_eq!(code, 2);
     assert!(

@@ -948,6 +948,72 @@ fn validation_line_in_the_general_header() {
     assert_eq!(header(b.path(), &drop_in.bin()), theirs);
 }
 
+/// sysbench's general --validate for the tests that check nothing with it (cpu, memory,
+/// threads, mutex, the OLTP scripts): "Validation checks: on." in the general header, and
+/// nothing else changes; off prints nothing; a bad value is refused as sysbench refuses it.
+#[test]
+fn validate_for_a_test_that_checks_nothing_is_sysbench_s_header_line() {
+    for v in [
+        "--validate",
+        "--validate=on",
+        "--validate=off",
+        "--validate=maybe",
+    ] {
+        // memory's events are its blocks: its size bounds the run.
+        for test in ["cpu", "--memory-total-size=1M memory", "threads", "mutex"] {
+            let mut args = vec![v, "--events=20", "--time=0"];
+            args.extend(test.split(' '));
+            args.push("run");
+            same(&args);
+        }
+    }
+    if let Some((theirs, ours)) = run_both(&["--validate", "--events=5", "--time=0", "cpu", "run"])
+    {
+        for out in [&theirs, &ours] {
+            assert!(
+                out.stdout
+                    .contains("Number of threads: 1\nValidation checks: on.\n\nInitializing"),
+                "{out:?}"
+            );
+        }
+    }
+    // The record keeps the line for a replay.
+    let d = TempDir::new().unwrap();
+    let run = [
+        "--validate",
+        "--events=5",
+        "--time=0",
+        "--json=r.json",
+        "cpu",
+        "run",
+    ];
+    let printed = run_in(&DropIn::named("sysbench").bin(), d.path(), &run);
+    let plumb = assert_cmd::cargo::cargo_bin("plumb");
+    let replayed = run_in(&plumb, d.path(), &["report", "r.json"]);
+    assert_eq!(replayed.code, 0, "{replayed:?}");
+    for out in [&printed, &replayed] {
+        assert!(out.stdout.contains("Validation checks: on."), "{out:?}");
+    }
+    let Some(db) = empty_database("mysql", "plumb_dropin_validate") else {
+        return;
+    };
+    let db_opt = format!("--mysql-db={db}");
+    let base = [
+        "--mysql-user=root",
+        &db_opt,
+        "oltp_point_select",
+        "--table-size=100",
+    ];
+    let mut prepare = base.to_vec();
+    prepare.push("prepare");
+    let o = run_in(Path::new(PEER), Path::new("."), &prepare);
+    assert_eq!(o.code, 0, "{o:?}");
+    let mut run = base.to_vec();
+    run.extend(["--validate", "--events=20", "--time=0", "run"]);
+    same(&run);
+    drop_database("mysql", db);
+}
+
 /// --verbosity below 3 prints no banner and no report, only errors (and warnings from 2 up);
 /// out-of-range and non-numeric values are refused as sysbench refuses them.
 #[test]

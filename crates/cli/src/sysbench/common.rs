@@ -106,6 +106,9 @@ pub struct Common {
     /// The drop-in's legacy oltp.lua as its command line named it, which sysbench's errors
     /// quote (its own path, and the common.lua beside it).
     pub legacy_path: Option<String>,
+    /// The drop-in's general --validate for a test that checks nothing with it: sysbench's
+    /// header line only.
+    pub validation_line: bool,
 }
 
 impl Common {
@@ -214,6 +217,7 @@ impl Common {
             legacy_script: false,
             dropin_command: None,
             legacy_path: None,
+            validation_line: false,
         })
     }
 

@@ -347,6 +347,7 @@ fn assemble(
     let layout = Sysbench {
         drop_in: common.dropin,
         plumb_sections: common.plumb_sections,
+        validation_line: common.validation_line,
     };
     let plan = Plan {
         front_end: "sysbench",

@@ -112,12 +112,19 @@ pub struct Sysbench {
     /// plumb's additions: where the files are, the engine, per-operation latency, the
     /// observations and findings sections.
     pub plumb_sections: bool,
+    /// The drop-in was given sysbench's general --validate for a test that checks nothing
+    /// with it: its header says "Validation checks: on." as sysbench's does.
+    pub validation_line: bool,
 }
 
 impl Sysbench {
     /// The rendering choices a record keeps (see [`Sysbench::choices`]).
     pub fn choices(&self) -> serde_json::Value {
-        serde_json::json!({ "drop_in": self.drop_in, "plumb_sections": self.plumb_sections })
+        serde_json::json!({
+            "drop_in": self.drop_in,
+            "plumb_sections": self.plumb_sections,
+            "validation_line": self.validation_line,
+        })
     }
 
     /// The variant a record was printed with; records without choices were printed by
@@ -133,6 +140,7 @@ impl Sysbench {
         Sysbench {
             drop_in: flag("drop_in", false),
             plumb_sections: flag("plumb_sections", true),
+            validation_line: flag("validation_line", false),
         }
     }
 
@@ -140,6 +148,7 @@ impl Sysbench {
     pub const PLUMB: Sysbench = Sysbench {
         drop_in: false,
         plumb_sections: true,
+        validation_line: false,
     };
 }
 
@@ -165,14 +174,14 @@ impl Layout for Sysbench {
     }
 
     fn preamble(&self, job: &JobRecord) -> String {
-        let mut s = header(job);
+        let mut s = header(job, self.validation_line);
         s.push_str(&blocks::header(job, self.plumb_sections));
         s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
         s
     }
 
     fn unopened(&self, job: &JobRecord) -> String {
-        let mut s = header(job);
+        let mut s = header(job, self.validation_line);
         s.push_str(&blocks::header(job, self.plumb_sections));
         // sysbench opens fileio's files before it starts its threads, but an OLTP script
         // prepares its statements in each thread's thread_init, after this line; the
@@ -255,7 +264,7 @@ fn spell(k: Knob) -> String {
 }
 
 /// The report printed before the workers start.
-fn header(job: &JobRecord) -> String {
+fn header(job: &JobRecord, validation_line: bool) -> String {
     let cfg = &job.settings;
     let mut s = String::new();
     let _ = writeln!(s, "Running the test with following options:");
@@ -270,8 +279,9 @@ fn header(job: &JobRecord) -> String {
             fmt_num(i)
         );
     }
-    // sysbench's general header says so for any test; only fileio validates in plumb.
-    if matches!(&job.workload, Settings::Fileio(f) if f.validate) {
+    // sysbench's general header says so for any test; only fileio validates, in sysbench
+    // as in plumb.
+    if validation_line || matches!(&job.workload, Settings::Fileio(f) if f.validate) {
         let _ = writeln!(s, "Validation checks: on.\n");
     }
     if job.seed_given {

@@ -10,7 +10,7 @@ pub(crate) mod texts;
 use std::io::Write;
 
 use super::common::{self, Common};
-use super::options::{Kind, Opt, Values};
+use super::options::{opt, Kind, Opt, Value, Values};
 use super::testdefs::{self, Command, TestDef};
 use super::{assemble, execute, legacy, split, Parsed};
 use crate::exit::{self, Interrupted, UsageError};
@@ -109,7 +109,12 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         println!("{}", texts::VERSION);
         return Ok(0);
     }
-    let general = |name: &str| common::OPTIONS.iter().find(|o| o.name == name);
+    let general = |name: &str| {
+        common::OPTIONS
+            .iter()
+            .find(|o| o.name == name)
+            .or_else(|| (name == VALIDATE.name).then_some(&VALIDATE))
+    };
     // General options before the version line, as sysbench parses them; a bad on/off is
     // refused later, with the unknown options.
     let check_general = |raw: &[(String, Option<String>)], typed: &[String]| {
@@ -215,6 +220,8 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             check_option(o, value.as_deref(), typed)?;
         }
     }
+    let mut raw = raw;
+    let validation_line = general_validate(test, &mut raw)?;
     let raw = check_fileio_mode(test, raw, &commands)?;
     let raw = testdefs::script_option_names(test, &raw);
 
@@ -227,6 +234,7 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     common.legacy_script = origin == legacy::Origin::Script05;
     common.legacy_path = common.legacy_script.then(|| test_name.to_string());
     common.dropin_command = commands.first().copied();
+    common.validation_line = validation_line;
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
     plan.tune(&mut common.run);
     execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
@@ -237,6 +245,35 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         Stop::fatal(crate::exit::message(&e)).print(json);
         Ok(code)
     })
+}
+
+/// sysbench's general `--validate`, for the tests that do not declare their own (fileio's
+/// checks its blocks).
+static VALIDATE: Opt = opt(
+    "validate",
+    Kind::Bool,
+    "off",
+    "perform validation checks where possible",
+);
+
+/// `--validate` given to a test other than fileio: sysbench's general option, which only
+/// fileio acts on; for the others sysbench says "Validation checks: on." in its header and
+/// runs as without it, and so does plumb. Taken out of `raw`, with whether the header says
+/// so (the last one given wins, as sysbench reads them; its on/off was checked with the
+/// other options).
+fn general_validate(test: &TestDef, raw: &mut Vec<(String, Option<String>)>) -> Result<bool, Stop> {
+    if test.options.iter().any(|o| o.name == VALIDATE.name) {
+        return Ok(false);
+    }
+    let mut on = false;
+    for (_, value) in raw.iter().filter(|(n, _)| n == VALIDATE.name) {
+        on = matches!(
+            VALIDATE.parse(value.as_deref()).map_err(Stop::fatal)?,
+            Value::Bool(true)
+        );
+    }
+    raw.retain(|(n, _)| n != VALIDATE.name);
+    Ok(on)
 }
 
 /// A sysbench option plumb does not take: sysbench would run with it, so plumb says it
