@@ -1037,23 +1037,217 @@ fn verbosity_levels_as_sysbench_prints_them() {
     same(&["--verbosity=3", "--events=20", "--time=0", "cpu", "run"]);
 }
 
-/// The info and debug levels print sysbench's own extra lines, which plumb does not
-/// reproduce: refused in one line, nothing runs.
+/// Runs of `DEBUG:` lines in order: sysbench's threads log them as they get to it, so
+/// their order varies from run to run (figures masked first, so the per-thread figures
+/// sort the same in both tools).
+fn debug_runs_sorted(out: &str) -> String {
+    let masked = mask(out);
+    let mut lines: Vec<&str> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for l in masked.lines() {
+        if l.starts_with("DEBUG: ") {
+            run.push(l);
+            continue;
+        }
+        run.sort_unstable();
+        lines.append(&mut run);
+        lines.push(l);
+    }
+    run.sort_unstable();
+    lines.append(&mut run);
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// sysbench's info level (4) and debug level (5), and --debug (debug level, a header line
+/// and each thread's figures after the report): the test's "Doing ..." lines, each helper
+/// and worker thread as it starts, each file fileio opens, how the workers ended (a time or
+/// event limit, said by each thread and folded by sysbench's logger, or nothing when the
+/// work ran out), then "Done.".
 #[test]
-fn verbosity_above_3_is_refused() {
+fn info_and_debug_levels_as_sysbench_prints_them() {
+    let cases: &[&[&str]] = &[
+        &["--verbosity=4", "--threads=2", "--time=1", "cpu", "run"],
+        &[
+            "--verbosity=5",
+            "--threads=2",
+            "--events=50",
+            "--time=0",
+            "cpu",
+            "run",
+        ],
+        &["--verbosity=4", "--threads=3", "--time=1", "threads", "run"],
+        &["--verbosity=5", "--threads=2", "mutex", "run"],
+        &[
+            "--verbosity=4",
+            "--threads=2",
+            "--memory-total-size=1M",
+            "memory",
+            "run",
+        ],
+        &["--verbosity=5", "--threads=2", "--time=1", "memory", "run"],
+        &["--debug", "--threads=2", "--time=1", "cpu", "run"],
+        // Threads that ran no event: all their figures 0.
+        &[
+            "--debug=on",
+            "--threads=3",
+            "--events=1",
+            "--time=0",
+            "cpu",
+            "run",
+        ],
+        &[
+            "--verbosity=2",
+            "--debug",
+            "--events=10",
+            "--time=0",
+            "threads",
+            "run",
+        ],
+    ];
+    for args in cases {
+        if let Some((theirs, ours)) = run_both(args) {
+            assert_same(args, &theirs, &ours, debug_runs_sorted);
+        }
+    }
+    // The reporting and --rate's scheduling threads; the interval lines' place among the
+    // ending lines is timing, so they are left out.
+    let args = &[
+        "--verbosity=5",
+        "--rate=100",
+        "--report-interval=1",
+        "--time=1",
+        "cpu",
+        "run",
+    ];
+    if let Some((theirs, ours)) = run_both(args) {
+        let helpers = [
+            "DEBUG: Reporting thread started",
+            "DEBUG: Event generating thread started",
+        ];
+        for out in [&theirs.stdout, &ours.stdout] {
+            for h in helpers {
+                assert_eq!(out.lines().filter(|l| *l == h).count(), 1, "{h}: {out}");
+            }
+        }
+        let without = |s: &str| {
+            let kept: String = s
+                .lines()
+                .filter(|l| !l.starts_with("[ ") && !helpers.contains(l))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            debug_runs_sorted(&kept)
+        };
+        assert_same(args, &theirs, &ours, without);
+    }
+    let files = ["--file-num=3", "--file-total-size=3M", "fileio"];
+    for run in [
+        &[
+            "--verbosity=5",
+            "--threads=2",
+            "--time=1",
+            "--file-test-mode=rndrw",
+        ][..],
+        &["--verbosity=4", "--file-test-mode=seqwr"],
+        &[
+            "--verbosity=4",
+            "--events=20",
+            "--time=0",
+            "--file-test-mode=rndrd",
+        ],
+    ] {
+        let run = [run, &files[..], &["run"]].concat();
+        same_after_prepare_with(
+            &[&files[..], &["prepare"]].concat(),
+            &run,
+            debug_runs_sorted,
+        );
+    }
+}
+
+/// An OLTP run at the info level: its threads' ending lines and "Done." as sysbench's, and
+/// after an error that stopped the run once its threads had started (a user who may read
+/// the table but not update it, statements sent as text), the error's lines, then "Done.".
+#[test]
+fn an_oltp_run_at_the_info_level_says_done_even_after_an_error() {
+    let Some(db) = empty_database("mysql", "plumb_dropin_info") else {
+        return;
+    };
+    common::mysql(&format!(
+        "CREATE USER IF NOT EXISTS plumb_readonly@localhost; \
+         GRANT SELECT ON {db}.* TO plumb_readonly@localhost"
+    ));
+    let db_opt = format!("--mysql-db={db}");
+    let table = ["oltp_update_index", "--table-size=10", &db_opt];
+    let d = TempDir::new().unwrap();
+    let o = run_in(
+        Path::new(PEER),
+        d.path(),
+        &[&table[..], &["--mysql-user=root", "prepare"]].concat(),
+    );
+    assert_eq!(o.code, 0, "{o:?}");
+    same(
+        &[
+            &table[..],
+            &["--mysql-user=root", "--verbosity=4", "--time=1", "run"],
+        ]
+        .concat(),
+    );
+    let refused = [
+        &table[..],
+        &[
+            "--mysql-user=plumb_readonly",
+            "--db-ps-mode=disable",
+            "--verbosity=4",
+            "run",
+        ],
+    ]
+    .concat();
+    if let Some((theirs, ours)) = run_both(&refused) {
+        assert!(theirs.stdout.ends_with("Done.\n\n"), "{}", theirs.stdout);
+        assert_same(&refused, &theirs, &ours, |s| s.to_string());
+    }
+    drop_database("mysql", db);
+    common::mysql("DROP USER IF EXISTS plumb_readonly@localhost");
+}
+
+/// The debug lines plumb does not print yet are refused for the runs that would print them,
+/// in one line on stderr, and nothing runs: the OLTP scripts' (one for each ignored error
+/// and reconnect) and fileio's under --debug (one for each request). Their other commands
+/// print no debug lines in sysbench and run.
+#[test]
+fn debug_lines_plumb_cannot_print_are_refused() {
     let drop_in = DropIn::named("sysbench");
     let d = TempDir::new().unwrap();
-    for v in ["--verbosity=4", "--verbosity=5"] {
-        let ours = run_in(&drop_in.bin(), d.path(), &[v, "cpu", "run"]);
-        assert_eq!(ours.code, 1, "{ours:?}");
-        assert!(
-            ours.stdout.contains(&format!(
-                "FATAL: {v}: plumb prints sysbench's default output (3)"
-            )),
-            "{ours:?}"
-        );
-        assert!(!ours.stdout.contains("events per second"), "{ours:?}");
+    for (args, words) in [
+        (
+            &["--verbosity=5", "oltp_read_write", "run"][..],
+            "--verbosity=5 is not supported yet for the OLTP scripts' run",
+        ),
+        (
+            &["--debug", "--db-driver=pgsql", "oltp_point_select", "run"],
+            "--debug is not supported yet for the OLTP scripts' run",
+        ),
+        (
+            &["--debug", "--file-test-mode=rndrd", "fileio", "run"],
+            "--debug is not supported yet for fileio's run",
+        ),
+    ] {
+        let ours = run_in(&drop_in.bin(), d.path(), args);
+        assert_eq!(ours.code, 1, "{args:?} {ours:?}");
+        assert!(ours.stderr.starts_with(words), "{args:?} {ours:?}");
+        assert_eq!(ours.stderr.lines().count(), 1, "{ours:?}");
+        assert!(!ours.stdout.contains("Threads started"), "{ours:?}");
     }
+    let files = ["--file-num=2", "--file-total-size=1M", "fileio"];
+    for command in ["prepare", "cleanup"] {
+        let ours = run_in(
+            &drop_in.bin(),
+            d.path(),
+            &[&["--debug"], &files[..], &[command]].concat(),
+        );
+        assert_eq!(ours.code, 0, "{command}: {ours:?}");
+    }
+    assert!(!d.path().join("test_file.0").exists());
 }
 
 /// An option sysbench has and plumb does not take is named as unsupported, one line on
@@ -1064,7 +1258,7 @@ fn sysbench_options_plumb_lacks_are_unsupported_not_invalid() {
     let drop_in = DropIn::named("sysbench");
     let d = TempDir::new().unwrap();
     for (args, name) in [
-        (&["--debug", "cpu", "run"][..], "debug"),
+        (&["--db-debug", "oltp_point_select", "run"][..], "db-debug"),
         (
             &["--report-checkpoints=1,2", "cpu", "run"][..],
             "report-checkpoints",
@@ -1123,6 +1317,11 @@ fn config_file_options_as_sysbench_reads_them() {
 
 /// Run `prepare` in each tool's own directory, then compare the two tools on `run`.
 fn same_after_prepare(prepare: &[&str], run: &[&str]) {
+    same_after_prepare_with(prepare, run, |s| s.to_string());
+}
+
+/// [`same_after_prepare`], comparing what `keep` keeps of each output.
+fn same_after_prepare_with(prepare: &[&str], run: &[&str], keep: impl Fn(&str) -> String) {
     let Some(peer) = peer() else { return };
     let drop_in = DropIn::named("sysbench");
     let (a, b) = (TempDir::new().unwrap(), TempDir::new().unwrap());
@@ -1132,7 +1331,7 @@ fn same_after_prepare(prepare: &[&str], run: &[&str]) {
     }
     let theirs = run_in(Path::new(peer), a.path(), run);
     let ours = run_in(&drop_in.bin(), b.path(), run);
-    assert_same(run, &theirs, &ours, |s| s.to_string());
+    assert_same(run, &theirs, &ours, keep);
 }
 
 /// A run on a file set that is missing, or smaller than the run needs: sysbench prints the

@@ -58,6 +58,12 @@ pub struct Fairness {
 pub struct ThreadResult {
     pub events: u64,
     pub exec_time_ns: u64,
+    /// The thread's shortest and longest completed event (0 without events): sysbench's
+    /// --debug per-thread lines. Absent from records written before they were kept.
+    #[serde(default)]
+    pub min_ns: u64,
+    #[serde(default)]
+    pub max_ns: u64,
     /// A forced shutdown left the thread inside an event (not counted in `events`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unfinished: bool,
@@ -249,12 +255,18 @@ impl RunResult {
         for t in &outcome.threads {
             let mut ev = 0;
             let mut exec = 0;
+            let (mut min_ns, mut max_ns) = (u64::MAX, 0);
             for (k, h) in t.kinds.iter().enumerate() {
                 per_kind[k].merge(h);
                 if kinds[k].is_event {
                     events_hist.merge(h);
                     ev += h.count();
-                    exec += h.moments().sum;
+                    let m = h.moments();
+                    exec += m.sum;
+                    if m.count > 0 {
+                        min_ns = min_ns.min(m.min);
+                        max_ns = max_ns.max(m.max);
+                    }
                 }
             }
             for (i, c) in t.counters.iter().enumerate() {
@@ -265,6 +277,8 @@ impl RunResult {
             threads.push(ThreadResult {
                 events: ev,
                 exec_time_ns: exec,
+                min_ns: if ev > 0 { min_ns } else { 0 },
+                max_ns,
                 unfinished: outcome
                     .unfinished
                     .get(threads.len())

@@ -27,7 +27,8 @@ pub const OPTIONS: &[Opt] = &[
     opt("rand-spec-res", Kind::Int { min: 0, max: 100 }, "75", "percentage of 'special' values to use (for special distribution)"),
     opt("rand-pareto-h", Kind::Float { min: 0.0, max: 1.0 }, "0.2", "parameter h for pareto distribution, between 0 and 1"),
     opt("rand-seed", Kind::Int { min: 0, max: u64::MAX }, "0", "seed for the random number generator (0: current time)"),
-    opt("verbosity", Kind::Int { min: 0, max: 5 }, "3", "sysbench's verbosity: 0-2 only errors and warnings (no report), 3 the report; 4 and 5 (info, debug) are not supported"),
+    opt("verbosity", Kind::Int { min: 0, max: 5 }, "3", "sysbench's verbosity: 0-2 only errors and warnings (no report), 3 the report, 4 sysbench's info lines too, 5 its debug lines too"),
+    opt("debug", Kind::Bool, "off", "sysbench's debug mode: verbosity 5, and each thread's figures after the report"),
     opt("format", Kind::Choice(&["text", "json"]), "text", "report format on stdout"),
     opt("json", Kind::Text, "", "also write the JSON result to this file"),
     opt("strict", Kind::Bool, "off", "exit 3 when a finding marks the result invalid"),
@@ -94,10 +95,12 @@ pub struct Common {
     pub plumb_sections: bool,
     /// Whether and how the run is kept in the history.
     pub keep: Keep,
-    /// sysbench's --verbosity (0 to 3 here): below 3 only errors and warnings are printed,
-    /// no banner and no report (the JSON result and the history still get the run); below
-    /// 2 no warnings either.
+    /// sysbench's --verbosity (5 under --debug): below 3 only errors and warnings are
+    /// printed, no banner and no report (the JSON result and the history still get the
+    /// run); below 2 no warnings either; 4 and 5 add sysbench's info and debug lines.
     pub verbosity: u64,
+    /// sysbench's --debug: its header line and each thread's figures after the report.
+    pub debug: bool,
     /// The test is sysbench 0.5's oltp.lua, whose prepare words its index line its own way.
     pub legacy_script: bool,
     /// The drop-in's one command, whose failures sysbench words after the Lua function
@@ -157,12 +160,9 @@ impl Common {
         let rate = v.float("rate");
         let interval = v.float("report-interval");
         let json = v.word("json");
-        let verbosity = v.int("verbosity");
-        if verbosity > 3 {
-            return Err(UsageError(format!(
-                "--verbosity={verbosity}: plumb prints sysbench's default output (3) or only its errors and warnings (0-2); the info and debug levels (4, 5) are not supported"
-            )));
-        }
+        // sysbench sets its verbosity to debug under --debug, whatever --verbosity says.
+        let debug = v.flag("debug");
+        let verbosity = if debug { 5 } else { v.int("verbosity") };
         let keep = if dropin {
             Keep::silent()
         } else {
@@ -214,6 +214,7 @@ impl Common {
             },
             keep,
             verbosity,
+            debug,
             legacy_script: false,
             dropin_command: None,
             legacy_path: None,

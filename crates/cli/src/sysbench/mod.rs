@@ -12,7 +12,9 @@ pub mod testdefs;
 use std::io::Write;
 
 use plumb_core::StopCause;
-use plumb_pipeline::{Group, JobError, JobSpec, Layout, PipelineError, Plan, PlanOptions};
+use plumb_pipeline::{
+    Group, JobError, JobSpec, Layout, PipelineError, Plan, PlanOptions, Settings,
+};
 use plumb_report::sysbench::Sysbench;
 
 use crate::exit::{self, Interrupted, UsageError};
@@ -330,8 +332,37 @@ fn checked(
     let mut common = Common::from_values(&values, false)?;
     common.legacy_script = p.origin == legacy::Origin::Script05;
     let plan = (test.plan)(&values, &common)?;
+    unprinted_debug_lines(plan.as_ref(), &common, &commands)?;
     plan.tune(&mut common.run);
     Ok(assemble(test, plan, common, &commands, args))
+}
+
+/// sysbench's debug level prints lines plumb does not print yet: a line for each error an
+/// OLTP script ignores and each reconnect, and under --debug one for each fileio request.
+/// Runs that would need them are refused (prepare, prewarm and cleanup print no debug
+/// lines in sysbench).
+pub(crate) fn unprinted_debug_lines(
+    plan: &dyn testdefs::TestPlan,
+    common: &Common,
+    commands: &[Command],
+) -> Result<(), UsageError> {
+    if !commands.contains(&Command::Run) {
+        return Ok(());
+    }
+    let asked = if common.debug {
+        "--debug".to_string()
+    } else {
+        format!("--verbosity={}", common.verbosity)
+    };
+    match plan.settings() {
+        Settings::Oltp(_) if common.verbosity >= 5 => Err(UsageError(format!(
+            "{asked} is not supported yet for the OLTP scripts' run: plumb does not print sysbench's debug line for each ignored error and reconnect (--verbosity=4 and below are)"
+        ))),
+        Settings::Fileio(_) if common.debug => Err(UsageError(
+            "--debug is not supported yet for fileio's run: plumb does not print sysbench's debug line for each I/O request (--verbosity=5 is)".into(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The pipeline's plan for a checked test and its commands.
@@ -348,6 +379,8 @@ fn assemble(
         drop_in: common.dropin,
         plumb_sections: common.plumb_sections,
         validation_line: common.validation_line,
+        verbosity: common.verbosity,
+        debug: common.debug,
     };
     let plan = Plan {
         front_end: "sysbench",
@@ -425,7 +458,7 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
     crate::keep::keep(&finished.record, &common.keep);
     // The partial report is out; the error that cut the run short ends it.
     if let Some(error) = finished.record.jobs().find_map(|j| j.error.clone()) {
-        return Err(anyhow::anyhow!(error));
+        return Err(RunFailed(error).into());
     }
     Ok(match finished.stopped_by {
         Some(StopCause::Signal(s)) => exit::for_signal(s),
@@ -439,6 +472,19 @@ pub(crate) fn execute(c: Checked) -> anyhow::Result<i32> {
         None => 0,
     })
 }
+
+/// The error that stopped a run after its workers started (not one that kept them from
+/// starting): sysbench's info level still says "Done." after it, once they have stopped.
+#[derive(Debug)]
+pub(crate) struct RunFailed(String);
+
+impl std::fmt::Display for RunFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunFailed {}
 
 /// A layout that prints nothing live (sysbench below verbosity 3) but keeps the wording of
 /// advice and the replay of a saved record as the layout it stands for.

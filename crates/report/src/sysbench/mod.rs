@@ -1,6 +1,6 @@
 //! The sysbench 1.0 text layout: same section names, order and number formats, so a reader
 //! of a sysbench tutorial finds every figure where they expect it. plumb's own sections follow
-//! the sysbench ones ([`final_report`]); [`sysbench_report`] has sysbench's alone.
+//! the sysbench ones; [`sysbench_report`] has sysbench's alone.
 
 use std::fmt::Write;
 
@@ -14,6 +14,7 @@ mod cpu;
 mod fileio;
 mod memory;
 pub(crate) mod oltp;
+mod talk;
 
 fn ms(ns: f64) -> f64 {
     ns / 1e6
@@ -115,6 +116,13 @@ pub struct Sysbench {
     /// The drop-in was given sysbench's general --validate for a test that checks nothing
     /// with it: its header says "Validation checks: on." as sysbench's does.
     pub validation_line: bool,
+    /// sysbench's --verbosity where the report is printed (3 up): 4 adds its info lines
+    /// ("Doing CPU performance benchmark", "Time limit exceeded, exiting...", "Done."),
+    /// 5 its debug lines (each worker thread started and initialized, each file opened).
+    pub verbosity: u64,
+    /// sysbench's --debug: "Debug mode enabled." in the header and each thread's figures
+    /// after the report (with verbosity 5).
+    pub debug: bool,
 }
 
 impl Sysbench {
@@ -124,6 +132,8 @@ impl Sysbench {
             "drop_in": self.drop_in,
             "plumb_sections": self.plumb_sections,
             "validation_line": self.validation_line,
+            "verbosity": self.verbosity,
+            "debug": self.debug,
         })
     }
 
@@ -141,6 +151,12 @@ impl Sysbench {
             drop_in: flag("drop_in", false),
             plumb_sections: flag("plumb_sections", true),
             validation_line: flag("validation_line", false),
+            verbosity: record
+                .layout
+                .as_ref()
+                .and_then(|l| l["verbosity"].as_u64())
+                .unwrap_or(3),
+            debug: flag("debug", false),
         }
     }
 
@@ -149,7 +165,18 @@ impl Sysbench {
         drop_in: false,
         plumb_sections: true,
         validation_line: false,
+        verbosity: 3,
+        debug: false,
     };
+
+    /// The lines sysbench's --verbosity adds to the header and preamble, and --debug's.
+    fn talk(&self) -> talk::Talk {
+        talk::Talk {
+            info: self.verbosity >= 4,
+            debug: self.verbosity >= 5,
+            per_thread: self.debug,
+        }
+    }
 }
 
 /// The first line sysbench 1.0.20 prints, with plumb in place of LuaJIT's version.
@@ -174,19 +201,23 @@ impl Layout for Sysbench {
     }
 
     fn preamble(&self, job: &JobRecord) -> String {
-        let mut s = header(job, self.validation_line);
-        s.push_str(&blocks::header(job, self.plumb_sections));
-        s.push_str("Initializing worker threads...\n\nThreads started!\n\n");
+        let talk = self.talk();
+        let mut s = self.head(job);
+        s.push_str(&talk.opened_files(job));
+        s.push_str(&talk.helper_threads(job));
+        s.push_str("Initializing worker threads...\n\n");
+        s.push_str(&talk.workers(job));
+        s.push_str("Threads started!\n\n");
         s
     }
 
     fn unopened(&self, job: &JobRecord) -> String {
-        let mut s = header(job, self.validation_line);
-        s.push_str(&blocks::header(job, self.plumb_sections));
+        let mut s = self.head(job);
         // sysbench opens fileio's files before it starts its threads, but an OLTP script
         // prepares its statements in each thread's thread_init, after this line; the
         // legacy oltp.lua connects at its first query, once the threads have started.
         if let Settings::Oltp(o) = &job.workload {
+            s.push_str(&self.talk().helper_threads(job));
             s.push_str("Initializing worker threads...\n\n");
             if o.legacy_script {
                 s.push_str("Threads started!\n\n");
@@ -223,17 +254,33 @@ impl Layout for Sysbench {
                     "FATAL: The --max-time limit has expired, forcing shutdown..."
                 );
             }
+            let talk = self.talk();
+            out.push_str(&talk.ending(job));
             if !self.plumb_sections {
                 out.push_str(&sysbench_report(job));
+                out.push_str(&talk.per_thread_figures(job));
                 continue;
             }
-            out.push_str(&final_report(job));
+            out.push_str(&report_body(job, false));
+            out.push_str(&talk.per_thread_figures(job));
+            plumb_sections(&mut out, job);
+            blocks::plumb_block(&mut out, job);
             if let Some(o) = &group.observations {
                 out.push_str(&crate::observations::section(job, o));
             }
             out.push_str(&crate::findings::section(&job.findings));
         }
         out
+    }
+}
+
+impl Sysbench {
+    /// The general header, then the test's (with the info lines of its own).
+    fn head(&self, job: &JobRecord) -> String {
+        let mut s = header(job, self.validation_line, self.debug);
+        s.push_str(&self.talk().test_intro(job));
+        s.push_str(&blocks::header(job, self.plumb_sections));
+        s
     }
 }
 
@@ -264,7 +311,7 @@ fn spell(k: Knob) -> String {
 }
 
 /// The report printed before the workers start.
-fn header(job: &JobRecord, validation_line: bool) -> String {
+fn header(job: &JobRecord, validation_line: bool, debug: bool) -> String {
     let cfg = &job.settings;
     let mut s = String::new();
     let _ = writeln!(s, "Running the test with following options:");
@@ -278,6 +325,9 @@ fn header(job: &JobRecord, validation_line: bool) -> String {
             "Report intermediate results every {} second(s)",
             fmt_num(i)
         );
+    }
+    if debug {
+        let _ = writeln!(s, "Debug mode enabled.\n");
     }
     // sysbench's general header says so for any test; only fileio validates, in sysbench
     // as in plumb.
@@ -386,14 +436,6 @@ pub(crate) fn interval_percentiles(
         .map(|p| format!("{:.decimals$}", ms(p.value_ns as f64)))
         .collect();
     Some((names.join(","), vals.join(" ")))
-}
-
-/// The final report: sysbench's sections, then plumb's own.
-pub fn final_report(r: &JobRecord) -> String {
-    let mut out = report_body(r, false);
-    plumb_sections(&mut out, r);
-    blocks::plumb_block(&mut out, r);
-    out
 }
 
 /// sysbench's sections only, line for line as sysbench 1.0.20 prints them (the drop-in name

@@ -127,13 +127,21 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     };
     init(&normalised(&p.raw), &p.typed, json)?;
     check_general(&normalised(&p.raw), &p.typed)?;
-    // sysbench prints its banner at verbosity 3 and up (the value is checked above).
-    let quiet = normalised(&p.raw)
-        .iter()
-        .rev()
-        .find(|(n, _)| n == "verbosity")
-        .and_then(|(_, v)| v.as_deref()?.trim().parse::<u64>().ok())
-        .is_some_and(|v| v < 3);
+    // sysbench prints its banner at verbosity 3 and up (the value is checked above), and
+    // --debug sets its verbosity to 5 first.
+    let last = |name: &str| {
+        normalised(&p.raw)
+            .into_iter()
+            .rev()
+            .find(|(n, _)| n == name)
+    };
+    let debug = last("debug").is_some_and(|(n, v)| {
+        general(&n).is_some_and(|o| matches!(o.parse(v.as_deref()), Ok(Value::Bool(true))))
+    });
+    let quiet = !debug
+        && last("verbosity")
+            .and_then(|(_, v)| v?.trim().parse::<u64>().ok())
+            .is_some_and(|v| v < 3);
     if !json && !quiet {
         println!("{}\n", texts::banner());
     }
@@ -236,13 +244,19 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
     common.dropin_command = commands.first().copied();
     common.validation_line = validation_line;
     let plan = (test.plan)(&values, &common).map_err(Stop::fatal)?;
+    super::unprinted_debug_lines(plan.as_ref(), &common, &commands)
+        .map_err(|e| Stop::Stderr(e.0))?;
     plan.tune(&mut common.run);
+    let info = common.verbosity >= 4 && !json;
     execute(assemble(test, plan, common, &commands, args)).or_else(|e| {
         let code = match e.downcast_ref::<Interrupted>() {
             Some(i) => exit::for_signal(i.0),
             None => exit::RUNTIME,
         };
         Stop::fatal(crate::exit::message(&e)).print(json);
+        if info && e.downcast_ref::<super::RunFailed>().is_some() {
+            println!("Done.\n");
+        }
         Ok(code)
     })
 }
