@@ -1165,3 +1165,49 @@ fn a_skipped_transaction_s_duplicate_id_stops_as_sysbench_s_and_says_why() {
     assert!(!text(&gone.stdout).contains("FATAL"));
     mysql("DROP DATABASE IF EXISTS plumb_t_skip_trx");
 }
+
+/// A second prepare on tables an earlier one left: the database's refusal, then what to do
+/// (clean up first, or run on the tables as they are), exit 1, and the tables untouched.
+#[test]
+fn a_prepare_over_tables_already_there_says_what_to_do() {
+    let d = TempDir::new().unwrap();
+    let mut cases = Vec::new();
+    if available("mysql") {
+        cases.push((my_opts(&mysql_db("plumb_t_twice")), "error 1050 (42S01)"));
+    }
+    if available("pgsql") {
+        cases.push((pg_opts(&pg_db("plumb_t_twice")), "(SQLSTATE 42P07)"));
+    }
+    for (base, code) in &cases {
+        let prepare = with(base, &["oltp_point_select", "--table-size=10", "prepare"]);
+        let o = run_in(d.path(), "plumb", &prepare);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let o = run_in(d.path(), "plumb", &prepare);
+        assert_eq!(o.status.code(), Some(1));
+        let err = text(&o.stderr);
+        assert!(err.starts_with("plumb: CREATE TABLE sbtest1: "), "{err}");
+        assert!(err.contains(code), "{err}");
+        assert!(
+            err.ends_with(": the table is already there; if an earlier prepare made it, run 'plumb oltp_point_select cleanup' with the same options first, or run on the tables as they are\n"),
+            "{err}"
+        );
+        let run = with(
+            base,
+            &[
+                "oltp_point_select",
+                "--table-size=10",
+                "--events=5",
+                "--time=0",
+                "run",
+            ],
+        );
+        let o = run_in(d.path(), "plumb", &run);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+    if available("mysql") {
+        mysql("DROP DATABASE plumb_t_twice");
+    }
+    if available("pgsql") {
+        psql("postgres", "DROP DATABASE plumb_t_twice");
+    }
+}

@@ -405,3 +405,34 @@ fn the_shape_options_refuse_what_makes_no_distribution() {
         assert!(err.contains(needle), "{bad}: {err}");
     }
 }
+
+/// A second prepare on the tables an earlier one left: SQLite's refusal, then what to do,
+/// exit 1; the first prepare's tables still run.
+#[test]
+fn a_prepare_over_tables_already_there_says_what_to_do() {
+    let d = TempDir::new().unwrap();
+    let prepare = ["oltp_point_select", "--table-size=10", "prepare"];
+    assert!(run(d.path(), &prepare).status.success());
+    let o = run(d.path(), &prepare);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("plumb: CREATE TABLE sbtest1: table sbtest1 already exists"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(": the table is already there; if an earlier prepare made it, run 'plumb oltp_point_select cleanup' with the same options first, or run on the tables as they are\n"),
+        "{err}"
+    );
+    let o = run(
+        d.path(),
+        &[
+            "oltp_point_select",
+            "--table-size=10",
+            "--events=5",
+            "--time=0",
+            "run",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}

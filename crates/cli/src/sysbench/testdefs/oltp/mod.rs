@@ -197,11 +197,28 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
         job.worded(Box::new(move |e| script.words(e)))
     } else {
         // A run's failure is otherwise printed without the front end's spelling, and this
-        // one's cause is an option to change.
-        job.worded(Box::new(|e| {
-            matches!(e, plumb_oltp::OltpError::Unguarded { .. }).then(|| e.describe(&spell))
+        // one's cause is an option to change. A table an earlier prepare left is the usual
+        // reason a prepare fails: the line says what to do about it.
+        job.worded(Box::new(move |e| match e {
+            plumb_oltp::OltpError::Unguarded { .. } => Some(e.describe(&spell)),
+            plumb_oltp::OltpError::Statement { what, error, .. }
+                if what.starts_with("CREATE TABLE ") && table_exists(error) =>
+            {
+                Some(format!(
+                    "{e}: the table is already there; if an earlier prepare made it, run 'plumb {} cleanup' with the same options first, or run on the tables as they are",
+                    test.name()
+                ))
+            }
+            _ => None,
         }))
     }))
+}
+
+/// The database's "table already exists": MariaDB's error 1050, PostgreSQL's 42P07,
+/// SQLite's message (its code is the generic SQLITE_ERROR).
+fn table_exists(error: &plumb_oltp::DriverError) -> bool {
+    matches!(error.code.as_deref(), Some("1050" | "42P07"))
+        || error.message.contains("already exists")
 }
 
 impl TestPlan for OltpJob {
