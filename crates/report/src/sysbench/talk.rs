@@ -37,7 +37,11 @@ impl Talk {
         let mut s = String::new();
         if let Settings::Fileio(f) = &job.workload {
             for i in (0..f.num_files).filter(|_| self.debug) {
-                let _ = writeln!(s, "DEBUG: Opening file: test_file.{i}");
+                let _ = writeln!(
+                    s,
+                    "DEBUG: Opening file: {}",
+                    plumb_fileio::fileset::file_name(i)
+                );
             }
         }
         s

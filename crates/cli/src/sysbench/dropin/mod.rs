@@ -50,8 +50,18 @@ enum Stop {
 }
 
 impl Stop {
+    /// The debug lines sysbench logged before the failure (a message may start with
+    /// them) stand before its "FATAL:" line.
     fn fatal(msg: impl std::fmt::Display) -> Stop {
-        Stop::Fatal(format!("FATAL: {msg}\n"))
+        let msg = msg.to_string();
+        let mut debug = 0;
+        while msg[debug..].starts_with("DEBUG: ") {
+            match msg[debug..].find('\n') {
+                Some(end) => debug += end + 1,
+                None => break,
+            }
+        }
+        Stop::Fatal(format!("{}FATAL: {}\n", &msg[..debug], &msg[debug..]))
     }
 
     fn print(self, json: bool) -> i32 {

@@ -139,9 +139,26 @@ pub(super) fn job_error(spec: &FileioSpec, dropin: Option<u64>, e: JobError) -> 
 
 /// sysbench's words (under the drop-in name, at `verbosity`) for the first of the set's
 /// files it would refuse: sysbench opens them in order and stops at the first that is
-/// missing or smaller than the set needs; its warning is a level-2 message. None when every
-/// file is there and large enough (plumb refused the set for a reason sysbench has not).
+/// missing or smaller than the set needs; its warning is a level-2 message, and at its
+/// debug level (5) each file's "Opening file" line comes first. None when every file is
+/// there and large enough (plumb refused the set for a reason sysbench has not).
 fn unfit_file(spec: &FileioSpec, verbosity: u64) -> Option<String> {
+    let refusal = first_unfit_file(spec, verbosity)?;
+    let (i, words) = refusal;
+    let opened: String = (0..=i)
+        .filter(|_| verbosity >= 5)
+        .map(|j| {
+            format!(
+                "DEBUG: Opening file: {}\n",
+                plumb_fileio::fileset::file_name(j)
+            )
+        })
+        .collect();
+    Some(format!("{opened}{words}"))
+}
+
+/// The first file sysbench would refuse, with its words.
+fn first_unfit_file(spec: &FileioSpec, verbosity: u64) -> Option<(u32, String)> {
     let warn = |w: &str| {
         if verbosity >= 2 {
             format!("\nWARNING: {w}")
@@ -152,21 +169,21 @@ fn unfit_file(spec: &FileioSpec, verbosity: u64) -> Option<String> {
     let need = spec.file_size();
     (0..spec.num_files).find_map(|i| {
         let name = plumb_fileio::fileset::file_name(i);
-        match std::fs::metadata(spec.dir.join(&name)) {
-            Err(_) => Some(format!(
-                "Cannot open file '{name}' errno = 2 (No such file or directory){}",
-                warn("Did you forget to run the prepare step?")
-            )),
-            Ok(m) if m.len() < need => {
-                Some(format!(
+        let words =
+            match std::fs::metadata(spec.dir.join(&name)) {
+                Err(_) => Some(format!(
+                    "Cannot open file '{name}' errno = 2 (No such file or directory){}",
+                    warn("Did you forget to run the prepare step?")
+                )),
+                Ok(m) if m.len() < need => Some(format!(
                 "Size of file '{name}' is {}, but at least {} is expected.{}",
                 format_sysbench(m.len()),
                 format_sysbench(need),
                 warn("Did you run 'prepare' with different --file-total-size or --file-num values?")
-            ))
-            }
-            Ok(_) => None,
-        }
+            )),
+                Ok(_) => None,
+            };
+        words.map(|w| (i, w))
     })
 }
 
