@@ -241,6 +241,8 @@ impl Layout for Sysbench {
             if self.drop_in && job.error.is_some() {
                 continue;
             }
+            let talk = self.talk();
+            out.push_str(&talk.limit_lines(job));
             // Threads whose thread_done failed said so, and the run went on to its report.
             if let Settings::Oltp(s) = &job.workload {
                 for e in &s.end_failures {
@@ -254,8 +256,7 @@ impl Layout for Sysbench {
                     "FATAL: The --max-time limit has expired, forcing shutdown..."
                 );
             }
-            let talk = self.talk();
-            out.push_str(&talk.ending(job));
+            out.push_str(talk.done(job));
             if !self.plumb_sections {
                 out.push_str(&sysbench_report(job));
                 out.push_str(&talk.per_thread_figures(job));

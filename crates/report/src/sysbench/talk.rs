@@ -71,32 +71,41 @@ impl Talk {
         s
     }
 
-    /// How the workers ended, before the report: each thread that met the time or event
-    /// limit says so (sysbench's logger folds the repeats of one message into a count),
-    /// then "Done." once they have all stopped. A run cut short by a signal, a forced
-    /// shutdown or an error never gets there.
-    pub fn ending(&self, job: &JobRecord) -> String {
+    /// How the workers ended: each thread that met the time or event limit says so
+    /// (sysbench's logger folds the repeats of one message into a count). A run cut short
+    /// by a signal, a forced shutdown or an error never gets there.
+    pub fn limit_lines(&self, job: &JobRecord) -> String {
         let mut s = String::new();
-        if !self.info || job.error.is_some() || job.status != Status::Completed {
+        if !self.ends_normally(job) {
             return s;
         }
         let limit = match job.stop_reason.as_str() {
-            "time" => Some("Time"),
-            "events" => Some("Event"),
-            _ => None,
+            "time" => "Time",
+            "events" => "Event",
+            _ => return s,
         };
-        if let Some(limit) = limit {
-            let _ = writeln!(s, "{limit} limit exceeded, exiting...");
-            if job.settings.threads > 1 {
-                let _ = writeln!(
-                    s,
-                    "(last message repeated {} times)",
-                    job.settings.threads - 1
-                );
-            }
+        let _ = writeln!(s, "{limit} limit exceeded, exiting...");
+        if job.settings.threads > 1 {
+            let _ = writeln!(
+                s,
+                "(last message repeated {} times)",
+                job.settings.threads - 1
+            );
         }
-        s.push_str("Done.\n\n");
         s
+    }
+
+    /// "Done." once the workers have all stopped (after what their thread_done said).
+    pub fn done(&self, job: &JobRecord) -> &'static str {
+        if self.ends_normally(job) {
+            "Done.\n\n"
+        } else {
+            ""
+        }
+    }
+
+    fn ends_normally(&self, job: &JobRecord) -> bool {
+        self.info && job.error.is_none() && job.status == Status::Completed
     }
 
     /// --debug's figures for each thread, after the fairness block.
