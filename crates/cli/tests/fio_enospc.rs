@@ -9,7 +9,9 @@
 //! write fails: `fio: io_u error on file <f>: No space left on device: write offset=<o>,
 //! buflen=<n>` on stderr for every request that failed (libaio at iodepth=4: four), `fio:
 //! pid=<p>, err=28/file:io_u.c:1876, func=io_u error, error=No space left on device` on stdout,
-//! `err=28 (file:io_u.c:1876, ...)` in its block, the failed writes counted as issued. Either
+//! `err=28 (file:io_u.c:1876, ...)` in its block, the failed writes counted as issued. A write
+//! the filesystem takes only part of is counted short and its rest goes out again (and
+//! fails). Either
 //! way the other jobs run and are reported, and fio exits with the number of failed jobs.
 //!
 //! Under the name `fio` plumb prints the same lines; under its own name one line per failed
@@ -39,7 +41,8 @@ fn mask_pid(line: &str) -> String {
 }
 
 /// What fio and plumb must agree on: the exit status, every stderr line, and on stdout the
-/// `fio:` lines, each job block's first line up to its pid, the issued counts and the group
+/// `fio:` lines, each job block's first line up to its pid, the issued and short counts and
+/// the group
 /// titles (pids masked).
 #[derive(Debug, PartialEq)]
 struct Said {
@@ -60,7 +63,7 @@ fn said(r: &Ran) -> Said {
             } else {
                 l.trim()
                     .strip_prefix("issued rwts: total=")
-                    .map(|t| t.split(' ').next().unwrap_or("").to_string())
+                    .map(|t| t.split(' ').take(2).collect::<Vec<_>>().join(" "))
             }
         })
         .collect();
@@ -95,8 +98,13 @@ const FULL: &str = "No space left on device";
 
 /// fio's error line for the write at `offset` of job `a`'s file in `fs`.
 fn io_u_line(fs: &Path, offset: u64) -> String {
+    io_u_line_of(fs, offset, 4096)
+}
+
+/// fio's error line for a write of `len` bytes at `offset` of job `a`'s file in `fs`.
+fn io_u_line_of(fs: &Path, offset: u64, len: u64) -> String {
     format!(
-        "fio: io_u error on file {}/a.0.0: {FULL}: write offset={offset}, buflen=4096",
+        "fio: io_u error on file {}/a.0.0: {FULL}: write offset={offset}, buflen={len}",
         fs.display()
     )
 }
@@ -137,7 +145,7 @@ fn a_full_disk_fails_the_job_as_fio_says_it() {
                 stdout: vec![
                     pid_line.clone(),
                     run_err.clone(),
-                    "0,1025,0,0".into(),
+                    "0,1025,0,0 short=0,0,0,0".into(),
                     "Run status group 0 (all jobs):".into(),
                 ],
             },
@@ -157,7 +165,47 @@ fn a_full_disk_fails_the_job_as_fio_says_it() {
                 stdout: vec![
                     pid_line.clone(),
                     run_err.clone(),
-                    "0,1028,0,0".into(),
+                    "0,1028,0,0 short=0,0,0,0".into(),
+                    "Run status group 0 (all jobs):".into(),
+                ],
+            },
+        ),
+        (
+            "a block size that does not divide the space: the write that fills it is short, \
+             its rest goes out again and fails",
+            vec!["--name=a", "--rw=write", "--size=8m", "--bs=12k"],
+            Said {
+                code: 1,
+                stderr: vec![io_u_line_of(dir, 4 << 20, 8192)],
+                stdout: vec![
+                    pid_line.clone(),
+                    run_err.clone(),
+                    "0,343,0,0 short=0,1,0,0".into(),
+                    "Run status group 0 (all jobs):".into(),
+                ],
+            },
+        ),
+        (
+            "the same at iodepth=4: the rest fails after the writes already in flight",
+            vec![
+                "--name=a",
+                "--rw=write",
+                "--size=8m",
+                "--bs=12k",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+            Said {
+                code: 1,
+                stderr: [1, 2, 3]
+                    .iter()
+                    .map(|k| io_u_line_of(dir, (4 << 20) + 8192 + (k - 1) * 12288, 12288))
+                    .chain([io_u_line_of(dir, 4 << 20, 8192)])
+                    .collect(),
+                stdout: vec![
+                    pid_line.clone(),
+                    run_err.clone(),
+                    "0,346,0,0 short=0,1,0,0".into(),
                     "Run status group 0 (all jobs):".into(),
                 ],
             },
@@ -168,13 +216,13 @@ fn a_full_disk_fails_the_job_as_fio_says_it() {
             (
                 "psync, direct=1",
                 "--ioengine=psync",
-                "0,1025,0,0",
+                "0,1025,0,0 short=0,0,0,0",
                 vec![io_u_line(dir, 4 << 20)],
             ),
             (
                 "libaio, direct=1",
                 "--ioengine=libaio",
-                "0,1028,0,0",
+                "0,1028,0,0 short=0,0,0,0",
                 four.clone(),
             ),
         ] {

@@ -180,6 +180,9 @@ pub(crate) struct WorkerState {
     pub(crate) counts_depth: bool,
     /// The counter of writes that found the disk full ([`crate::workload::WRITES_FULL`]).
     pub(crate) writes_full: Option<usize>,
+    /// The counter of writes cut short, whose rest is written by a request of its own
+    /// ([`crate::workload::WRITES_SHORT`]; fio's jobs). None: a short write fails the job.
+    pub(crate) writes_short: Option<usize>,
     /// ENOSPC on a write ends the job cleanly (fio's fill_device) ...
     pub(crate) fill_device: bool,
     /// ... and it came (with or without fill_device: no more requests are issued).
@@ -907,6 +910,9 @@ impl<E: Engine> IoWorker<E> {
         }
         let n = res.map_err(|e| self.s.trim_hint(self.s.fail(what, &f.io, e), f.dir, e))?;
         if n as u64 != f.io.len as u64 {
+            if let (Dir::Write, Some(c), 1..) = (f.dir, self.s.writes_short, n) {
+                return self.write_rest(ctx, slot, c, n, f);
+            }
             return Err(self.s.short(f.dir, &f.io, n as u64));
         }
         if f.dir == Dir::Read && self.s.validate {
@@ -960,6 +966,60 @@ impl<E: Engine> IoWorker<E> {
             }
         }
         Ok(())
+    }
+
+    /// fio's answer to a write the filesystem took only part of (a disk filling up): the
+    /// part counts as a short, untimed issue, and the rest goes out again from the same
+    /// buffer as a request of its own, whose end is the write's end (its failure, ENOSPC
+    /// as a rule, is the job's).
+    #[cold]
+    #[inline(never)]
+    fn write_rest(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        slot: usize,
+        counter: usize,
+        wrote: usize,
+        f: &InFlight,
+    ) -> Result<(), WorkloadError> {
+        ctx.add(counter, 1);
+        let len = f.io.len as usize;
+        self.engine.buffer(slot).copy_within(wrote..len, 0);
+        let io = Io {
+            offset: f.io.offset + wrote as u64,
+            len: (len - wrote) as u32,
+            ..f.io
+        };
+        let rest = InFlight { io, ..*f };
+        match self.engine.submit(
+            slot,
+            Request {
+                dir: Dir::Write,
+                io,
+            },
+        ) {
+            Ok(Submitted::Done(r)) => {
+                let end = Stamp::now();
+                self.finish_request(ctx, slot, r, &rest, end)
+            }
+            Ok(Submitted::Queued) => {
+                // The short write's completion gave its slot back; the rest holds it again.
+                if let Some(k) = self.free.iter().rposition(|&s| s == slot) {
+                    self.free.swap_remove(k);
+                }
+                self.writes_in_flight[io.file as usize] += 1;
+                self.slots[slot] = Some(rest);
+                self.in_flight += 1;
+                if self.submits_on_queue {
+                    ctx.add(DEPTH + depth_bucket(self.in_flight), 1);
+                    ctx.add(SUBMIT + 1, 1);
+                } else {
+                    self.fresh.push(slot);
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.s.fail("queueing a request for", &io, e)),
+        }
     }
 
     /// The filesystem is full: the write that found it so counts as issued (fio's

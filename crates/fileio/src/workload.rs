@@ -43,7 +43,16 @@ pub const END_FSYNCS: usize = 2;
 /// Writes that found the disk full (ENOSPC, EDQUOT): issued, as fio counts them, but
 /// neither timed nor bytes. Last in every list, looked up by name.
 pub const WRITES_FULL: &str = "writes_full";
-pub const COUNTERS: &[&str] = &["bytes_read", "bytes_written", "end_fsyncs", WRITES_FULL];
+/// fio's jobs: writes the filesystem took only part of, whose rest went out again as a
+/// request of its own (fio's `short` count): issued, but neither timed nor bytes.
+pub const WRITES_SHORT: &str = "writes_short";
+pub const COUNTERS: &[&str] = &[
+    "bytes_read",
+    "bytes_written",
+    "end_fsyncs",
+    WRITES_FULL,
+    WRITES_SHORT,
+];
 /// Engines that queue also count, in fio's buckets: the requests in flight when each was
 /// queued (1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+), the requests each submission carried and
 /// the completions each reap collected (0, 1-4, 5-8, 9-16, 17-32, 33-64, 65+).
@@ -62,7 +71,7 @@ macro_rules! queued_counters {
         ]
     };
 }
-pub const COUNTERS_QUEUED: &[&str] = queued_counters!(WRITES_FULL);
+pub const COUNTERS_QUEUED: &[&str] = queued_counters!(WRITES_FULL, WRITES_SHORT);
 
 /// fio's depth bucket of `n` requests in flight (1, 2-3, 4-7, ... 64+).
 #[inline(always)]
@@ -135,8 +144,9 @@ const COUNTERS_TRIM: &[&str] = &[
     "end_fsyncs",
     BYTES_TRIMMED,
     WRITES_FULL,
+    WRITES_SHORT,
 ];
-const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED, WRITES_FULL);
+const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED, WRITES_FULL, WRITES_SHORT);
 
 /// A job's progress as fio counts it for steady-state detection (its io_blocks and
 /// io_bytes): the requests and bytes of reads, writes and trims, syncs left out.
@@ -413,6 +423,12 @@ impl Workload for FileioWorkload {
                 .zip(self.counters().iter().position(|c| *c == BYTES_TRIMMED)),
             counts_depth: self.engine.caps.queued,
             writes_full: self.counters().iter().position(|c| *c == WRITES_FULL),
+            // sysbench fails a short write; fio writes the rest.
+            writes_short: self
+                .spec
+                .job
+                .as_ref()
+                .and(self.counters().iter().position(|c| *c == WRITES_SHORT)),
             fill_device: self.spec.job.as_ref().is_some_and(|j| j.fill_device),
             filled: false,
             min_rate: self

@@ -17,7 +17,7 @@
 use plumb_core::result::IntervalResult;
 use plumb_core::stats::{Histogram, SparseHistogram};
 use plumb_fileio::settings::FileioSettings;
-use plumb_fileio::workload::WRITES_FULL;
+use plumb_fileio::workload::{WRITES_FULL, WRITES_SHORT};
 use plumb_observe::observations::{DeviceRole, Observations};
 use plumb_pipeline::record::{JobRecord, Record, Settings};
 
@@ -205,13 +205,20 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         .filter(|h| h.count() > 0);
     let mut dir = |kind: &str, bytes: &str| -> DirStats {
         // Writes that found the disk full were issued, though not timed (fio counts them).
+        // So were the writes cut short, whose rest went out again.
+        let counter = |c: &str| job.counters.get(c).copied().unwrap_or(0);
+        let short_ios = match kind {
+            "write" => counter(WRITES_SHORT),
+            _ => 0,
+        };
         let untimed = match kind {
-            "write" => job.counters.get(WRITES_FULL).copied().unwrap_or(0),
+            "write" => counter(WRITES_FULL) + short_ios,
             _ => 0,
         };
         let Some(counted) = histogram(job, kind) else {
             return DirStats {
                 total_ios: untimed,
+                short_ios,
                 ..DirStats::default()
             };
         };
@@ -257,7 +264,7 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
             io_bytes: job.counters.get(bytes).copied().unwrap_or(0),
             runtime_ms,
             total_ios,
-            short_ios: 0,
+            short_ios,
             drop_ios: 0,
             slat,
             clat,
