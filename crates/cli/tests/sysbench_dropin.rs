@@ -237,6 +237,90 @@ fn unknown_tests_commands_and_options() {
     same(&["--cpu-max-prime=abc", "cpu", "help"]);
 }
 
+/// An OLTP script named without a command, or by a path: sysbench names a script by the
+/// base name of what was typed (`oltp_read_only.lua options:`), runs bulk_insert and 0.5's
+/// oltp.lua to no effect without a command, and stops every other 1.0 script in
+/// oltp_common.lua, naming the file its module path found (LuaJIT shortens a long name).
+#[test]
+fn oltp_scripts_without_a_command_and_by_their_path() {
+    let Some(peer) = peer() else { return };
+    same(&["oltp_insert"]);
+    same(&["select_random_points"]);
+    same(&["bulk_insert"]);
+    same(&["/usr/share/sysbench/bulk_insert.lua"]);
+    same(&["/usr/share/sysbench/oltp_read_only.lua"]);
+    same(&["/usr/share/sysbench/oltp_read_only.lua", "help"]);
+    same(&["/usr/share/sysbench/select_random_ranges.lua", "help"]);
+    same(&["/usr/share/sysbench/bulk_insert.lua", "help"]);
+    same(&["--bogus", "/usr/share/sysbench/oltp_delete.lua"]);
+    same(&["cpu", "prewarm"]);
+    let drop_in = DropIn::named("sysbench");
+    let both = |dir: &Path, lua_path: Option<&str>, args: &[&str]| {
+        let run = |bin: &Path| {
+            let mut c = std::process::Command::new(bin);
+            c.args(args).current_dir(dir).env_remove("LUA_PATH");
+            if let Some(p) = lua_path {
+                c.env("LUA_PATH", p);
+            }
+            let o = c.output().unwrap();
+            (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stdout).replace("(plumb 0.1.0)", "(...)"),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        };
+        let theirs = run(Path::new(peer));
+        let ours = run(&drop_in.bin());
+        let banner = |s: &str| s.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            (theirs.0, banner(&theirs.1), &theirs.2),
+            (ours.0, banner(&ours.1), &ours.2),
+            "{args:?} in {} with LUA_PATH={lua_path:?}",
+            dir.display()
+        );
+        ours
+    };
+    // sysbench's own oltp_common.lua, in the working directory and in a long directory.
+    let d = TempDir::new().unwrap();
+    std::fs::copy(
+        "/usr/share/sysbench/oltp_common.lua",
+        d.path().join("oltp_common.lua"),
+    )
+    .unwrap();
+    let (_, out, _) = both(d.path(), None, &["/usr/share/sysbench/oltp_insert.lua"]);
+    assert!(out.contains("FATAL: ./oltp_common.lua:28: "), "{out}");
+    let long = d
+        .path()
+        .join("a_directory_name_long_enough/for_luajit_to_shorten_the_file_name");
+    std::fs::create_dir_all(&long).unwrap();
+    std::fs::copy(
+        "/usr/share/sysbench/oltp_common.lua",
+        long.join("oltp_common.lua"),
+    )
+    .unwrap();
+    let elsewhere = TempDir::new().unwrap();
+    let module_path = format!("{}/?.lua", long.display());
+    let (_, out, _) = both(
+        elsewhere.path(),
+        Some(&module_path),
+        &["/usr/share/sysbench/oltp_insert.lua"],
+    );
+    assert!(
+        out.contains("FATAL: ...ough/for_luajit_to_shorten_the_file_name/oltp_common.lua:28: "),
+        "{out}"
+    );
+    let fallback = format!("{}/?.lua;;", elsewhere.path().display());
+    both(elsewhere.path(), Some(&fallback), &["oltp_point_select"]);
+    // sysbench 0.5's oltp.lua (a script of that name: plumb runs its own) defines no help.
+    std::fs::write(elsewhere.path().join("oltp.lua"), "").unwrap();
+    both(elsewhere.path(), None, &["./oltp.lua"]);
+    let (_, _, err) = both(elsewhere.path(), None, &["./oltp.lua", "help"]);
+    assert_eq!(
+        err,
+        "'oltp.lua' test does not implement the 'help' command.\n"
+    );
+}
+
 #[test]
 fn bad_general_values() {
     for bad in [
@@ -1914,6 +1998,35 @@ fn rate_and_percentile_0_interval_lines() {
         }
         assert_eq!(kinds[0], kinds[1]);
     }
+}
+
+/// A --rate the workers fall 131 072 events behind (sysbench's event queue) fails the run:
+/// sysbench's FATAL line, no report, status 1 (sysbench's own suite, opt_rate.t, runs the
+/// first line). Under plumb's name, one line on stderr that says how far behind.
+#[test]
+fn a_rate_the_workers_cannot_keep_up_with_fails_the_run() {
+    same(&["--rate=2000000000", "cpu", "run", "--verbosity=1"]);
+    same(&["cpu", "--rate=2000000000", "--threads=2", "--time=5", "run"]);
+    let d = TempDir::new().unwrap();
+    let o = run_in(
+        Path::new(env!("CARGO_BIN_EXE_plumb")),
+        d.path(),
+        &[
+            "cpu",
+            "--rate=2000000000",
+            "--time=5",
+            "--no-history",
+            "run",
+        ],
+    );
+    assert_eq!(o.code, 1, "{o:?}");
+    let last = o.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("plumb: the workers cannot keep up with the rate asked for: ")
+            && last.ends_with(" events were due and not started, over the limit of 131072"),
+        "{o:?}"
+    );
+    assert!(!o.stdout.contains("General statistics"), "{}", o.stdout);
 }
 
 /// An OLTP run with --rate (`queue length: N, concurrency: N`, with a comma), with

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use plumb_core::result::{BuildInput, RunResult, Status};
 use plumb_core::{
-    run, OpKind, RunConfig, StopCause, StopFlag, Worker, WorkerCtx, Workload, WorkloadError,
+    harness::HarnessError, run, OpKind, RunConfig, StopCause, StopFlag, Worker, WorkerCtx,
+    Workload, WorkloadError,
 };
 
 /// Each event sleeps `sleep`; `stubborn` workers ignore the stop flag for `stubborn_for`.
@@ -302,6 +303,35 @@ fn open_loop_marks_saturation_when_the_rate_cannot_be_met() {
     // Latency from the intended start includes the wait: it far exceeds the service time.
     assert!(r.latency.max_ns > 10 * ol.service.max_ns.max(1) / 2);
     assert!(ol.achieved_per_s < ol.offered_per_s / 2.0);
+}
+
+#[test]
+fn open_loop_fails_once_more_events_wait_than_the_queue_holds() {
+    // ~500 events/s done against 5000/s offered: 4500 more wait each second, so a limit of
+    // 500 is passed within a fifth of a second, and the 10 s run stops there.
+    let w = sleeper(2000);
+    let cfg = RunConfig {
+        threads: 1,
+        time_limit: Some(Duration::from_secs(10)),
+        rate: Some(5000.0),
+        queue_limit: Some(500),
+        ..Default::default()
+    };
+    let began = Instant::now();
+    let e = run(w.clone(), &cfg, &no_signal(), &mut |_| {}).unwrap_err();
+    assert!(began.elapsed() < Duration::from_secs(5));
+    let HarnessError::QueueFull { waiting, limit } = e else {
+        panic!("{e}")
+    };
+    assert_eq!(limit, 500);
+    assert!(waiting > 500);
+    // The same schedule under a limit it never reaches runs to its end.
+    let cfg = RunConfig {
+        time_limit: Some(Duration::from_millis(300)),
+        queue_limit: Some(100_000),
+        ..cfg
+    };
+    assert!(run(w, &cfg, &no_signal(), &mut |_| {}).is_ok());
 }
 
 fn steady_run(

@@ -50,6 +50,7 @@ fn config(events: u64, threads: usize) -> RunConfig {
         sample_interval: None,
         rate: None,
         arrivals: Default::default(),
+        queue_limit: None,
         forced_shutdown: None,
         seed: 7,
         rand_type: None,

@@ -1485,6 +1485,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             sample_interval: Some(sample_window),
             rate,
             arrivals,
+            // fio falls behind its rate without failing.
+            queue_limit: None,
             forced_shutdown: None,
             seed,
             rand_type: None,

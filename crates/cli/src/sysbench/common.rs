@@ -11,6 +11,10 @@ use super::options::{opt, Kind, Opt, Values};
 use crate::exit::UsageError;
 use crate::keep::Keep;
 
+/// sysbench's event queue (`MAX_QUEUE_LEN`): with --rate, a run that falls this many events
+/// behind fails, as sysbench's does.
+pub const SYSBENCH_QUEUE: u64 = 131_072;
+
 pub const OPTIONS: &[Opt] = &[
     opt("threads", Kind::Int { min: 1, max: 100_000 }, "1", "number of threads to use"),
     opt("events", Kind::Int { min: 0, max: u64::MAX }, "0", "limit for total number of events (0: no limit)"),
@@ -187,6 +191,7 @@ impl Common {
                 rate: (rate > 0.0).then_some(rate),
                 // sysbench spaces --rate arrivals exponentially.
                 arrivals: plumb_core::Arrivals::Poisson,
+                queue_limit: Some(SYSBENCH_QUEUE),
                 forced_shutdown,
                 seed,
                 rand_type: v.given("rand-type").then_some(rand_type),

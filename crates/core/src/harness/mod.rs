@@ -60,6 +60,10 @@ pub struct RunConfig {
     pub rate: Option<f64>,
     /// How the intended starts of an open-loop rate are spaced.
     pub arrivals: Arrivals,
+    /// Events due and not started past which an open-loop run fails
+    /// ([`HarnessError::QueueFull`]): sysbench's event queue holds 131 072, and a rate the
+    /// workers fall that far behind gives latencies that measure the wait, not the work.
+    pub queue_limit: Option<u64>,
     /// Grace after the time limit before the run is abandoned and reported as it stands.
     pub forced_shutdown: Option<Duration>,
     pub seed: u64,
@@ -109,6 +113,7 @@ impl Default for RunConfig {
             sample_interval: None,
             rate: None,
             arrivals: Arrivals::Poisson,
+            queue_limit: None,
             forced_shutdown: None,
             seed: 0,
             rand_type: None,
@@ -186,6 +191,9 @@ pub enum HarnessError {
         error: WorkloadError,
         partial: Box<RunOutcome>,
     },
+    /// An open-loop run fell further behind its rate than `RunConfig::queue_limit`.
+    #[error("the workers cannot keep up with the rate asked for: {waiting} events were due and not started, over the limit of {limit}")]
+    QueueFull { waiting: u64, limit: u64 },
     #[error("could not start worker thread: {0}")]
     Spawn(std::io::Error),
     #[error("a worker thread panicked: {0}")]
@@ -332,6 +340,8 @@ pub fn run_announced(
     // the drain of in-flight requests that follows (no event is due once stopping).
     let mut stopped_at: Option<Instant> = None;
     let mut signal_deadline = None;
+    // Events due and not started when the run fell past `cfg.queue_limit`.
+    let mut queue_full = None;
     let event_kinds: Vec<bool> = kinds.iter().map(|k| k.is_event).collect();
 
     loop {
@@ -383,6 +393,15 @@ pub fn run_announced(
                 stopped_at.get_or_insert(now);
                 cause = StopCause::Steady;
                 shared.stop.store(true, Relaxed);
+            }
+        }
+        if let (Some(limit), Some(rate), false) = (cfg.queue_limit, cfg.rate, stopping) {
+            let waiting = backlog(&slots, rate / threads as f64, start, now);
+            if waiting > limit {
+                stopping = true;
+                stopped_at.get_or_insert(now);
+                shared.stop.store(true, Relaxed);
+                queue_full = Some((waiting, limit));
             }
         }
         if let Some(d) = time_deadline {
@@ -463,6 +482,9 @@ pub fn run_announced(
         }
     }
     let failed = first_error.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let (None, Some((waiting, limit))) = (&failed, queue_full) {
+        return Err(HarnessError::QueueFull { waiting, limit });
+    }
 
     let backlog = cfg.rate.map(|r| {
         backlog(

@@ -186,11 +186,30 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         commands
             .push(Command::parse(c).ok_or_else(|| Stop::Stderr(format!("Unknown command: {c}")))?);
     }
+    // sysbench names a script by the base name of the path given.
+    let script = testdefs::oltp::ALL.iter().any(|t| std::ptr::eq(*t, test));
+    let shown = match std::path::Path::new(test_name)
+        .file_name()
+        .and_then(|n| n.to_str())
+    {
+        Some(base) if script => base,
+        _ => test.name,
+    };
+    // sysbench 0.5's oltp.lua and 1.0's bulk_insert.lua define no help, and nothing runs
+    // them without a command; every other 1.0 script stops in oltp_common.lua.
+    let bare_script = origin == legacy::Origin::Script05 || test.name == "bulk_insert";
     if commands.is_empty() {
-        return Err(Stop::Stderr(format!(
-            "The '{0}' test requires a command argument. See 'sysbench {0} help'",
-            test.name
-        )));
+        return match (script, bare_script) {
+            (false, _) => Err(Stop::Stderr(format!(
+                "The '{0}' test requires a command argument. See 'sysbench {0} help'",
+                test.name
+            ))),
+            (true, true) => Ok(0),
+            (true, false) => Err(Stop::fatal(format!(
+                "{}:28: Command is required. Supported commands: prepare, prewarm, run, cleanup, help",
+                texts::oltp_common_path()
+            ))),
+        };
     }
     // Unknown options and bad on/off values, then the test's help, then the values.
     // sysbench's Lua scripts take their options with '-' or '_'.
@@ -213,23 +232,25 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
         }
     }
     if commands.contains(&Command::Help) {
-        // bulk_insert.lua has no help function.
-        if test.name == "bulk_insert" {
-            return Err(Stop::Stderr(
-                "'bulk_insert' test does not implement the 'help' command.".into(),
-            ));
+        if bare_script {
+            return Err(Stop::Stderr(format!(
+                "'{shown}' test does not implement the 'help' command."
+            )));
         }
-        print!("{}", texts::test_help(test.name));
+        print!("{}", texts::test_help(test.name, shown));
         return Ok(0);
     }
-    // bulk_insert.lua defines no prewarm command, and sysbench finds none to run.
-    if test.name == "bulk_insert" && commands.contains(&Command::Prewarm) {
+    // prewarm is not one of sysbench's own commands but oltp_common.lua's: the built-in
+    // tests and bulk_insert.lua define none, and sysbench finds none to run.
+    // (plumb's own name prewarms bulk_insert's table too.)
+    if commands.contains(&Command::Prewarm)
+        && (test.name == "bulk_insert" || !test.implements(Command::Prewarm))
+    {
         return Err(Stop::Stderr("Unknown command: prewarm".into()));
     }
     if let Some(c) = commands.iter().find(|c| !test.implements(**c)) {
         return Err(Stop::Stderr(format!(
-            "'{}' test does not implement the '{}' command.",
-            test.name,
+            "'{shown}' test does not implement the '{}' command.",
             c.name()
         )));
     }
@@ -263,13 +284,22 @@ fn drive(args: &[String], p: &Parsed, json: bool) -> Result<i32, Stop> {
             Some(i) => exit::for_signal(i.0),
             None => exit::RUNTIME,
         };
-        Stop::fatal(crate::exit::message(&e)).print(json);
+        let words = match e.downcast_ref::<plumb_pipeline::PipelineError>() {
+            Some(plumb_pipeline::PipelineError::Harness(
+                plumb_core::harness::HarnessError::QueueFull { .. },
+            )) => QUEUE_FULL.to_string(),
+            _ => crate::exit::message(&e),
+        };
+        Stop::fatal(words).print(json);
         if info && e.downcast_ref::<super::RunFailed>().is_some() {
             println!("Done.\n");
         }
         Ok(code)
     })
 }
+
+/// sysbench's words when --rate's events pile up past its queue ([`common::SYSBENCH_QUEUE`]).
+const QUEUE_FULL: &str = "The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate";
 
 /// sysbench's general `--validate`, for the tests that do not declare their own (fileio's
 /// checks its blocks).
@@ -600,7 +630,7 @@ fn check_fileio_mode(
     if mode.is_empty() {
         return Err(Stop::Fatal(format!(
             "FATAL: Missing required argument: --file-test-mode\n\n{}",
-            texts::test_help("fileio")
+            texts::test_help("fileio", "fileio")
         )));
     }
     if !known {

@@ -8,6 +8,45 @@ use std::fmt::Write;
 /// What sysbench prints for `--version`.
 pub const VERSION: &str = "sysbench 1.0.20";
 
+/// Where sysbench 1.0.20 would load oltp_common.lua from, as its Lua error names it: the
+/// first file of the module path (`LUA_PATH`, its `;;` standing for sysbench's own list)
+/// that exists, else the one Debian's package installs. LuaJIT shortens a name of 60
+/// characters or more to "..." and its last 56.
+pub fn oltp_common_path() -> String {
+    const INSTALLED: &str = "/usr/share/sysbench/?.lua";
+    let home = std::env::var("HOME").ok();
+    let mut own = vec![
+        "./?.lua".to_string(),
+        "./?/init.lua".into(),
+        "./src/lua/?.lua".into(),
+    ];
+    if let Some(h) = &home {
+        for tail in ["5.1/?.lua", "5.1/?/init.lua", "?.lua", "?/init.lua"] {
+            own.push(format!("{h}/.luarocks/share/lua/{tail}"));
+        }
+    }
+    own.extend([
+        "/usr/local/share/lua/5.1/?.lua".into(),
+        "/usr/share/lua/5.1/?.lua".into(),
+    ]);
+    own.push(INSTALLED.into());
+    let own = own.join(";") + ";";
+    let path = match std::env::var("LUA_PATH") {
+        Ok(p) => p.replace(";;", &format!(";{own};")),
+        Err(_) => own,
+    };
+    let found = path
+        .split(';')
+        .filter(|t| !t.is_empty())
+        .map(|t| t.replace('?', "oltp_common"))
+        .find(|f| std::path::Path::new(f).is_file())
+        .unwrap_or_else(|| INSTALLED.replace('?', "oltp_common"));
+    match found.char_indices().rev().nth(55) {
+        Some((at, _)) if found.chars().count() >= 60 => format!("...{}", &found[at..]),
+        _ => found,
+    }
+}
+
 /// The first line of every command: sysbench's shape, saying what actually runs.
 pub fn banner() -> String {
     plumb_report::sysbench::drop_in_banner()
@@ -288,8 +327,8 @@ const OLTP_COMMON: &[Line] = &[
 ];
 
 /// A Lua script's `help`: its options sorted by name (the select_random_* scripts add their
-/// own), the widest setting the column.
-fn script_help(test: &str) -> String {
+/// own), the widest setting the column, under the script's name as given (`shown`).
+fn script_help(test: &str, shown: &str) -> String {
     let mut lines: Vec<Line> = OLTP_COMMON.to_vec();
     match test {
         "select_random_points" => lines.push((
@@ -306,16 +345,18 @@ fn script_help(test: &str) -> String {
         _ => {}
     }
     lines.sort_by_key(|l| l.0);
-    let mut s = format!("{test} options:\n");
+    let mut s = format!("{shown} options:\n");
     table(&mut s, &lines);
     s.push('\n');
     s
 }
 
-/// `sysbench TEST help`: "TEST options:", the listing, a blank line.
-pub fn test_help(test: &str) -> String {
+/// `sysbench TEST help`: "TEST options:", the listing, a blank line. `shown` is the test
+/// as the command line named it: sysbench heads a script's options with the base name of
+/// the path given (`oltp_read_write.lua options:`).
+pub fn test_help(test: &str, shown: &str) -> String {
     if test.starts_with("oltp_") || test.starts_with("select_random_") {
-        return script_help(test);
+        return script_help(test, shown);
     }
     let lines = match test {
         "cpu" => CPU,
@@ -373,7 +414,7 @@ mod tests {
 
     #[test]
     fn listings_align_on_the_widest_option() {
-        let h = test_help("threads");
+        let h = test_help("threads", "threads");
         assert_eq!(
             h,
             "threads options:\n  --thread-yields=N number of yields to do per request [1000]\n  --thread-locks=N  number of locks per thread [8]\n\n"
@@ -388,7 +429,7 @@ mod tests {
             .iter()
             .filter(|t| !lua.iter().any(|l| l.name == t.name))
         {
-            assert!(test_help(t.name).lines().count() > 2, "{}", t.name);
+            assert!(test_help(t.name, t.name).lines().count() > 2, "{}", t.name);
             assert!(TESTS.iter().any(|(n, _)| *n == t.name), "{}", t.name);
         }
     }
