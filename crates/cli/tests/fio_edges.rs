@@ -67,6 +67,28 @@ fn header(out: &Printed) -> &str {
     out.stdout.lines().next().unwrap_or_default()
 }
 
+/// fio 3.33 takes --max-jobs with any value and does nothing with it: two jobs run under
+/// --max-jobs=1 and one under --max-jobs=abc (fio's own test scripts pass --max-jobs=16).
+#[test]
+fn max_jobs_is_taken_and_changes_nothing() {
+    if !fio_here("--max-jobs against fio") {
+        return;
+    }
+    let job = |name| [name, "--ioengine=null", "--size=64k"];
+    for (limit, jobs) in [("--max-jobs=1", 2), ("--max-jobs=abc", 1)] {
+        let mut args = vec![limit, "--output-format=json"];
+        for name in ["--name=a", "--name=b"].into_iter().take(jobs) {
+            args.extend(job(name));
+        }
+        let (theirs, ours) = both(&args);
+        for out in [&theirs, &ours] {
+            assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+            assert_eq!(doc(out)["jobs"].as_array().map(Vec::len), Some(jobs));
+            assert_eq!(io(out, "read"), (65536, 16));
+        }
+    }
+}
+
 #[test]
 fn a_negative_runtime_is_no_limit() {
     if !fio_here("the runtime=-1 comparison") {

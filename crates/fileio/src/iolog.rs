@@ -21,6 +21,9 @@ use plumb_core::clock::Stamp;
 pub struct LogSpec {
     /// Average over windows of this many ms (0: one entry per request).
     pub window_ms: u64,
+    /// Keep each request's offset too (fio's log_offset), beside the request.
+    #[serde(default)]
+    pub offsets: bool,
 }
 
 /// One completed request, packed into 24 bytes: a per-request log of a long run is large.
@@ -86,6 +89,9 @@ pub const SLAT: usize = 2;
 pub struct Logged {
     /// Per-request logs: every request, in completion order per thread.
     pub requests: Vec<Request>,
+    /// Where each of `requests` went in its file, when the spec keeps offsets (else
+    /// empty: a request stays 24 bytes).
+    pub offsets: Vec<u64>,
     /// Windowed logs: requests and bytes per window and direction.
     pub windows: Vec<Window>,
     /// Windowed logs: lat, clat and slat means ([`LAT`], [`CLAT`], [`SLAT`]), in the order
@@ -226,11 +232,18 @@ impl IoLog {
         }
     }
 
-    /// A request of `bytes` in direction `dir` (0 read, 1 write, 2 trim: fio's ddir) queued
-    /// at `start`, submitted by `submitted` (`start` for one done inside its call) and
-    /// collected at `end`.
+    /// A request of `bytes` at `offset` in its file, in direction `dir` (0 read, 1 write,
+    /// 2 trim: fio's ddir), queued at `start`, submitted by `submitted` (`start` for one done
+    /// inside its call) and collected at `end`.
     #[inline]
-    pub fn add(&mut self, dir: u8, bytes: u64, start: Stamp, submitted: Stamp, end: Stamp) {
+    pub fn add(
+        &mut self,
+        dir: u8,
+        (offset, bytes): (u64, u64),
+        start: Stamp,
+        submitted: Stamp,
+        end: Stamp,
+    ) {
         let Some(from) = self.from else { return };
         if from.ns_since(end) > 0 {
             // Completed during the warm-up: fio keeps no log of its ramp either.
@@ -250,6 +263,9 @@ impl IoLog {
         let queued = self.queued && dir != 2 && submitted_ns.is_some();
         let submitted_ms = submitted_ns.unwrap_or(0) / 1_000_000;
         if self.spec.window_ms == 0 {
+            if self.spec.offsets {
+                self.logged.offsets.push(offset);
+            }
             self.logged.requests.push(Request {
                 lat_ns,
                 t_ms: t_ms.min(u32::MAX as u64) as u32,
@@ -289,6 +305,7 @@ impl IoLog {
         }
         let mut sink = self.sink.taken.lock().unwrap_or_else(|p| p.into_inner());
         sink.requests.append(&mut self.logged.requests);
+        sink.offsets.append(&mut self.logged.offsets);
         sink.windows.append(&mut self.logged.windows);
         for (to, m) in sink.means.iter_mut().zip(&mut self.means) {
             to.append(&mut m.out);
@@ -308,14 +325,21 @@ mod tests {
     #[test]
     fn windows_sum_each_direction() {
         let sink = Arc::new(Logs::default());
-        let mut log = IoLog::new(LogSpec { window_ms: 100 }, false, sink.clone());
+        let mut log = IoLog::new(
+            LogSpec {
+                window_ms: 100,
+                offsets: false,
+            },
+            false,
+            sink.clone(),
+        );
         let t0 = Stamp::now();
         log.start(t0);
         let at = |ms: u64| t0.add_ns(ms * 1_000_000);
-        log.add(0, 4096, at(10), at(10), at(20));
-        log.add(1, 8192, at(30), at(30), at(50));
-        log.add(0, 4096, at(60), at(60), at(90));
-        log.add(0, 4096, at(150), at(150), at(250));
+        log.add(0, (0, 4096), at(10), at(10), at(20));
+        log.add(1, (0, 8192), at(30), at(30), at(50));
+        log.add(0, (0, 4096), at(60), at(60), at(90));
+        log.add(0, (0, 4096), at(150), at(150), at(250));
         log.finish();
         let l = sink.taken.lock().unwrap().clone();
         // The window still open at the end (200-300 ms) is incomplete: left out.
@@ -335,16 +359,23 @@ mod tests {
     #[test]
     fn latency_means_close_on_the_sample_past_the_window() {
         let sink = Arc::new(Logs::default());
-        let mut log = IoLog::new(LogSpec { window_ms: 100 }, true, sink.clone());
+        let mut log = IoLog::new(
+            LogSpec {
+                window_ms: 100,
+                offsets: false,
+            },
+            true,
+            sink.clone(),
+        );
         let t0 = Stamp::now();
         log.start(t0);
         let at = |us: u64| t0.add_ns(us * 1000);
         // Reads: queued at q, submitted 1 ms later, done at e (µs).
         for (q, e) in [(0, 40_000), (50_000, 99_000), (100_000, 130_000)] {
-            log.add(0, 4096, at(q), at(q + 1000), at(e));
+            log.add(0, (0, 4096), at(q), at(q + 1000), at(e));
         }
         // A write done at 250 ms: past its window (0-100) at once.
-        log.add(1, 4096, at(245_000), at(245_500), at(250_000));
+        log.add(1, (0, 4096), at(245_000), at(245_500), at(250_000));
         log.finish();
         let l = sink.taken.lock().unwrap().clone();
         let lat: Vec<(u64, u8, u64)> = l.means[LAT].iter().map(|m| (m.t_ms, m.dir, m.ns)).collect();
@@ -365,12 +396,19 @@ mod tests {
     #[test]
     fn latency_means_left_open_are_written_at_the_end() {
         let sink = Arc::new(Logs::default());
-        let mut log = IoLog::new(LogSpec { window_ms: 60_000 }, false, sink.clone());
+        let mut log = IoLog::new(
+            LogSpec {
+                window_ms: 60_000,
+                offsets: false,
+            },
+            false,
+            sink.clone(),
+        );
         let t0 = Stamp::now();
         log.start(t0);
-        log.add(1, 4096, t0, t0, t0.add_ns(3_000));
-        log.add(0, 4096, t0, t0, t0.add_ns(2_000));
-        log.add(1, 4096, t0, t0, t0.add_ns(4_000));
+        log.add(1, (0, 4096), t0, t0, t0.add_ns(3_000));
+        log.add(0, (0, 4096), t0, t0, t0.add_ns(2_000));
+        log.add(1, (0, 4096), t0, t0, t0.add_ns(4_000));
         log.finish();
         let l = sink.taken.lock().unwrap().clone();
         let lat: Vec<(u8, u64)> = l.means[LAT].iter().map(|m| (m.dir, m.ns)).collect();
@@ -384,12 +422,19 @@ mod tests {
     #[test]
     fn per_request_entries_keep_both_halves() {
         let sink = Arc::new(Logs::default());
-        let mut log = IoLog::new(LogSpec { window_ms: 0 }, true, sink.clone());
+        let mut log = IoLog::new(
+            LogSpec {
+                window_ms: 0,
+                offsets: false,
+            },
+            true,
+            sink.clone(),
+        );
         let t0 = Stamp::now();
         log.start(t0);
         let at = |us: u64| t0.add_ns(us * 1000);
-        log.add(1, 4096, at(1_000), at(2_200), at(3_500));
-        log.add(2, 8192, at(4_000), at(4_000), at(5_000));
+        log.add(1, (0, 4096), at(1_000), at(2_200), at(3_500));
+        log.add(2, (0, 8192), at(4_000), at(4_000), at(5_000));
         log.finish();
         let l = sink.taken.lock().unwrap().clone();
         let e = &l.requests;
@@ -403,5 +448,25 @@ mod tests {
             (false, 1_000_000, 8192)
         );
         assert!(l.means.iter().all(Vec::is_empty));
+        assert!(l.offsets.is_empty(), "offsets only when asked for");
+    }
+
+    #[test]
+    fn offsets_are_kept_beside_their_requests_when_asked_for() {
+        let sink = Arc::new(Logs::default());
+        let spec = LogSpec {
+            window_ms: 0,
+            offsets: true,
+        };
+        let mut log = IoLog::new(spec, false, sink.clone());
+        let t0 = Stamp::now();
+        log.start(t0);
+        let at = |us: u64| t0.add_ns(us * 1000);
+        log.add(1, (8192, 4096), at(1_000), at(1_000), at(2_000));
+        log.add(1, (0, 4096), at(2_000), at(2_000), at(3_000));
+        log.finish();
+        let l = sink.taken.lock().unwrap().clone();
+        assert_eq!(l.requests.len(), 2);
+        assert_eq!(l.offsets, [8192, 0]);
     }
 }

@@ -943,7 +943,13 @@ impl<E: Engine> IoWorker<E> {
             }
         }
         if let Some(log) = &mut self.s.log {
-            log.add(f.dir as u8, n as u64, f.start, f.submitted, end);
+            log.add(
+                f.dir as u8,
+                (f.io.offset, n as u64),
+                f.start,
+                f.submitted,
+                end,
+            );
         }
         ctx.add(counter, n as u64);
         if self.s.max_latency.is_some() {

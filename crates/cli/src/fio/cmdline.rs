@@ -494,6 +494,9 @@ fn flag_action(
         "status-interval" => flags.status_interval_ms = Some(status_interval(value.unwrap_or(""))?),
         "readonly" => flags.readonly = true,
         "warnings-fatal" => flags.warnings_fatal = true,
+        // fio 3.33 takes any value and does nothing with it (its jobs no longer live in a
+        // shared segment sized by it); its own test scripts pass --max-jobs=16.
+        "max-jobs" => {}
         "section" => {
             let v = value.unwrap_or("");
             if v == "global" {

@@ -1,6 +1,8 @@
 //! fio's log files (write_bw_log, write_iops_log, write_lat_log) from a job's request log:
 //! `<prefix>_bw.<n>.log`, `_iops`, `_lat`, `_clat`, `_slat`, one line per request
-//! (`time_ms, value, ddir, bs, prio`) or, with log_avg_msec, per window and direction (bs 0).
+//! (`time_ms, value, ddir, bs, prio`; `time_ms, value, ddir, bs, offset, prio` under
+//! log_offset) or, with log_avg_msec, per window and direction (bs and offset 0). Under
+//! per_job_logs=0 the name has no job number and each job appends to it, as fio does.
 //! Values as fio writes them: bandwidth in KiB/s (per request: fio's own arithmetic,
 //! bytes × 10^6 / clat in ns), IOPS, latency in ns.
 //!
@@ -11,72 +13,99 @@
 //! (requests submitted within one millisecond keep their completion order).
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use plumb_fileio::iolog::{Logged, Mean, Request, CLAT, LAT, SLAT};
 
 use super::translate::LogFiles;
 
-fn file(prefix: &Path, kind: &str, n: u32) -> PathBuf {
-    let mut name = prefix.as_os_str().to_os_string();
-    name.push(format!("_{kind}.{n}.log"));
-    PathBuf::from(name)
-}
+/// A log line: time in ms, value, ddir, bs, offset.
+type Line = (u64, u64, u8, u64, u64);
 
-/// One log file: lines of `(time_ms, value, ddir, bs)`.
-fn write_lines(path: &Path, lines: impl Iterator<Item = (u64, u64, u8, u64)>) -> io::Result<()> {
-    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    for (t, v, dir, bs) in lines {
-        writeln!(out, "{t}, {v}, {dir}, {bs}, 0")?;
+impl LogFiles {
+    /// Write the log of `kind` (bw, iops, lat, clat, slat) of `prefix`.
+    fn write(
+        &self,
+        prefix: &Path,
+        kind: &str,
+        lines: impl Iterator<Item = Line>,
+    ) -> io::Result<()> {
+        let mut name = prefix.as_os_str().to_os_string();
+        if self.per_job {
+            name.push(format!("_{kind}.{}.log", self.number));
+        } else {
+            name.push(format!("_{kind}.log"));
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .append(!self.per_job)
+            .truncate(self.per_job)
+            .open(name)?;
+        let mut out = io::BufWriter::new(file);
+        for (t, v, dir, bs, offset) in lines {
+            if self.offsets {
+                writeln!(out, "{t}, {v}, {dir}, {bs}, {offset}, 0")?;
+            } else {
+                writeln!(out, "{t}, {v}, {dir}, {bs}, 0")?;
+            }
+        }
+        out.flush()
     }
-    out.flush()
 }
 
 fn per_request<'a>(
-    requests: &'a [Request],
+    requests: &'a [(Request, u64)],
     value: impl Fn(&Request) -> u64 + 'a,
-) -> impl Iterator<Item = (u64, u64, u8, u64)> + 'a {
+) -> impl Iterator<Item = Line> + 'a {
     requests
         .iter()
-        .map(move |r| (r.t_ms as u64, value(r), r.dir, r.bytes as u64))
+        .map(move |(r, at)| (r.t_ms as u64, value(r), r.dir, r.bytes as u64, *at))
 }
 
-fn means(m: &[Mean]) -> impl Iterator<Item = (u64, u64, u8, u64)> + '_ {
-    m.iter().map(|m| (m.t_ms, m.ns, m.dir, 0))
+fn means(m: &[Mean]) -> impl Iterator<Item = Line> + '_ {
+    m.iter().map(|m| (m.t_ms, m.ns, m.dir, 0, 0))
 }
 
 /// Write the files `files` asks for.
 pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
-    // Stable: one thread's requests stay in the order they completed.
-    log.requests.sort_by_key(|r| r.t_ms);
+    // Each request with its offset (0 where none was kept), sorted stably: one thread's
+    // requests stay in the order they completed.
+    let mut offsets = std::mem::take(&mut log.offsets).into_iter();
+    let mut req: Vec<(Request, u64)> = std::mem::take(&mut log.requests)
+        .into_iter()
+        .map(|r| (r, offsets.next().unwrap_or(0)))
+        .collect();
+    req.sort_by_key(|(r, _)| r.t_ms);
     log.windows.sort_by_key(|w| (w.t_ms, w.dir));
     for m in &mut log.means {
         m.sort_by_key(|m| m.t_ms);
     }
-    let n = files.number;
     let w = files.window_ms.max(1);
     if files.window_ms == 0 {
-        let req = &log.requests;
+        let req = &req;
         if let Some(p) = &files.bw {
             let bw = |r: &Request| match r.clat_ns() {
                 0 => 0,
                 clat => r.bytes as u64 * 1_000_000 / clat,
             };
-            write_lines(&file(p, "bw", n), per_request(req, bw))?;
+            files.write(p, "bw", per_request(req, bw))?;
         }
         if let Some(p) = &files.iops {
-            write_lines(&file(p, "iops", n), per_request(req, |_| 1))?;
+            files.write(p, "iops", per_request(req, |_| 1))?;
         }
         if let Some(p) = &files.lat {
-            write_lines(&file(p, "lat", n), per_request(req, |r| r.lat_ns))?;
-            write_lines(&file(p, "clat", n), per_request(req, Request::clat_ns))?;
-            let mut queued: Vec<&Request> = req.iter().filter(|r| r.queued).collect();
-            queued.sort_by_key(|r| r.submitted_ms());
-            write_lines(
-                &file(p, "slat", n),
-                queued
-                    .iter()
-                    .map(|r| (r.submitted_ms(), r.slat_ns as u64, r.dir, r.bytes as u64)),
+            files.write(p, "lat", per_request(req, |r| r.lat_ns))?;
+            files.write(p, "clat", per_request(req, Request::clat_ns))?;
+            let mut queued: Vec<&(Request, u64)> = req.iter().filter(|(r, _)| r.queued).collect();
+            queued.sort_by_key(|(r, _)| r.submitted_ms());
+            files.write(
+                p,
+                "slat",
+                queued.iter().map(|(r, at)| {
+                    let slat = r.slat_ns as u64;
+                    (r.submitted_ms(), slat, r.dir, r.bytes as u64, *at)
+                }),
             )?;
         }
         return Ok(());
@@ -85,20 +114,20 @@ pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
         let lines = log
             .windows
             .iter()
-            .map(|e| (e.t_ms, e.bytes * 1000 / w / 1024, e.dir, 0));
-        write_lines(&file(p, "bw", n), lines)?;
+            .map(|e| (e.t_ms, e.bytes * 1000 / w / 1024, e.dir, 0, 0));
+        files.write(p, "bw", lines)?;
     }
     if let Some(p) = &files.iops {
         let lines = log
             .windows
             .iter()
-            .map(|e| (e.t_ms, e.count * 1000 / w, e.dir, 0));
-        write_lines(&file(p, "iops", n), lines)?;
+            .map(|e| (e.t_ms, e.count * 1000 / w, e.dir, 0, 0));
+        files.write(p, "iops", lines)?;
     }
     if let Some(p) = &files.lat {
-        write_lines(&file(p, "lat", n), means(&log.means[LAT]))?;
-        write_lines(&file(p, "clat", n), means(&log.means[CLAT]))?;
-        write_lines(&file(p, "slat", n), means(&log.means[SLAT]))?;
+        files.write(p, "lat", means(&log.means[LAT]))?;
+        files.write(p, "clat", means(&log.means[CLAT]))?;
+        files.write(p, "slat", means(&log.means[SLAT]))?;
     }
     Ok(())
 }
@@ -133,6 +162,8 @@ mod tests {
             lat: Some(d.path().join("j")),
             number: 2,
             window_ms: 0,
+            offsets: false,
+            per_job: true,
         };
         // A blocking engine: clat is lat, no slat.
         let log = Logged {
@@ -189,6 +220,8 @@ mod tests {
             lat: Some(d.path().join("j")),
             number: 2,
             window_ms: 200,
+            offsets: false,
+            per_job: true,
         };
         let mean = |t_ms, dir, ns| Mean { t_ms, dir, ns };
         let log = Logged {

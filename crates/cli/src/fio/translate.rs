@@ -240,6 +240,11 @@ pub struct LogFiles {
     pub number: u32,
     /// log_avg_msec (0: a line per request).
     pub window_ms: u64,
+    /// log_offset: each line says where its request went.
+    pub offsets: bool,
+    /// per_job_logs (fio's default): the job's number in the names; without it the jobs
+    /// append to one file per name.
+    pub per_job: bool,
 }
 
 /// The buffer options of a job, as given.
@@ -1437,7 +1442,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             queue_low,
             batch: Some(batch),
             stride,
-            log: wants_log.then_some(plumb_fileio::iolog::LogSpec { window_ms }),
+            log: wants_log.then_some(plumb_fileio::iolog::LogSpec {
+                window_ms,
+                offsets: g.flag("log_offset", false)?,
+            }),
             verify,
             min_rate,
             max_latency,
@@ -1560,6 +1568,8 @@ pub fn translate<J: JobOptions + ?Sized>(
                 rate_iops: rate_limit.1,
             },
         };
+        let (log_offset, per_job_logs) =
+            (g.flag("log_offset", false)?, g.flag("per_job_logs", true)?);
         clones.push(JobClone {
             name: name.clone(),
             spec,
@@ -1573,6 +1583,8 @@ pub fn translate<J: JobOptions + ?Sized>(
                 lat: lat_log.clone(),
                 number,
                 window_ms,
+                offsets: log_offset,
+                per_job: per_job_logs,
             }),
             exitall: g.flag("exitall", false)?,
             exitall_on_error: g.flag("exitall_on_error", false)?,

@@ -52,7 +52,9 @@
 //! - Trim then write (fio's `trimwrite`, `randtrimwrite`): the file comes first, then its
 //!   direction: a trim when the latest trim and write of that file started at the same
 //!   offset (fio's `last_start`), a write otherwise. Sequentially each direction keeps its own
-//!   position and size, so with equal sizes every block is trimmed, then written. Randomly
+//!   position, and draws its sizes from a stream of its own that starts as the other's
+//!   does (as fio seeds them), so where both take the same sizes every block is trimmed,
+//!   then written whole, whatever the size range or split. Randomly
 //!   the trim draws the block and the write covers exactly the range just trimmed; a trim
 //!   drawn where the previous one was still makes the next request a write, as in fio. Only
 //!   the writes count toward `io_size` (fio's byte limit of a trimwrite job is its writes).
@@ -139,6 +141,10 @@ pub struct JobWalk {
     /// `randrepeat` seeds its generators again for each round).
     first_rng: Option<Rng>,
     repeat_each_round: bool,
+    /// Sequential trim then write: the trims' and the writes' request sizes, drawn from two
+    /// streams that start alike (fio seeds them alike so that each block trimmed is then
+    /// written whole), made at the first request.
+    pair_sizes: Option<[Rng; 2]>,
 }
 
 impl JobWalk {
@@ -249,6 +255,7 @@ impl JobWalk {
             started: !job.repeat_each_round,
             first_rng: None,
             repeat_each_round: job.repeat_each_round,
+            pair_sizes: None,
         }
     }
 
@@ -417,6 +424,29 @@ impl JobWalk {
         }
     }
 
+    /// A size for direction `dir` that fits in `room` bytes, which the smallest one does:
+    /// fio's get_next_buflen draws again until one fits, and of a split takes the first
+    /// size at or past the drawn share that fits.
+    #[cold]
+    fn size_within(&self, dir: usize, rng: &mut Rng, room: u64) -> u64 {
+        loop {
+            let len = match &self.sizes[dir] {
+                SizeChoice::Split(v) => {
+                    let r = rng.below(100) as u32;
+                    let mut cum = 0;
+                    v.iter().find_map(|&(b, pct)| {
+                        cum += pct;
+                        (r < cum && b <= room).then_some(b)
+                    })
+                }
+                _ => Some(self.size(dir, rng)),
+            };
+            if let Some(len) = len.filter(|&l| l <= room) {
+                return len;
+            }
+        }
+    }
+
     /// The largest request of the directions this walk issues.
     fn largest(&self) -> u64 {
         let [r, w, t] = &self.sizes;
@@ -427,10 +457,12 @@ impl JobWalk {
         }
     }
 
-    /// The next file in turn whose next request of `len` bytes in direction `dir` fits, or
-    /// `None` when none does (each file that does not fit is done for the round; the only
-    /// file of a time-based job starts over in that direction instead).
+    /// The next file in turn with room for a request in direction `dir` (of `len` bytes, or
+    /// of the direction's smallest size, which the caller then draws again), or `None` when
+    /// none has (each file without room is done for the round; the only file of a
+    /// time-based job starts over in that direction instead).
     fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
+        let len = len.min(self.sizes[dir].min().max(1));
         let n = self.files.len();
         for k in 0..n {
             let fi = (self.next_file + k) % n;
@@ -553,6 +585,10 @@ impl JobWalk {
                     self.next_file = fi;
                     return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
                 }
+                let room = self.files[fi].length - self.files[fi].pos[dir];
+                if len > room {
+                    len = self.size_within(dir, rng, room);
+                }
                 let f = &mut self.files[fi];
                 let at = f.pos[dir];
                 f.pos[dir] += len;
@@ -628,10 +664,23 @@ impl JobWalk {
             };
             let trim = self.files[fi].last_start[0] == self.files[fi].last_start[1];
             let dir = if trim { 2 } else { 1 };
-            let mut len = if trim || !random {
+            let mut len = if random && !trim {
+                self.files[fi].trim_len
+            } else if random {
                 self.size(dir, rng).min(self.longest)
             } else {
-                self.files[fi].trim_len
+                let mut pair = self
+                    .pair_sizes
+                    .take()
+                    .unwrap_or_else(|| [rng.clone(), rng.clone()]);
+                let f = &self.files[fi];
+                let room = f.length.saturating_sub(f.pos[dir]);
+                let mut len = self.size(dir, &mut pair[dir - 1]).min(self.longest);
+                if len > room && self.sizes[dir].min() <= room {
+                    len = self.size_within(dir, &mut pair[dir - 1], room);
+                }
+                self.pair_sizes = Some(pair);
+                len
             };
             let f = &mut self.files[fi];
             let rel = match (random, trim) {
