@@ -180,3 +180,28 @@ fn a_sequential_job_of_varied_sizes_does_the_whole_file() {
         }
     }
 }
+
+/// fio draws a range's size as the minimum plus a uniform share of the maximum, aligned
+/// down to the minimum and capped at the maximum: with bsrange=4k-6k a third of the
+/// requests are 6 KiB (not a multiple of the minimum), the rest 4 KiB.
+#[test]
+fn a_range_whose_maximum_is_no_multiple_of_its_minimum() {
+    let args = [
+        "--name=r",
+        "--ioengine=null",
+        "--size=10m",
+        "--rw=read",
+        "--bsrange=4k-6k",
+        "--write_bw_log=r",
+        "--per_job_logs=0",
+    ];
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
+    for (who, dir) in [("fio", theirs.path()), ("plumb", ours.path())] {
+        let sizes: Vec<u64> = lines(dir, "r_bw.log").iter().map(|l| l[3]).collect();
+        assert!(sizes.iter().all(|&s| s == 4096 || s == 6144), "{who}");
+        let big = sizes.iter().filter(|&&s| s == 6144).count() as f64 / sizes.len() as f64;
+        assert!((0.25..0.42).contains(&big), "{who}: {big}");
+    }
+}

@@ -407,9 +407,14 @@ impl JobWalk {
     fn size(&self, dir: usize, rng: &mut Rng) -> u64 {
         match &self.sizes[dir] {
             SizeChoice::Fixed(b) => *b,
+            // fio's get_next_buflen: the minimum plus a uniform share of the maximum,
+            // aligned down to the minimum, capped at the maximum; so a maximum that is not
+            // a multiple of the minimum is drawn too (bsrange=4k-6k: 6 KiB about a third
+            // of the time).
             SizeChoice::Range { min, max } => {
-                let steps = (max - min) / min.max(&1) + 1;
-                min + rng.below(steps) * min
+                let m = (*min).max(1);
+                let drawn = m + (*max as f64 * rng.next_f64()) as u64;
+                (drawn - drawn % m).min(*max)
             }
             SizeChoice::Split(v) => {
                 let mut r = rng.below(100) as u32;
@@ -434,10 +439,17 @@ impl JobWalk {
                 SizeChoice::Split(v) => {
                     let r = rng.below(100) as u32;
                     let mut cum = 0;
-                    v.iter().find_map(|&(b, pct)| {
+                    let shares = || v.iter().filter(|e| e.1 > 0);
+                    let hit = shares().find(|&&(b, pct)| {
                         cum += pct;
-                        (r < cum && b <= room).then_some(b)
-                    })
+                        r < cum && b <= room
+                    });
+                    if cum == 0 {
+                        // No size has a share: nothing to draw.
+                        return self.sizes[dir].min();
+                    }
+                    // Past every share: fio's loop is left at its last size.
+                    hit.or_else(|| shares().next_back()).map(|e| e.0)
                 }
                 _ => Some(self.size(dir, rng)),
             };
