@@ -413,6 +413,13 @@ impl JobWalk {
             // of the time).
             SizeChoice::Range { min, max } => {
                 let m = (*min).max(1);
+                if m.is_power_of_two() && max & (m - 1) == 0 {
+                    // The usual range (a maximum that is a multiple of a power-of-two
+                    // minimum): fio's formula gives each multiple of the minimum up to the
+                    // maximum alike; drawn so, with no division.
+                    let shift = m.trailing_zeros();
+                    return (1 + rng.below(max >> shift)) << shift;
+                }
                 let drawn = m + (*max as f64 * rng.next_f64()) as u64;
                 (drawn - drawn % m).min(*max)
             }
