@@ -136,6 +136,13 @@ fn results_validate_against_the_committed_schema() {
         "--percentile=0",
         "run",
     ]);
+    check(&[
+        "cpu",
+        "--cpu-max-prime=300",
+        "--time=1.3",
+        "--report-checkpoints=1",
+        "run",
+    ]);
     check(&["memory", "--memory-total-size=1M", "run"]);
     check(&["threads", "--events=10", "--time=0", "run"]);
     check(&["mutex", "--mutex-locks=100", "run"]);

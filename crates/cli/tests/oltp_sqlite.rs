@@ -117,8 +117,8 @@ fn refusals_name_what_is_not_supported() {
             "plumb: --mysql-user is an option of the mysql driver, but this run uses --db-driver=pgsql",
         ),
         (
-            vec!["oltp_read_write", "--mysql-dry-run", "run"],
-            "plumb: --mysql-dry-run is not supported",
+            vec!["oltp_read_write", "--mysql-debug", "run"],
+            "plumb: --mysql-debug is not supported",
         ),
         (
             vec!["oltp_read_write", "--mysql-ssl-cipher=AES128-SHA", "run"],

@@ -77,6 +77,76 @@ fn cpu_run_with_intervals_and_histogram_replays_identically() {
     );
 }
 
+/// --report-checkpoints: the windows are kept in the record and add up to the whole run
+/// it keeps as its result; the report after the run covers the last window and says so;
+/// a replay prints the checkpoint reports among the interval lines as the run did.
+#[test]
+fn checkpoints_are_windows_of_the_whole_run_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "cpu",
+        "--cpu-max-prime=300",
+        "--threads=2",
+        "--time=2.5",
+        "--report-interval=0.3",
+        "--report-checkpoints=1,2",
+        "run",
+    ];
+    let (text, json) = live(dir.path(), &args);
+    let (code, again, err) = replay(&json, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again, text, "plumb report differs from the live run");
+    let checkpoint = text.find("[ 1s ] Checkpoint report:").expect(&text);
+    let before = text.find("[ 0.9s ] thds:").expect(&text);
+    let after = text.find("[ 1.2s ] thds:").expect(&text);
+    assert!(before < checkpoint && checkpoint < after, "{text}");
+    assert!(
+        text.contains("The figures above cover the time since the last checkpoint (2s); the sections below and the JSON result cover the whole run."),
+        "{text}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    let job = &doc["groups"][0]["jobs"][0];
+    assert_eq!(
+        job["settings"]["checkpoints_s"],
+        serde_json::json!([1.0, 2.0])
+    );
+    let windows: Vec<&serde_json::Value> = job["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([&job["since_checkpoint"]])
+        .collect();
+    assert_eq!(windows.len(), 3, "{job}");
+    let sum = |f: &dyn Fn(&serde_json::Value) -> u64| windows.iter().map(|w| f(w)).sum::<u64>();
+    let events = |w: &serde_json::Value| w["events"].as_u64().unwrap();
+    assert_eq!(sum(&events), events(job), "{job}");
+    let per_thread = |w: &serde_json::Value, t: usize| w["threads"][t]["events"].as_u64().unwrap();
+    for t in 0..2 {
+        assert_eq!(sum(&|w| per_thread(w, t)), per_thread(job, t), "{job}");
+    }
+    let lat_sum = |w: &serde_json::Value| w["latency"]["sum_ns"].as_u64().unwrap();
+    assert_eq!(sum(&lat_sum), lat_sum(job), "{job}");
+    let time = |w: &serde_json::Value| w["total_time_s"].as_f64().unwrap();
+    let times: f64 = windows.iter().map(|w| time(w)).sum();
+    assert!((times - time(job)).abs() < 1e-6, "{times} {job}");
+    for (c, at) in job["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([1.0, 2.0])
+    {
+        let t = c["at_s"].as_f64().unwrap();
+        assert!(t >= at && t < at + 0.25, "{c}");
+    }
+    // The whole run's extremes are the windows' extremes.
+    let min = |w: &serde_json::Value| w["latency"]["min_ns"].as_u64().unwrap();
+    let lowest = windows.iter().map(|w| min(w)).min().unwrap();
+    assert!(
+        lowest >= min(job) && lowest as f64 <= min(job) as f64 * 1.001,
+        "{job}"
+    );
+}
+
 #[test]
 fn open_loop_and_warmup_replay_identically() {
     let dir = tempfile::tempdir().unwrap();

@@ -464,11 +464,18 @@ fn info_and_debug_levels_under_plumb_s_name() {
 /// name is unknown.
 #[test]
 fn sysbench_options_plumb_lacks_are_named_unsupported() {
-    let (code, out, err) = run(&["cpu", "--report-checkpoints=1", "run"]);
+    let (code, out, err) = run(&["threads", "--thread-stack-size=64K", "run"]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
         err,
-        "plumb: --report-checkpoints is a sysbench option plumb does not support yet\n"
+        "plumb: --thread-stack-size is a sysbench option plumb does not support yet\n"
+    );
+    // --report-checkpoints is taken; a list it cannot read is named.
+    let (code, out, err) = run(&["cpu", "--report-checkpoints=1,soon", "run"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "plumb: invalid value for --report-checkpoints: 'soon' (allowed: whole seconds from 0 to 2147483647, comma-separated, at most 256)\n"
     );
     // sysbench's general --validate: the drop-in prints its header line for any test, but
     // under plumb's name a test with nothing to validate does not take it.

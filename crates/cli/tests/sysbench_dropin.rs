@@ -340,6 +340,163 @@ fn bad_general_values() {
     }
 }
 
+/// --report-checkpoints: its list refused as sysbench refuses it (the first item it cannot
+/// read, or the 257th), and taken: the header names the times sorted, each checkpoint
+/// prints sysbench's whole report over the time since the one before, stamped with the
+/// time since the start, and the report after the run covers the time since the last.
+#[test]
+fn report_checkpoints_as_sysbench() {
+    for bad in [
+        "--report-checkpoints=a",
+        "--report-checkpoints=1,x,2",
+        "--report-checkpoints=1,-1",
+        "--report-checkpoints=2147483648",
+        "--report-checkpoints=1 ",
+    ] {
+        same(&[bad, "cpu", "run"]);
+    }
+    let many = (1..=257)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    same(&[&format!("--report-checkpoints={many}"), "cpu", "run"]);
+    // 0 (past when the run starts) and 9 (after it ends) make no report.
+    let args = [
+        "--time=3",
+        "--threads=2",
+        "--report-checkpoints=2,0,9,1",
+        "cpu",
+        "run",
+    ];
+    if let Some((theirs, ours)) = run_both(&args) {
+        assert_same(&args, &theirs, &ours, |s| s.to_string());
+        assert!(
+            ours.stdout
+                .contains("Report checkpoint(s) at 0, 1, 2, 9 seconds\n"),
+            "{}",
+            ours.stdout
+        );
+        let stamps: Vec<&str> = ours
+            .stdout
+            .lines()
+            .filter(|l| l.ends_with("Checkpoint report:"))
+            .collect();
+        assert_eq!(
+            stamps,
+            ["[ 1s ] Checkpoint report:", "[ 2s ] Checkpoint report:"],
+            "{}",
+            ours.stdout
+        );
+        // Each report's total time is the time since the start; its events are its own.
+        let figures = |label: &str| -> Vec<f64> {
+            ours.stdout
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix(label))
+                .map(|v| v.trim().trim_end_matches('s').parse().unwrap())
+                .collect()
+        };
+        let totals = figures("total time:");
+        assert_eq!(totals.len(), 3, "{}", ours.stdout);
+        for (t, want) in totals.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((t - want).abs() < 0.25, "{totals:?}");
+        }
+        let events = figures("total number of events:");
+        let eps = figures("events per second:");
+        for (e, r) in events.iter().zip(&eps) {
+            // Each window is about a second long: its rate is about its count.
+            assert!((e - r).abs() < 0.3 * e, "{events:?} {eps:?}");
+        }
+    }
+}
+
+/// --mysql-dry-run: nothing is sent (no server at the socket named), every statement
+/// succeeds with no result, so every query is "other"; the same counts as sysbench's for a
+/// fixed number of events, with prepared statements and as text; prepare, prewarm and
+/// cleanup print their lines. sysbench's own suite checks checkpoints this way
+/// (opt_report_checkpoints.t).
+#[test]
+fn mysql_dry_run_as_sysbench() {
+    let nowhere = "--mysql-socket=/nonexistent/mysqld.sock";
+    for command in ["prepare", "prewarm", "cleanup"] {
+        same(&[
+            "oltp_read_write",
+            "--db-driver=mysql",
+            "--mysql-dry-run",
+            nowhere,
+            "--tables=2",
+            "--table-size=100",
+            command,
+        ]);
+    }
+    for (test, ps) in [
+        ("oltp_read_write", "auto"),
+        ("oltp_read_write", "disable"),
+        ("oltp_point_select", "auto"),
+        ("oltp_insert", "auto"),
+    ] {
+        let ps = format!("--db-ps-mode={ps}");
+        let args = [
+            test,
+            "--mysql-dry-run",
+            nowhere,
+            &ps,
+            "--events=40",
+            "--time=0",
+            "run",
+        ];
+        let Some((theirs, ours)) = run_both(&args) else {
+            return;
+        };
+        assert_same(&args, &theirs, &ours, |s| s.to_string());
+        // The counts themselves, not only their layout.
+        let counts = |s: &str| -> Vec<String> {
+            s.lines()
+                .filter(|l| {
+                    ["read:", "write:", "other:", "total:", "transactions:"]
+                        .iter()
+                        .any(|k| l.trim_start().starts_with(k))
+                })
+                .map(|l| l.split('(').next().unwrap().trim_end().to_string())
+                .collect()
+        };
+        assert_eq!(counts(&ours.stdout), counts(&theirs.stdout), "{args:?}");
+        assert!(
+            ours.stdout
+                .contains("        read:                            0\n"),
+            "{}",
+            ours.stdout
+        );
+    }
+    let args = [
+        "oltp_read_write",
+        "--db-driver=mysql",
+        "--mysql-dry-run",
+        "--time=3",
+        "--events=0",
+        "--report-checkpoints=1,2",
+        "run",
+    ];
+    if let Some((_, ours)) = run_both(&args) {
+        let heads: Vec<&str> = ours
+            .stdout
+            .lines()
+            .filter(|l| l.contains("Checkpoint report") || l.contains("SQL statistics"))
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                "[ 1s ] Checkpoint report:",
+                "SQL statistics:",
+                "[ 2s ] Checkpoint report:",
+                "SQL statistics:",
+                "SQL statistics:"
+            ],
+            "{}",
+            ours.stdout
+        );
+    }
+}
+
 /// sysbench's distribution tuning options: taken, or refused by its integer parser, as
 /// sysbench takes and refuses them (an empty value is 0).
 #[test]
@@ -1356,10 +1513,6 @@ fn sysbench_options_plumb_lacks_are_unsupported_not_invalid() {
     let d = TempDir::new().unwrap();
     for (args, name) in [
         (&["--db-debug", "oltp_point_select", "run"][..], "db-debug"),
-        (
-            &["--report-checkpoints=1,2", "cpu", "run"][..],
-            "report-checkpoints",
-        ),
         (
             &["--thread-stack-size=64K", "threads", "run"][..],
             "thread-stack-size",

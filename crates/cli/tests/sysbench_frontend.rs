@@ -299,3 +299,42 @@ fn an_alias_and_its_new_name_as_sysbench_1_0_chooses() {
         assert_eq!(v["settings"]["time_limit_s"], time, "{args:?}");
     }
 }
+
+/// --mysql-dry-run under plumb's name: no server is reached (none is at the socket named),
+/// every statement counts as "other", the record says it was a dry run and plumb's
+/// "Database:" section says what the figures are.
+#[test]
+fn mysql_dry_run_sends_nothing_and_says_so() {
+    let d = tmp();
+    let json = d.path().join("r.json");
+    let text = run_ok(&[
+        "oltp_point_select",
+        "--mysql-dry-run",
+        "--mysql-socket=/nonexistent/mysqld.sock",
+        "--events=100",
+        "--time=0",
+        &format!("--json={}", json.display()),
+        "run",
+    ]);
+    assert!(
+        text.contains("    driver:                       mysql, dry run (--mysql-dry-run): no statement was sent; every query counts as other, the figures are the client's own cost\n"),
+        "{text}"
+    );
+    let job = single_job(serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap());
+    assert_eq!(job["workload"]["dry_run"], true, "{job}");
+    assert_eq!(job["counters"]["reads"], 0, "{job}");
+    assert_eq!(job["counters"]["other"], 100, "{job}");
+    assert_eq!(job["events"], 100, "{job}");
+    // The option belongs to the mysql driver.
+    let (code, _, err) = run(&[
+        "oltp_point_select",
+        "--db-driver=pgsql",
+        "--mysql-dry-run",
+        "run",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "plumb: --mysql-dry-run is an option of the mysql driver, but this run uses --db-driver=pgsql\n"
+    );
+}

@@ -35,6 +35,10 @@ pub struct RunSettings {
     pub rand_type: Option<String>,
     pub rand_seed: u64,
     pub percentiles: Vec<f64>,
+    /// Checkpoint reports asked for, in seconds since the start (sysbench's
+    /// --report-checkpoints).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints_s: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -214,6 +218,7 @@ impl RunSettings {
             rand_type: cfg.rand_type.map(|r| r.name().to_string()),
             rand_seed: cfg.seed,
             percentiles: percentiles.to_vec(),
+            checkpoints_s: Vec::new(),
         }
     }
 }

@@ -277,6 +277,11 @@ pub trait Driver: Send + Sync {
     fn counters(&self) -> Option<ServerCounters> {
         None
     }
+    /// Sends nothing anywhere (sysbench's `--mysql-dry-run`, [`crate::dry_run`]): there is
+    /// no database to check the tables of before a run.
+    fn dry_run(&self) -> bool {
+        false
+    }
 }
 
 /// Which server errors a run treats as ignorable (sysbench's `--mysql-ignore-errors`): roll

@@ -9,10 +9,12 @@
 //!   keep them.
 //! - [`schema`], [`prepare`], [`cleanup`]: the sbtest tables, their loading and removal.
 //! - [`statements`], [`workload`]: the per-event statement sequences under the core harness.
+//! - [`dry_run`]: sysbench's `--mysql-dry-run`, a MySQL driver that sends nothing.
 //! - [`slap`]: mysqlslap's generated SQL, stages and clients.
 
 pub mod cleanup;
 pub mod driver;
+pub mod dry_run;
 pub mod error;
 mod fanout;
 pub mod mysql;

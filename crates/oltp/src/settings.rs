@@ -41,6 +41,9 @@ pub struct OltpSettings {
     /// What the server's own counters say it did during the run (server drivers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_activity: Option<crate::driver::ServerCounters>,
+    /// Nothing was sent (sysbench's --mysql-dry-run): the figures are the client's alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
     /// Threads' end-of-run failures that did not fail the run
     /// ([`crate::OltpSpec::end_failures_counted`]), as the front end printed them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -78,6 +81,7 @@ impl From<&OltpSpec> for OltpSettings {
             rand_shape: s.rand_shape,
             database: None,
             server_activity: None,
+            dry_run: false,
             end_failures: Vec::new(),
             legacy_script: s.legacy_script,
         }

@@ -50,6 +50,9 @@ impl Driver for TextOnly {
     fn counters(&self) -> Option<ServerCounters> {
         self.inner.counters()
     }
+    fn dry_run(&self) -> bool {
+        self.inner.dry_run()
+    }
 }
 
 struct TextConnection {

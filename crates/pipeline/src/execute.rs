@@ -15,11 +15,12 @@ use plumb_core::result::{BuildInput, IntervalResult, RunResult, RunSettings};
 use plumb_core::{OpKind, RunConfig, StopCause, StopFlag, Workload};
 use plumb_observe::{ObserveSpec, Observer, Ready};
 
+use crate::checkpoints::{self, Taken};
 use crate::facts;
 use crate::layout::Layout;
 use crate::live::{LiveJob, LiveState, LiveStatus, LiveView};
 use crate::plan::{Group, JobError, JobSpec, Plan, Step, StepContext};
-use crate::record::{GroupRecord, JobRecord, Record, StepLog};
+use crate::record::{Checkpoint, GroupRecord, JobRecord, Record, StepLog};
 use crate::setup::SetupServer;
 use crate::status::{self, Board, LiveRun};
 
@@ -394,16 +395,43 @@ struct Shape {
     head: JobRecord,
 }
 
+impl Shape {
+    /// The job's result from what its run measured (all of it, or a checkpoint's window).
+    fn result(
+        &self,
+        config: &RunConfig,
+        opts: &crate::plan::PlanOptions,
+        with_histogram: bool,
+        outcome: &RunOutcome,
+    ) -> RunResult {
+        RunResult::build(
+            BuildInput {
+                kinds: &self.kinds,
+                counters: &self.counters,
+                config,
+                percentiles: &opts.percentiles,
+                with_histogram,
+            },
+            outcome,
+        )
+    }
+}
+
 /// A job's record before its run: its settings, no result yet.
 pub(crate) fn head(spec: &JobSpec, opts: &crate::plan::PlanOptions) -> JobRecord {
     JobRecord {
         name: spec.name.clone(),
         workload: spec.job.settings(),
-        settings: RunSettings::new(&spec.config, &opts.percentiles),
+        settings: RunSettings {
+            checkpoints_s: spec.checkpoints.iter().map(Duration::as_secs_f64).collect(),
+            ..RunSettings::new(&spec.config, &opts.percentiles)
+        },
         seed_given: spec.seed_given,
         error: None,
         layout: spec.layout.clone(),
         result: RunResult::empty(),
+        checkpoints: Vec::new(),
+        since_checkpoint: None,
         findings: Vec::new(),
     }
 }
@@ -512,7 +540,11 @@ fn run_group(
     spec.ready = ready;
     let observer = Observer::start(spec);
     // The status reports look at each job's harness while it runs.
-    let peeks: Vec<Option<Peek>> = opened.iter().map(|_| board.map(|_| Peek::new())).collect();
+    // So do the checkpoint reports.
+    let peeks: Vec<Option<Peek>> = opened
+        .iter()
+        .map(|o| (board.is_some() || !o.spec.checkpoints.is_empty()).then(Peek::new))
+        .collect();
     if let Some((b, gi)) = board {
         let mut runs = opened.iter().zip(&peeks);
         let jobs = group
@@ -586,6 +618,37 @@ fn run_group(
         let _ = writeln!(w, "{line}");
         let _ = w.flush();
     };
+    // Each job's checkpoint reports as they are made, and the looks they came from.
+    let made: Vec<Mutex<(Vec<Checkpoint>, Taken)>> =
+        opened.iter().map(|_| Mutex::default()).collect();
+    // Runs job `k`'s harness (`run`) with its checkpoint reports alongside; given the
+    // parts of the job the thread that makes the reports may share.
+    let with_checkpoints =
+        |k: usize,
+         times: &[Duration],
+         shape: &Shape,
+         config: &RunConfig,
+         run: &mut dyn FnMut() -> Result<RunOutcome, HarnessError>| {
+            let Some(peek) = peeks[k].as_ref().filter(|_| !times.is_empty()) else {
+                return run();
+            };
+            let report = |at: Duration, window: &RunOutcome| {
+                let c = Checkpoint {
+                    at_s: at.as_secs_f64(),
+                    result: shape.result(config, opts, false, window),
+                };
+                if text {
+                    let printed = layout.checkpoint(&shape.head, &c);
+                    let mut out = sink.lock().unwrap_or_else(|p| p.into_inner());
+                    let _ = write!(out.report, "{printed}");
+                    let _ = out.report.flush();
+                }
+                lock(&made[k]).0.push(c);
+            };
+            let (r, taken) = checkpoints::alongside(times, peek, &report, run);
+            lock(&made[k]).1 = taken;
+            r
+        };
     let running = AtomicBool::new(true);
     let ended: Vec<AtomicBool> = opened.iter().map(|_| AtomicBool::new(false)).collect();
     let outcomes: Vec<Result<RunOutcome, HarnessError>> = std::thread::scope(|scope| {
@@ -602,18 +665,21 @@ fn run_group(
                 let _ = write!(out.report, "{text}");
                 let _ = out.report.flush();
             };
-            let r = harness::run_announced(
-                o.workload.clone(),
-                &o.spec.config,
-                stop,
-                &mut |s| on_interval(0, &o.shape, &o.spec.config, s),
-                peeks[0].as_ref(),
-                &mut || {
-                    if deferred {
-                        print(layout.preamble(&o.shape.head));
-                    }
-                },
-            );
+            let (times, config) = (&o.spec.checkpoints, &o.spec.config);
+            let r = with_checkpoints(0, times, &o.shape, config, &mut || {
+                harness::run_announced(
+                    o.workload.clone(),
+                    &o.spec.config,
+                    stop,
+                    &mut |s| on_interval(0, &o.shape, &o.spec.config, s),
+                    peeks[0].as_ref(),
+                    &mut || {
+                        if deferred {
+                            print(layout.preamble(&o.shape.head));
+                        }
+                    },
+                )
+            });
             if deferred && matches!(r, Err(HarnessError::Workload(_))) {
                 print(layout.unopened(&o.shape.head));
             }
@@ -625,8 +691,10 @@ fn run_group(
                 .enumerate()
                 .map(|(k, o)| {
                     let (on_interval, set_state) = (&on_interval, &set_state);
+                    let with_checkpoints = &with_checkpoints;
                     let (workload, config, shape) = (o.workload.clone(), &o.spec.config, &o.shape);
                     let delay = o.spec.start_delay;
+                    let times = &o.spec.checkpoints;
                     let peek = peeks[k].as_ref();
                     let (ended, after) = (&ended, &waits[k]);
                     scope.spawn(move || {
@@ -635,13 +703,15 @@ fn run_group(
                         wait_for_jobs(ended, after, stop);
                         wait_for_start(genesis, delay, stop);
                         set_state(k, LiveState::Running);
-                        let r = harness::run_peeked(
-                            workload,
-                            config,
-                            stop,
-                            &mut |s| on_interval(k, shape, config, s),
-                            peek,
-                        );
+                        let r = with_checkpoints(k, times, shape, config, &mut || {
+                            harness::run_peeked(
+                                workload.clone(),
+                                config,
+                                stop,
+                                &mut |s| on_interval(k, shape, config, s),
+                                peek,
+                            )
+                        });
                         set_state(k, LiveState::Done);
                         r
                     })
@@ -670,13 +740,13 @@ fn run_group(
 
     let mut jobs = Vec::with_capacity(group.jobs.len());
     let mut cut_short = None;
-    let mut ran = opened.into_iter().zip(outcomes);
+    let mut ran = opened.into_iter().zip(outcomes).zip(made);
     for (spec, why) in group.jobs.iter().zip(skipped) {
         if let Some(why) = why {
             jobs.push(not_run(spec, why, opts, layout, Some(&observations))?);
             continue;
         }
-        let Some((o, outcome)) = ran.next() else {
+        let Some(((o, outcome), made)) = ran.next() else {
             break;
         };
         // A job that failed while it ran keeps what it measured until then (plans that keep
@@ -701,17 +771,18 @@ fn run_group(
         if matches!(outcome.cause, StopCause::Signal(_) | StopCause::Forced) {
             cut_short.get_or_insert(outcome.cause);
         }
-        let mut job = o.shape.head;
-        job.result = RunResult::build(
-            BuildInput {
-                kinds: &o.shape.kinds,
-                counters: &o.shape.counters,
-                config: &o.spec.config,
-                percentiles: &opts.percentiles,
-                with_histogram: opts.histogram,
-            },
-            &outcome,
-        );
+        let result = |outcome: &RunOutcome| {
+            o.shape
+                .result(&o.spec.config, opts, opts.histogram, outcome)
+        };
+        let (checkpoints, taken) = made.into_inner().unwrap_or_else(|p| p.into_inner());
+        let since_checkpoint = taken.tail(&outcome).map(|tail| Box::new(result(&tail)));
+        let mut job = JobRecord {
+            result: result(&outcome),
+            checkpoints,
+            since_checkpoint,
+            ..o.shape.head
+        };
         job.error = error;
         // Settings again: opening and running taught the job things (fsync time, fallback).
         job.workload = o.spec.job.settings();
@@ -730,6 +801,11 @@ fn run_group(
         },
         cut_short,
     ))
+}
+
+/// A lock whose holder panicked is still usable: the data is plain figures.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use plumb_core::result::IntervalResult;
 
-use crate::record::{GroupRecord, JobRecord, Record};
+use crate::record::{Checkpoint, GroupRecord, JobRecord, Record};
 
 pub trait Layout: Sync {
     /// Printed once, before the first step (by the front end: where it comes among the
@@ -26,6 +26,12 @@ pub trait Layout: Sync {
     }
     /// One interval line (`--report-interval`); empty (the default): the layout prints none.
     fn interval(&self, _job: &JobRecord, _i: &IntervalResult) -> String {
+        String::new()
+    }
+    /// A checkpoint report of `job` (its settings; `c` the figures since the checkpoint
+    /// before). Printed as it is made, and again in a replay among the interval lines.
+    /// None by default.
+    fn checkpoint(&self, _job: &JobRecord, _c: &Checkpoint) -> String {
         String::new()
     }
     /// After a group ran: its jobs' reports, then plumb's sections.
@@ -71,17 +77,23 @@ pub fn replay_with<L: Layout + ?Sized>(layout: &L, record: &Record) -> String {
             out.push_str(&layout.preamble(j));
         }
         // Intervals sampled for the record alone were never printed.
-        for j in g
-            .jobs
-            .iter()
-            .filter(|j| j.settings.report_interval_s.is_some())
-        {
-            for i in &j.intervals {
+        for j in &g.jobs {
+            let printed = j.settings.report_interval_s.is_some();
+            let mut checkpoints = j.checkpoints.iter().peekable();
+            for i in j.intervals.iter().filter(|_| printed) {
+                // In time order, as the live run printed them (one due at an interval's
+                // moment is taken a moment after it).
+                while let Some(c) = checkpoints.next_if(|c| c.at_s < i.at_s) {
+                    out.push_str(&layout.checkpoint(j, c));
+                }
                 let line = layout.interval(j, i);
                 if !line.is_empty() {
                     out.push_str(&line);
                     out.push('\n');
                 }
+            }
+            for c in checkpoints {
+                out.push_str(&layout.checkpoint(j, c));
             }
         }
         out.push_str(&layout.report(record, g));

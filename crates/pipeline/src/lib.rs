@@ -8,6 +8,7 @@
 //! The record alone is enough to render the same report again and to evaluate the findings
 //! again ([`facts::from_job`]), which is what `plumb report FILE.json` does.
 
+mod checkpoints;
 mod execute;
 pub mod facts;
 pub mod jobs;
@@ -21,5 +22,5 @@ mod status;
 pub use execute::{execute, Finished, Output, PipelineError};
 pub use layout::{replay_with, Layout};
 pub use plan::{Group, Job, JobError, JobSpec, Plan, PlanOptions, Step, StepContext, Targets};
-pub use record::{GroupRecord, JobRecord, Record, Settings, SCHEMA};
+pub use record::{Checkpoint, GroupRecord, JobRecord, Record, Settings, SCHEMA};
 pub use setup::SetupServer;

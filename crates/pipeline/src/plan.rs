@@ -217,6 +217,10 @@ pub struct JobSpec {
     /// results start with its own run. A job that never ran (skipped before its run) counts
     /// as ended. The front end keeps the waits free of cycles.
     pub after: Vec<usize>,
+    /// Times since the run's start at which a full report covers what was measured since
+    /// the one before (sysbench's `--report-checkpoints`); the text report after the run
+    /// then covers the time since the last one. The job's result stays the whole run's.
+    pub checkpoints: Vec<Duration>,
     pub job: Box<dyn Job>,
 }
 

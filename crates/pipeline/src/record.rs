@@ -62,7 +62,23 @@ pub struct JobRecord {
     pub layout: Option<serde_json::Value>,
     #[serde(flatten)]
     pub result: RunResult,
+    /// The checkpoint reports made while it ran (sysbench's --report-checkpoints).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<Checkpoint>,
+    /// After a checkpoint: the figures since the last one, which the text report after
+    /// the run shows as sysbench's does (`result` is the whole run's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_checkpoint: Option<Box<RunResult>>,
     pub findings: Vec<Finding>,
+}
+
+/// One checkpoint report: at `at_s` seconds since the start, the figures since the
+/// checkpoint before (or the start); `total_time_s` is the window's length.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub at_s: f64,
+    #[serde(flatten)]
+    pub result: RunResult,
 }
 
 impl Deref for JobRecord {

@@ -69,6 +69,7 @@ fn cpu(name: &str, events: u64) -> JobSpec {
         layout: None,
         start_delay: Duration::ZERO,
         after: Vec::new(),
+        checkpoints: Vec::new(),
         job: Box::new(CpuJob(CpuSpec { max_prime: 500 })),
     }
 }
@@ -116,6 +117,7 @@ fn jobs_of_a_group_run_together_and_groups_one_after_another() {
                         layout: None,
                         start_delay: Duration::ZERO,
                         after: Vec::new(),
+                        checkpoints: Vec::new(),
                         job: Box::new(ThreadsJob(ThreadsSpec {
                             yields: 10,
                             locks: 2,
@@ -305,6 +307,7 @@ fn a_job_that_waits_for_others_starts_when_they_have_ended_in_its_own_group() {
     let log = std::sync::Arc::new(Mutex::new(Vec::new()));
     let noted = |name: &'static str, events: u64, after: Vec<usize>| JobSpec {
         after,
+        checkpoints: Vec::new(),
         job: Box::new(Noted {
             name,
             log: log.clone(),

@@ -50,6 +50,7 @@ fn cpu(name: &str) -> JobSpec {
         layout: None,
         start_delay: Duration::ZERO,
         after: Vec::new(),
+        checkpoints: Vec::new(),
         job: Box::new(CpuJob(CpuSpec { max_prime: 500 })),
     }
 }

@@ -187,6 +187,7 @@ fn run(
                 layout: None,
                 start_delay: std::time::Duration::ZERO,
                 after: Vec::new(),
+                checkpoints: Vec::new(),
                 job: Box::new(DdJob::new(ops.spec).with_talk(talk)),
             }],
         }],

@@ -600,6 +600,7 @@ fn build(
             layout,
             start_delay: c.start_delay,
             after: after.next().unwrap_or_default(),
+            checkpoints: Vec::new(),
             job: Box::new(job),
         });
     }

@@ -457,6 +457,7 @@ fn plan_groups(
                         layout: serde_json::to_value(&facts).ok(),
                         start_delay: Duration::ZERO,
                         after: Vec::new(),
+                        checkpoints: Vec::new(),
                         job: Box::new(FrontJob {
                             job: SlapJob::new(shared.clone(), point),
                             last_of_block,

@@ -60,6 +60,6 @@ fn option(o: &Opt) -> Arg {
         Kind::Text => a.value_name("FILE").value_hint(ValueHint::FilePath),
         Kind::Int { .. } | Kind::Float { .. } => a.value_name("N"),
         Kind::Size | Kind::PowerOfTwoSize { .. } => a.value_name("SIZE"),
-        Kind::Percentiles => a.value_name("LIST"),
+        Kind::Percentiles | Kind::Seconds => a.value_name("LIST"),
     }
 }

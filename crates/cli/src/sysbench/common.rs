@@ -23,6 +23,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("forced-shutdown", Kind::Grace, "off", "seconds (or N% of --time) to wait after --time before reporting without the workers, or 'off'"),
     opt("rate", Kind::Float { min: 0.0, max: 1e12 }, "0", "open-loop target rate in events per second, Poisson arrivals (0: closed loop)"),
     opt("report-interval", Kind::Float { min: 0.0, max: 1e9 }, "0", "print intermediate statistics every N seconds (0: off)"),
+    opt("report-checkpoints", Kind::Seconds, "", "print a full report at these seconds since the start, each over the time since the one before; the report after the run then covers the time since the last one (the JSON result keeps the whole run)"),
     opt("percentile", Kind::Percentiles, "95", "latency percentiles to report, comma-separated, fractions allowed (0: off)"),
     opt("histogram", Kind::Bool, "off", "print the latency histogram in the report"),
     opt("rand-type", Kind::Choice(&["uniform", "gaussian", "special", "pareto", "zipfian"]), "special", "random numbers distribution"),
@@ -85,6 +86,8 @@ pub enum Format {
 #[derive(Clone, Debug)]
 pub struct Common {
     pub run: RunConfig,
+    /// --report-checkpoints, sorted.
+    pub checkpoints: Vec<Duration>,
     pub seed_given: bool,
     pub percentiles: Vec<f64>,
     pub histogram: bool,
@@ -200,6 +203,11 @@ impl Common {
                 together: None,
                 steady: None,
             },
+            checkpoints: v
+                .seconds("report-checkpoints")
+                .iter()
+                .map(|&s| Duration::from_secs(s))
+                .collect(),
             seed_given,
             percentiles,
             histogram: v.flag("histogram"),

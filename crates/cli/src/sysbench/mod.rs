@@ -398,6 +398,7 @@ fn assemble(
                 layout: plan.layout(),
                 start_delay: std::time::Duration::ZERO,
                 after: Vec::new(),
+                checkpoints: common.checkpoints.clone(),
                 job: plan,
             }],
         }],

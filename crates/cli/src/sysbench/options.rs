@@ -32,7 +32,13 @@ pub enum Kind {
     Percentiles,
     /// `off`, seconds, or a percentage of --time; `--name` alone means 5%.
     Grace,
+    /// Comma-separated whole seconds (sysbench's --report-checkpoints: 0 to 2^31-1 each,
+    /// at most [`MAX_CHECKPOINTS`]), sorted.
+    Seconds,
 }
+
+/// How many checkpoints sysbench takes.
+pub const MAX_CHECKPOINTS: usize = 256;
 
 /// One declared option.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +69,7 @@ pub enum Value {
     Word(String),
     List(Vec<String>),
     Percentiles(Vec<f64>),
+    Seconds(Vec<u64>),
     /// Grace: None = off; Some((v, true)) = v percent of --time; Some((v, false)) = v seconds.
     Grace(Option<(f64, bool)>),
 }
@@ -181,6 +188,27 @@ impl Opt {
                 }
                 Ok(Value::Percentiles(out))
             }
+            Kind::Seconds => {
+                let allowed = format!(
+                    "whole seconds from 0 to 2147483647, comma-separated, at most {MAX_CHECKPOINTS}"
+                );
+                let mut out = Vec::new();
+                for part in raw.split(',').filter(|p| !p.is_empty()) {
+                    // As sysbench's strtol(): white space and a sign before the digits.
+                    let v = part
+                        .trim_start()
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|v| (0..=i32::MAX as i64).contains(v))
+                        .ok_or_else(|| bad(name, part, &allowed))?;
+                    out.push(v as u64);
+                }
+                if out.len() > MAX_CHECKPOINTS {
+                    return Err(bad(name, raw, &allowed));
+                }
+                out.sort_unstable();
+                Ok(Value::Seconds(out))
+            }
             Kind::Grace => {
                 let allowed = "off, a number of seconds up to 1000000000, or a percentage of --time such as 5%";
                 if raw == "off" {
@@ -210,7 +238,7 @@ impl Opt {
             Kind::Bool => "[=on|off]",
             Kind::Choice(_) | Kind::Text | Kind::Grace => "=STRING",
             Kind::List(_) => "=[LIST,...]",
-            Kind::Percentiles => "=[LIST,...]",
+            Kind::Percentiles | Kind::Seconds => "=[LIST,...]",
         }
     }
 
@@ -339,6 +367,12 @@ impl Values {
         match self.get(name) {
             Value::Percentiles(v) => v,
             v => panic!("--{name} is {v:?}, not percentiles"),
+        }
+    }
+    pub fn seconds(&self, name: &str) -> &[u64] {
+        match self.get(name) {
+            Value::Seconds(v) => v,
+            v => panic!("--{name} is {v:?}, not seconds"),
         }
     }
     pub fn grace(&self, name: &str) -> Option<(f64, bool)> {

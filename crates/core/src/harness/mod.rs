@@ -180,6 +180,51 @@ pub struct RunOutcome {
     pub unfinished: Vec<bool>,
 }
 
+impl RunOutcome {
+    /// What the run measured after `earlier` (a look at the same run, [`Peek::outcome`]):
+    /// sysbench's checkpoint reports cover the time since the one before. Each window's
+    /// min and max are its buckets' bounds (within 0.1%), the rest exact; no intervals.
+    pub fn since(&self, earlier: &RunOutcome) -> RunOutcome {
+        let hists = |a: &[Histogram], b: &[Histogram]| -> Vec<Histogram> {
+            a.iter()
+                .enumerate()
+                .map(|(k, h)| b.get(k).map_or_else(|| h.clone(), |e| h.since(e)))
+                .collect()
+        };
+        let counts = |a: &[u64], b: &[u64]| -> Vec<u64> {
+            a.iter()
+                .enumerate()
+                .map(|(k, v)| v.saturating_sub(b.get(k).copied().unwrap_or(0)))
+                .collect()
+        };
+        let threads = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, now)| match earlier.threads.get(t) {
+                None => now.clone(),
+                Some(then) => ThreadSnapshot {
+                    kinds: hists(&now.kinds, &then.kinds),
+                    counters: counts(&now.counters, &then.counters),
+                    service: now.service.since(&then.service),
+                    lag: now.lag.since(&then.lag),
+                    warm_kinds: hists(&now.warm_kinds, &then.warm_kinds),
+                    warm_counters: counts(&now.warm_counters, &then.warm_counters),
+                },
+            })
+            .collect();
+        RunOutcome {
+            cause: self.cause,
+            elapsed: self.elapsed.saturating_sub(earlier.elapsed),
+            warmup: self.warmup.saturating_sub(earlier.warmup),
+            threads,
+            intervals: Vec::new(),
+            backlog: self.backlog,
+            unfinished: self.unfinished.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum HarnessError {
     // Transparent: the message is the workload's, and a chain printer must not repeat it.

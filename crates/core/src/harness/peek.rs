@@ -64,6 +64,18 @@ impl Peek {
         });
     }
 
+    /// When the workers started, the origin of the run's time; None before.
+    pub fn started(&self) -> Option<Instant> {
+        let g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        g.as_ref().map(|w| w.start)
+    }
+
+    /// Whether the run has ended.
+    pub fn ended(&self) -> bool {
+        let g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        g.as_ref().is_some_and(|w| w.ended.is_some())
+    }
+
     /// Everything measured so far, as [`super::run`] would hand it back had the run ended
     /// now (at its end once it has ended); None before the workers start. The cause says
     /// `Completed` whatever will end the run.

@@ -67,6 +67,8 @@ pub fn cpu_record(at: u64, prime: u64, per_interval: &[u64], latency_ns: u64) ->
         error: None,
         layout: None,
         result,
+        checkpoints: Vec::new(),
+        since_checkpoint: None,
         findings: Vec::new(),
     };
     r.groups.push(GroupRecord {

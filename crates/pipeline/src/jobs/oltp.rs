@@ -99,6 +99,9 @@ impl Driver for Naming<'_> {
     fn counters(&self) -> Option<plumb_oltp::ServerCounters> {
         self.driver.counters()
     }
+    fn dry_run(&self) -> bool {
+        self.driver.dry_run()
+    }
 }
 
 /// A front end's words for an OLTP error, or None to leave it to the plain wording.
@@ -212,8 +215,10 @@ impl Job for OltpJob {
             .driver
             .observer()
             .map_err(|e| self.failed(OltpError::Connect(e)))?;
-        plumb_oltp::prepare::check_prepared(&mut *observer, &self.spec, self.driver.dialect())
-            .map_err(|e| self.failed(e))?;
+        if !self.driver.dry_run() {
+            plumb_oltp::prepare::check_prepared(&mut *observer, &self.spec, self.driver.dialect())
+                .map_err(|e| self.failed(e))?;
+        }
         // An embedded database has no server to ask on a connection: the driver reads it.
         let database = observer.server_settings();
         let (database, before, observer) = match database {
@@ -264,6 +269,7 @@ impl Job for OltpJob {
     fn settings(&self) -> Settings {
         let mut s = OltpSettings::from(&self.spec);
         s.database = self.database.borrow().clone();
+        s.dry_run = self.driver.dry_run();
         Settings::Oltp(Box::new(s))
     }
 }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use plumb_advise::{Knob, Spelling};
 use plumb_core::result::{IntervalResult, RunResult, Status};
 use plumb_core::stats::LatencySummary;
-use plumb_pipeline::{GroupRecord, JobRecord, Layout, Record, Settings};
+use plumb_pipeline::{Checkpoint, GroupRecord, JobRecord, Layout, Record, Settings};
 
 mod blocks;
 mod cpu;
@@ -234,6 +234,15 @@ impl Layout for Sysbench {
         Some(spell)
     }
 
+    fn checkpoint(&self, job: &JobRecord, c: &Checkpoint) -> String {
+        let w = window(job, &c.result);
+        // sysbench stamps it with the time since the start, and says so as "total time".
+        let mut out = format!("[ {:.0}s ] Checkpoint report:\n", c.at_s);
+        out.push_str(&report_body(&w, !self.plumb_sections, c.at_s));
+        out.push_str(&self.talk().per_thread_figures(&w));
+        out
+    }
+
     fn report(&self, _record: &Record, group: &GroupRecord) -> String {
         let mut out = String::new();
         for job in &group.jobs {
@@ -257,13 +266,24 @@ impl Layout for Sysbench {
                 );
             }
             out.push_str(talk.done(job));
+            // After a checkpoint sysbench's sections cover the time since the last one;
+            // "total time" stays the whole run's.
+            let tail = job.since_checkpoint.as_deref().map(|r| window(job, r));
+            let shown = tail.as_ref().unwrap_or(job);
             if !self.plumb_sections {
-                out.push_str(&sysbench_report(job));
-                out.push_str(&talk.per_thread_figures(job));
+                out.push_str(&report_body(shown, true, job.total_time_s));
+                out.push_str(&talk.per_thread_figures(shown));
                 continue;
             }
-            out.push_str(&report_body(job, false));
-            out.push_str(&talk.per_thread_figures(job));
+            out.push_str(&report_body(shown, false, job.total_time_s));
+            out.push_str(&talk.per_thread_figures(shown));
+            if let Some(last) = job.checkpoints.last().filter(|_| tail.is_some()) {
+                let _ = writeln!(
+                    out,
+                    "The figures above cover the time since the last checkpoint ({:.0}s); the sections below and the JSON result cover the whole run.\n",
+                    last.at_s
+                );
+            }
             plumb_sections(&mut out, job);
             blocks::plumb_block(&mut out, job);
             if let Some(o) = &group.observations {
@@ -326,6 +346,10 @@ fn header(job: &JobRecord, validation_line: bool, debug: bool) -> String {
             "Report intermediate results every {} second(s)",
             fmt_num(i)
         );
+    }
+    if !cfg.checkpoints_s.is_empty() {
+        let at: Vec<String> = cfg.checkpoints_s.iter().map(|&c| fmt_num(c)).collect();
+        let _ = writeln!(s, "Report checkpoint(s) at {} seconds", at.join(", "));
     }
     if debug {
         let _ = writeln!(s, "Debug mode enabled.\n");
@@ -442,12 +466,30 @@ pub(crate) fn interval_percentiles(
 /// sysbench's sections only, line for line as sysbench 1.0.20 prints them (the drop-in name
 /// prints this and nothing more unless asked).
 pub fn sysbench_report(r: &JobRecord) -> String {
-    report_body(r, true)
+    report_body(r, true, r.total_time_s)
+}
+
+/// `job` with `result` (a checkpoint's window) in place of its own figures.
+fn window(job: &JobRecord, result: &RunResult) -> JobRecord {
+    JobRecord {
+        name: job.name.clone(),
+        workload: job.workload.clone(),
+        settings: job.settings.clone(),
+        seed_given: job.seed_given,
+        error: job.error.clone(),
+        layout: job.layout.clone(),
+        result: result.clone(),
+        checkpoints: Vec::new(),
+        since_checkpoint: None,
+        findings: Vec::new(),
+    }
 }
 
 /// sysbench's sections; `percentiles_off_line`: say "percentile stats: disabled" when
-/// --percentile=0, as sysbench does (plumb's own layout leaves the line out).
-fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
+/// --percentile=0, as sysbench does (plumb's own layout leaves the line out). `total_s` is
+/// the "total time" printed: the run's so far, which after a checkpoint is more than the
+/// time the figures cover (their rates are over the latter).
+fn report_body(r: &JobRecord, percentiles_off_line: bool, total_s: f64) -> String {
     let mut out = String::new();
     histogram_block(&mut out, &r.latency);
     blocks::test_block(&mut out, r);
@@ -458,7 +500,7 @@ fn report_body(r: &JobRecord, percentiles_off_line: bool) -> String {
         );
     }
     let _ = writeln!(out, "General statistics:");
-    col41(&mut out, "total time:", &format!("{:.4}s", r.total_time_s));
+    col41(&mut out, "total time:", &format!("{total_s:.4}s"));
     col41(&mut out, "total number of events:", &r.events.to_string());
     let _ = writeln!(out);
     if r.latency.count == 0 && r.latency.percentiles.is_empty() {

@@ -69,6 +69,16 @@ pub(crate) fn interval_body(i: &IntervalResult) -> String {
 /// plumb's "Database:" section: what the numbers depend on (server, buffer pool against the
 /// data set, durability) and what the server's own counters say it did.
 pub(crate) fn plumb_block(out: &mut String, s: &OltpSettings) {
+    if s.dry_run {
+        let _ = writeln!(out, "Database:");
+        col34(
+            out,
+            "driver:",
+            "mysql, dry run (--mysql-dry-run): no statement was sent; every query counts as other, the figures are the client's own cost",
+        );
+        let _ = writeln!(out);
+        return;
+    }
     database_block(out, s.database.as_ref(), s.server_activity.as_ref());
 }
 

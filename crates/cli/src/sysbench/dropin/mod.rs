@@ -539,12 +539,31 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
         "rand-type" => Stop::fatal(format!("Invalid random numbers distribution: {raw}.")),
         "forced-shutdown" => Stop::fatal(format!("Invalid value for --forced-shutdown: '{raw}'")),
         "file-block-size" => Stop::fatal(format!("Invalid value for file-block-size: {shown}.")),
+        "report-checkpoints" => Stop::fatal(checkpoints_error(raw)),
         "file-total-size" => Stop::fatal(format!("Invalid value for file-total-size: {shown}")),
         name => match texts::invalid_test_value(name, raw) {
             Some(m) => Stop::fatal(m),
             None => Stop::fatal(e),
         },
     })
+}
+
+/// sysbench's complaint about a --report-checkpoints list: the first item strtol() does not
+/// read whole as 0 to INT_MAX, or the count past its limit, whichever it meets first.
+fn checkpoints_error(raw: &str) -> String {
+    for (n, item) in raw.split(',').filter(|i| !i.is_empty()).enumerate() {
+        if n == crate::sysbench::options::MAX_CHECKPOINTS {
+            return format!(
+                "Too many checkpoints in --report-checkpoints (up to {} can be defined)",
+                crate::sysbench::options::MAX_CHECKPOINTS
+            );
+        }
+        let t = item.trim_start_matches(C_SPACE);
+        if !(c_int(item) && t.parse::<i128>().is_ok_and(|v| v >= 0)) {
+            return format!("Invalid value for --report-checkpoints: '{item}'");
+        }
+    }
+    format!("Invalid value for --report-checkpoints: '{raw}'")
 }
 
 /// The white space C's strtol() skips before a number (isspace()).

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use plumb_oltp::driver::IgnoreErrors;
+use plumb_oltp::dry_run::DryRun;
 use plumb_oltp::mysql::{Endpoint, MysqlConfig, MysqlDriver, DEFAULT_SOCKET};
 use plumb_oltp::pgsql::{PgsqlConfig, PgsqlDriver};
 use plumb_oltp::pgsql_tls::SslMode;
@@ -54,7 +55,14 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
         }
     }
     let driver: Arc<dyn Driver> = match chosen {
-        "mysql" => Arc::new(MysqlDriver::new(mysql_config(v, c.dropin)?)),
+        "mysql" => {
+            let config = mysql_config(v, c.dropin)?;
+            if v.flag("mysql-dry-run") {
+                Arc::new(DryRun)
+            } else {
+                Arc::new(MysqlDriver::new(config))
+            }
+        }
         "pgsql" => Arc::new(PgsqlDriver::new(pgsql_config(v)?)),
         _ => {
             let mut opts = SqliteOptions::new(v.word("sqlite-db"));
@@ -69,15 +77,11 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
 }
 
 pub(super) fn mysql_config(v: &Values, dropin: bool) -> Result<MysqlConfig, UsageError> {
-    for (name, what) in [
-        ("mysql-debug", "client library tracing"),
-        ("mysql-dry-run", "dry-run mode"),
-    ] {
-        if v.flag(name) {
-            return Err(UsageError(format!(
-                "--{name} is not supported: plumb's MySQL client has no {what}"
-            )));
-        }
+    if v.flag("mysql-debug") {
+        return Err(UsageError(
+            "--mysql-debug is not supported: plumb's MySQL client has no client library tracing"
+                .into(),
+        ));
     }
     if !v.word("mysql-ssl-cipher").is_empty() {
         return Err(UsageError(

@@ -58,7 +58,7 @@ const OPTIONS: &[Opt] = &[
     opt("mysql-compression", Kind::Bool, "off", "use compression"),
     opt("mysql-debug", Kind::Bool, "off", "trace all client library calls (not supported)"),
     opt("mysql-ignore-errors", Kind::List(&[]), "1213,1020,1205", "list of errors to ignore, or \"all\"; a connection-loss code (2013, 2006) reconnects"),
-    opt("mysql-dry-run", Kind::Bool, "off", "pretend that all MySQL client API calls are successful (not supported)"),
+    opt("mysql-dry-run", Kind::Bool, "off", "pretend that all MySQL client API calls are successful without executing them: the client's own cost, every query counted as other"),
     opt("pgsql-host", Kind::Text, "localhost", "PostgreSQL server host or socket directory; a comma list is tried in order, as libpq tries it"),
     opt("pgsql-port", Kind::Int { min: 1, max: 65535 }, "5432", "PostgreSQL server port"),
     opt("pgsql-user", Kind::Text, "sbtest", "PostgreSQL user"),
