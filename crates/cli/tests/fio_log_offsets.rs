@@ -205,3 +205,36 @@ fn a_range_whose_maximum_is_no_multiple_of_its_minimum() {
         assert!((0.25..0.42).contains(&big), "{who}: {big}");
     }
 }
+
+/// `random_generator=lfsr` (fio's own t0021): with no random map every block of the file
+/// is still read exactly once per pass, in an order with hardly a run in it; a second pass
+/// walks the same order again, as fio's lfsr_reset starts from the same seed. Both tools.
+#[test]
+fn lfsr_reads_every_block_once_per_pass_in_one_order() {
+    let args = [
+        "--name=test",
+        "--ioengine=null",
+        "--filesize=1M",
+        "--rw=randread",
+        "--write_bw_log=test",
+        "--per_job_logs=0",
+        "--log_offset=1",
+        "--norandommap=1",
+        "--random_generator=lfsr",
+        "--loops=2",
+    ];
+    let Some((theirs, ours)) = run_both(&args) else {
+        return;
+    };
+    for dir in [theirs.path(), ours.path()] {
+        let offsets: Vec<u64> = lines(dir, "test_bw.log").iter().map(|l| l[4]).collect();
+        assert_eq!(offsets.len(), 512, "{dir:?}");
+        let (first, second) = offsets.split_at(256);
+        let mut blocks: Vec<u64> = first.iter().map(|o| o / 4096).collect();
+        blocks.sort_unstable();
+        assert_eq!(blocks, (0..256).collect::<Vec<_>>(), "{dir:?}");
+        assert_eq!(first, second, "{dir:?}: the second pass in another order");
+        let runs = first.windows(2).filter(|w| w[1] == w[0] + 4096).count();
+        assert!(runs <= 10, "{dir:?}: {runs} consecutive offsets");
+    }
+}

@@ -252,6 +252,11 @@ pub struct JobIo {
     /// Touch every block once per pass before any repeats (fio's random map); otherwise
     /// blocks are drawn independently. Only a uniform `skew` keeps a map.
     pub random_map: bool,
+    /// Random offsets walk a seeded order of each file's blocks, each once per pass and the
+    /// same order every pass, with no map (fio's `random_generator=lfsr`); takes the place
+    /// of `random_map`. Only a uniform `skew` uses it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lfsr: bool,
     /// How random offsets are drawn inside each file's region. The job's own walk uses this,
     /// not the distribution of [`crate::access::Order::Random`] (which is sysbench's, over
     /// the blocks of all files at once): a skew is per file, and it turns the map off.
@@ -351,6 +356,11 @@ pub struct QueueBatch {
 }
 
 impl JobIo {
+    /// Random requests touch every block once per pass (a map, or lfsr's order), so a
+    /// time-based job's file starts over when the pass is done.
+    pub fn covers_blocks(&self) -> bool {
+        self.random_map || self.lfsr
+    }
     /// Bytes of all regions together.
     pub fn region_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.length).sum()

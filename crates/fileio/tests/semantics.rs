@@ -407,6 +407,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             sizes: BlockSizes::fixed(block),
             align: block,
             random_map: true,
+            lfsr: false,
             skew: Default::default(),
             think: None,
             pass_bytes: len,

@@ -38,6 +38,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             sizes: BlockSizes::fixed(4096),
             align: 4096,
             random_map: true,
+            lfsr: false,
             skew: Default::default(),
             think,
             pass_bytes: requests * 4096,

@@ -458,8 +458,9 @@ mod tests {
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
         // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;
-        // then hugepage-size (mem=mmaphuge); then log_offset and per_job_logs.
-        assert_eq!(n, 117);
+        // then hugepage-size (mem=mmaphuge); then log_offset and per_job_logs; then
+        // random_generator.
+        assert_eq!(n, 118);
     }
 
     #[test]

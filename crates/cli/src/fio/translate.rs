@@ -738,6 +738,10 @@ pub fn translate<J: JobOptions + ?Sized>(
         ),
     };
     let norandommap = g.flag("norandommap", false)?;
+    // fio's tausworthe draws 32-bit numbers and tausworthe64 64-bit ones, for files of more
+    // than 2^32 blocks; plumb draws 64-bit numbers for both. lfsr walks the blocks in an
+    // order instead, each once per pass, with no map.
+    let lfsr = g.raw("random_generator") == Some("lfsr");
     let skew =
         super::distribution::skew(g.raw("random_distribution"), j.kb_of("random_distribution"))?;
     let think = super::pacing::think(j)?;
@@ -1413,8 +1417,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             files,
             sizes: sizes.clone(),
             align: align.max(1),
-            // fio keeps no random map under a skewed distribution.
-            random_map,
+            // fio keeps no random map under a skewed distribution, nor under lfsr.
+            random_map: random_map && !lfsr,
+            // A skewed distribution draws its own blocks (fio's lfsr then goes unused).
+            lfsr: lfsr && skew.is_uniform(),
             skew: skew.clone(),
             think,
             pass_bytes,

@@ -301,6 +301,7 @@ mod tests {
                 sizes: BlockSizes::fixed(4096),
                 align: 4096,
                 random_map: true,
+                lfsr: false,
                 skew: Default::default(),
                 think: None,
                 pass_bytes: 3 << 20,

@@ -3,6 +3,7 @@
 
 use plumb_core::random::{Rng, SkewedBlocks};
 
+use super::order::BlockOrder;
 use crate::block_map::BlockMap;
 
 /// fio's `-1ULL`: no request of that direction yet.
@@ -16,6 +17,8 @@ pub(super) struct FileWalk {
     /// No further sequential request fits in this round.
     pub(super) done: bool,
     pub(super) map: Option<BlockMap>,
+    /// The blocks in a seeded order instead of drawn (fio's random_generator=lfsr).
+    pub(super) order: Option<BlockOrder>,
     pub(super) blocks: u64,
     /// Non-uniform blocks (none: uniform).
     pub(super) skew: Option<SkewedBlocks>,
@@ -38,8 +41,16 @@ impl FileWalk {
         self.run_left = [0; 3];
         self.done = false;
         self.last_start = [NONE; 2];
+        self.restart_random();
+    }
+
+    /// A new pass of the random blocks: the map cleared, the order from its start.
+    pub(super) fn restart_random(&mut self) {
         if let Some(m) = &mut self.map {
             m.clear();
+        }
+        if let Some(o) = &mut self.order {
+            o.reset();
         }
     }
 
@@ -81,9 +92,18 @@ impl FileWalk {
                 None => {}
             }
         }
-        let drawn = match &mut self.skew {
-            None => rng.below(self.blocks),
-            Some(s) => {
+        let drawn = match (&mut self.skew, &mut self.order) {
+            (None, Some(o)) => {
+                if o.needs_keys() {
+                    o.key(rng.next_u64());
+                }
+                match o.next() {
+                    Some(b) => b,
+                    None => return Draw::UsedUp,
+                }
+            }
+            (None, None) => rng.below(self.blocks),
+            (Some(s), _) => {
                 if s.needs_place() {
                     s.place(rng.next_u64());
                 }

@@ -67,8 +67,10 @@ use crate::pattern::{Io, Op};
 use crate::spec::{JobIo, SizeChoice};
 
 mod file;
+mod order;
 
 use file::{Draw, FileWalk, Runs, Wrap, NONE};
+use order::BlockOrder;
 
 /// One thread's walk.
 pub struct JobWalk {
@@ -76,6 +78,9 @@ pub struct JobWalk {
     files: Vec<FileWalk>,
     /// Read, write and trim sizes.
     sizes: [SizeChoice; 3],
+    /// Each direction's smallest size (at least 1), asked for on every sequential request;
+    /// a split's would be a walk over its entries.
+    min_sizes: [u64; 3],
     align: u64,
     next_file: usize,
     /// Bytes a round issues at most ([`JobIo::round_bytes`]); `u64::MAX`: no limit.
@@ -119,7 +124,8 @@ pub struct JobWalk {
     written: Option<Vec<Io>>,
     reading_back: Option<usize>,
     /// The read-back goes in the order written (a random map: no block twice); otherwise by
-    /// file and offset, each block once (fio's io_hist tree).
+    /// file and offset, each block once (fio's io_hist tree, also under lfsr, which keeps
+    /// no map).
     read_back_in_order: bool,
     /// The longest region: no request is longer.
     longest: u64,
@@ -176,7 +182,9 @@ impl JobWalk {
                     length: f.length,
                     pos: [0; 3],
                     done: false,
-                    map: (random && job.random_map && !skewed).then(|| BlockMap::new(blocks)),
+                    map: (random && job.random_map && !job.lfsr && !skewed)
+                        .then(|| BlockMap::new(blocks)),
+                    order: (random && job.lfsr && !skewed).then(|| BlockOrder::new(blocks)),
                     blocks,
                     skew,
                     run_left: [0; 3],
@@ -206,6 +214,7 @@ impl JobWalk {
             access,
             files,
             sizes: job.sizes.by_dir().map(Clone::clone),
+            min_sizes: job.sizes.by_dir().map(|s| s.min().max(1)),
             align,
             next_file: 0,
             round_cap,
@@ -231,7 +240,7 @@ impl JobWalk {
             sync_every: job.sync_every_writes,
             writes: 0,
             sync_due: false,
-            read_back_in_order: random && job.random_map && !skewed,
+            read_back_in_order: random && job.random_map && !job.lfsr && !skewed,
             written,
             reading_back: None,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
@@ -248,7 +257,7 @@ impl JobWalk {
             // wraps in place.
             drop_on_wrap: job.invalidate_on_wrap
                 && if random {
-                    job.random_map && !skewed
+                    job.covers_blocks() && !skewed
                 } else {
                     job.files.len() == 1
                 },
@@ -481,7 +490,7 @@ impl JobWalk {
     /// none has (each file without room is done for the round; the only file of a
     /// time-based job starts over in that direction instead).
     fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
-        let len = len.min(self.sizes[dir].min().max(1));
+        let len = len.min(self.min_sizes[dir]);
         let n = self.files.len();
         for k in 0..n {
             let fi = (self.next_file + k) % n;
@@ -524,9 +533,7 @@ impl JobWalk {
             return Wrap::Done;
         }
         // fio's get_next_rand_block: a time-based job starts the file over in place.
-        if let Some(m) = &mut f.map {
-            m.clear();
-        }
+        f.restart_random();
         if self.drop_on_wrap {
             Wrap::Drop
         } else {
@@ -695,7 +702,7 @@ impl JobWalk {
                 let f = &self.files[fi];
                 let room = f.length.saturating_sub(f.pos[dir]);
                 let mut len = self.size(dir, &mut pair[dir - 1]).min(self.longest);
-                if len > room && self.sizes[dir].min() <= room {
+                if len > room && self.min_sizes[dir] <= room {
                     len = self.size_within(dir, &mut pair[dir - 1], room);
                 }
                 self.pair_sizes = Some(pair);

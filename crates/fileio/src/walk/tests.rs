@@ -17,6 +17,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         sizes: BlockSizes::fixed(bs),
         align: bs,
         random_map: true,
+        lfsr: false,
         skew: Skew::Uniform,
         think: None,
         pass_bytes: files.iter().map(|f| f.1).sum(),
