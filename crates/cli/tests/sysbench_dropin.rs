@@ -409,6 +409,49 @@ fn report_checkpoints_as_sysbench() {
     }
 }
 
+/// A --db-driver that names no driver (sysbench's own drivers.t): sysbench 1.0's scripts
+/// take it and fail where each connection of the command first initialises the driver:
+/// the script's function and line, per thread for a run (then the threads' end), once for
+/// cleanup and a one-thread prepare. Not the legacy 0.5 script, which plumb refuses.
+#[test]
+fn a_driver_that_does_not_exist_fails_where_the_script_initialises_it() {
+    for test in [
+        "oltp_read_write",
+        "bulk_insert",
+        "select_random_points",
+        "select_random_ranges",
+    ] {
+        for command in ["prepare", "cleanup", "help"] {
+            same(&["--db-driver=nonexisting", test, command]);
+        }
+        same(&["--db-driver=nonexisting", test, "run"]);
+    }
+    // Each thread fails on its own. (sysbench's logger folds a line that comes again at
+    // once into "(last message repeated N times)" as its threads race: compared alone.)
+    let drop_in = DropIn::named("sysbench");
+    let d = TempDir::new().unwrap();
+    let ours = run_in(
+        &drop_in.bin(),
+        d.path(),
+        &[
+            "--db-driver=nonexisting",
+            "--threads=3",
+            "oltp_read_write",
+            "run",
+        ],
+    );
+    assert_eq!(ours.code, 1, "{ours:?}");
+    assert!(ours.stdout.ends_with(&format!(
+        "Initializing worker threads...\n\n{}FATAL: Thread initialization failed!\n",
+        "FATAL: invalid database driver name: 'nonexisting'\nFATAL: `thread_init' function failed: /usr/share/sysbench/oltp_common.lua:348: failed to initialize the DB driver\n".repeat(3)
+    )), "{}", ours.stdout);
+    same(&[
+        "--db-driver=nonexisting",
+        "/usr/share/sysbench/oltp_point_select.lua",
+        "prewarm",
+    ]);
+}
+
 /// --mysql-dry-run: nothing is sent (no server at the socket named), every statement
 /// succeeds with no result, so every query is "other"; the same counts as sysbench's for a
 /// fixed number of events, with prepared statements and as text; prepare, prewarm and

@@ -113,6 +113,9 @@ pub struct Common {
     /// The drop-in's one command, whose failures sysbench words after the Lua function
     /// that ran it; None under plumb's name.
     pub dropin_command: Option<super::testdefs::Command>,
+    /// The drop-in's --db-driver names no driver: sysbench 1.0's scripts fail where they
+    /// first initialise one (each connection of the command), and so does the run.
+    pub unknown_driver: Option<String>,
     /// The drop-in's legacy oltp.lua as its command line named it, which sysbench's errors
     /// quote (its own path, and the common.lua beside it).
     pub legacy_path: Option<String>,
@@ -230,6 +233,7 @@ impl Common {
             debug,
             legacy_script: false,
             dropin_command: None,
+            unknown_driver: None,
             legacy_path: None,
             validation_line: false,
         })

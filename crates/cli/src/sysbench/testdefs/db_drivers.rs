@@ -33,6 +33,9 @@ pub fn driver(v: &Values, c: &Common, options: &[Opt]) -> Result<Arc<dyn Driver>
             .map(|o| o.name)
             .collect::<Vec<_>>()
     };
+    if let Some(name) = &c.unknown_driver {
+        return Ok(Arc::new(NoSuchDriver(name.clone())));
+    }
     let (mysql, pgsql, sqlite) = (given_of("mysql-"), given_of("pgsql-"), given_of("sqlite-"));
     let chosen = if v.given("db-driver") {
         v.word("db-driver")
@@ -223,4 +226,24 @@ fn pgsql_config(v: &Values) -> Result<PgsqlConfig, UsageError> {
         }
     }
     Ok(cfg)
+}
+
+/// The drop-in's --db-driver that names no driver: every connection fails as sysbench's
+/// driver initialisation does (its words are the front end's, see `words.rs`).
+struct NoSuchDriver(String);
+
+impl Driver for NoSuchDriver {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn dialect(&self) -> plumb_oltp::Dialect {
+        plumb_oltp::Dialect::Mysql
+    }
+    fn connect(&self) -> Result<Box<dyn plumb_oltp::Connection>, plumb_oltp::DriverError> {
+        Err(plumb_oltp::DriverError::new(
+            plumb_oltp::ErrorClass::Fatal,
+            None,
+            format!("invalid database driver name: '{}'", self.0),
+        ))
+    }
 }

@@ -2,7 +2,7 @@
 //! into a [`TestPlan`]; adding a test is one module plus a line in [`TESTS`].
 
 mod cpu;
-mod db_drivers;
+pub mod db_drivers;
 pub(crate) mod fileio;
 mod memory;
 mod mutex;

@@ -185,6 +185,7 @@ fn plan(test: Test, v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageEr
         } else {
             Vec::new()
         },
+        unknown_driver: c.unknown_driver.clone(),
         legacy: c.legacy_path.clone().map(|path| words::Legacy {
             path,
             first: spec.legacy_first_statement(),

@@ -38,6 +38,8 @@ pub(super) struct Script {
     pub mysql_endpoints: Vec<Endpoint>,
     /// The run stands for sysbench 1.0's copy of 0.5's oltp.lua, whose errors are its own.
     pub legacy: Option<Legacy>,
+    /// --db-driver named no driver (see [`crate::sysbench::common::Common::unknown_driver`]).
+    pub unknown_driver: Option<String>,
 }
 
 /// sysbench 1.0.20's `oltp_legacy/oltp.lua` and the common.lua beside it: they send every
@@ -127,6 +129,9 @@ impl Script {
     /// threads all fail exits 0 in sysbench (its threads' failures are not the command's);
     /// plumb fails it, as it fails a run that crashes sysbench.
     fn connect_failed(&self, error: &DriverError) -> Option<String> {
+        if let Some(name) = &self.unknown_driver {
+            return self.no_driver(name);
+        }
         let lines = match self.dialect {
             // libmariadb reports the last address it tried.
             Dialect::Mysql => self.mysql_connect_lines(error, error.connect.last()?)?,
@@ -139,30 +144,57 @@ impl Script {
         if let Some(legacy) = &self.legacy {
             return self.legacy_connect_failed(legacy, error, &lines);
         }
-        let common = |line| format!("oltp_common.lua:{line}");
-        let (function, at, connections) = match (self.command?, self.test) {
-            (Command::Prepare, Test::BulkInsert) => ("prepare", "bulk_insert.lua:19".into(), 1),
-            (Command::Prepare, _) => ("sysbench.cmdline.call_command", common(83), self.threads),
-            (Command::Prewarm, _) => ("sysbench.cmdline.call_command", common(98), self.threads),
-            (Command::Cleanup, Test::BulkInsert) => ("cleanup", "bulk_insert.lua:50".into(), 1),
-            (Command::Cleanup, _) => ("cleanup", common(388), 1),
-            (Command::Run, test) => {
-                let at = match test {
-                    Test::SelectRandomPoints => "select_random_points.lua:34".into(),
-                    Test::SelectRandomRanges => "select_random_ranges.lua:36".into(),
-                    Test::BulkInsert => "bulk_insert.lua:12".into(),
-                    _ => common(349),
-                };
-                ("thread_init", at, self.threads)
-            }
-            (Command::Help, _) => return None,
-        };
+        let (function, at, connections) = self.connecting(false)?;
         let mut log = each_connection(
             &lines,
             &format!(
                 "`{function}' function failed: /usr/share/sysbench/{at}: connection creation failed"
             ),
             self.failing(error, connections),
+        );
+        if self.command == Some(Command::Run) {
+            log.fatal("Thread initialization failed!");
+        }
+        Some(log.printed())
+    }
+
+    /// Where the command's connections are made: the Lua function, the script and line of
+    /// its connect call (`driver_init`: of the line before it, which initialises the
+    /// driver), and how many connections the command opens there.
+    fn connecting(&self, driver_init: bool) -> Option<(&'static str, String, usize)> {
+        let at =
+            |script: &str, line: u32| format!("{script}.lua:{}", line - u32::from(driver_init));
+        let common = |line| at("oltp_common", line);
+        Some(match (self.command?, self.test) {
+            (Command::Prepare, Test::BulkInsert) => ("prepare", at("bulk_insert", 19), 1),
+            (Command::Prepare, _) => ("sysbench.cmdline.call_command", common(83), self.threads),
+            (Command::Prewarm, _) => ("sysbench.cmdline.call_command", common(98), self.threads),
+            (Command::Cleanup, Test::BulkInsert) => ("cleanup", at("bulk_insert", 50), 1),
+            (Command::Cleanup, _) => ("cleanup", common(388), 1),
+            (Command::Run, test) => {
+                let line = match test {
+                    Test::SelectRandomPoints => at("select_random_points", 34),
+                    Test::SelectRandomRanges => at("select_random_ranges", 36),
+                    Test::BulkInsert => at("bulk_insert", 12),
+                    _ => common(349),
+                };
+                ("thread_init", line, self.threads)
+            }
+            (Command::Help, _) => return None,
+        })
+    }
+
+    /// sysbench's words when --db-driver names no driver: each connection the command
+    /// makes fails where the script initialises the driver, the line before the one that
+    /// would connect.
+    fn no_driver(&self, name: &str) -> Option<String> {
+        let (function, at, connections) = self.connecting(true)?;
+        let mut log = each_connection(
+            &[format!("invalid database driver name: '{name}'")],
+            &format!(
+                "`{function}' function failed: /usr/share/sysbench/{at}: failed to initialize the DB driver"
+            ),
+            connections,
         );
         if self.command == Some(Command::Run) {
             log.fatal("Thread initialization failed!");
@@ -768,6 +800,7 @@ mod tests {
             mysql_socket_given: false,
             mysql_endpoints: Vec::new(),
             legacy: None,
+            unknown_driver: None,
         }
     }
 
@@ -992,6 +1025,7 @@ mod tests {
             mysql_socket_given: false,
             mysql_endpoints: Vec::new(),
             legacy: None,
+            unknown_driver: None,
         };
         let e = OltpError::Unprepared {
             tables: 1,
@@ -1036,6 +1070,7 @@ mod tests {
             mysql_socket_given: false,
             mysql_endpoints: Vec::new(),
             legacy: None,
+            unknown_driver: None,
         };
         assert_eq!(
             pg.words(&e(&error)).unwrap().to_string(),
@@ -1063,6 +1098,7 @@ mod tests {
         let prepared = Script {
             test: Test::OltpPointSelect,
             legacy: None,
+            unknown_driver: None,
             ..my.clone()
         };
         let mut sent_prepared = error.clone();
@@ -1099,6 +1135,7 @@ mod tests {
                 mysql_socket_given: false,
                 mysql_endpoints: Vec::new(),
                 legacy: None,
+                unknown_driver: None,
             }
             .words(&OltpError::Statement {
                 what: "index update on sbtest2".into(),
