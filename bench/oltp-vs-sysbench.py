@@ -12,6 +12,9 @@ Cases:
       targets: plumb tps >= 1.0x sysbench's; client CPU per transaction <= 0.7x
   my-prepare     prepare of 8 tables x 100 000 rows, 1 thread      target: rows/s >= sysbench's
   sqlite-ps      plumb only: oltp_point_select, 1 thread, on SQLite (tps and CPU/transaction)
+  dry-ps, dry-rw, dry-rw-text   --mysql-dry-run, 1 thread, no server: oltp_point_select,
+                 oltp_read_write, and oltp_read_write with --db-ps-mode=disable: the client's
+                 own cost per transaction, nothing sent
 
 Rounds alternate which tool runs first. Both tools get the same arguments (plumb adds --plumb-findings=off only under its own name:
 none here, it runs as `plumb`). Each run holds `flock /tmp/plumb-bench.lock` and runs under
@@ -79,6 +82,11 @@ def run_case(tool, case, t, cwd, plumb):
 
     if case.startswith("sqlite"):
         opts = ["oltp_point_select", "--sqlite-db=bench.db", "--table-size=100000", "--threads=1"]
+    elif case.startswith("dry"):
+        test = "oltp_point_select" if case == "dry-ps" else "oltp_read_write"
+        opts = ["--db-driver=mysql", "--mysql-dry-run", test, "--threads=1"]
+        if case.endswith("-text"):
+            opts.append("--db-ps-mode=disable")
     else:
         server = MY_TCP if case.endswith("-tcp") else MY if case.startswith("my") else PG
         opts = server + [test, "--tables=4", "--table-size=100000", "--threads=2"]
@@ -98,7 +106,7 @@ def prepare_data(case, cwd, plumb):
     if case.startswith("sqlite"):
         subprocess.run([plumb, "oltp_point_select", "--sqlite-db=bench.db", "--table-size=100000",
                         "prepare"], check=True, capture_output=True, cwd=cwd)
-    elif case != "my-prepare":
+    elif case != "my-prepare" and not case.startswith("dry"):
         # The same tables for both tools, made once (sysbench's own prepare).
         opts = (MY if case.startswith("my") else PG) + ["oltp_read_only", "--tables=4", "--table-size=100000"]
         subprocess.run(["sysbench"] + opts + ["cleanup"], capture_output=True, cwd=cwd)

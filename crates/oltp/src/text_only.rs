@@ -58,10 +58,75 @@ impl Driver for TextOnly {
 struct TextConnection {
     inner: Box<dyn Connection>,
     dialect: Dialect,
-    /// The SQL of each "prepared" statement.
-    sql: Vec<String>,
+    /// Each "prepared" statement, cut at its placeholders once.
+    sql: Vec<Template>,
     /// The statement being written, reused.
     text: String,
+}
+
+/// A statement's text in the pieces between its placeholders (outside quotes): one more
+/// piece than placeholders. Writing a statement is then a copy of each piece and each
+/// value, with no scan of its text per execution.
+struct Template {
+    pieces: Vec<String>,
+}
+
+impl Template {
+    fn new(sql: &str) -> Template {
+        let mut pieces = Vec::new();
+        let mut piece = String::new();
+        let _ = rewrite_placeholders(sql, &mut piece, |piece, _| {
+            pieces.push(std::mem::take(piece));
+            Ok(())
+        });
+        pieces.push(piece);
+        Template { pieces }
+    }
+
+    fn write(
+        &self,
+        out: &mut String,
+        values: &[Value<'_>],
+        dialect: Dialect,
+    ) -> Result<(), DriverError> {
+        let (last, before) = self.pieces.split_last().expect("a template has a piece");
+        if values.len() != before.len() {
+            return Err(count_mismatch(values.len()));
+        }
+        out.clear();
+        for (piece, v) in before.iter().zip(values) {
+            out.push_str(piece);
+            literal(out, v, dialect);
+        }
+        out.push_str(last);
+        Ok(())
+    }
+}
+
+/// `v` as an SQL literal.
+fn literal(out: &mut String, v: &Value<'_>, dialect: Dialect) {
+    match v {
+        Value::Int(i) => out.push_str(itoa::Buffer::new().format(*i)),
+        Value::Text(s) => {
+            out.push('\'');
+            // MySQL reads a backslash as an escape; PostgreSQL and SQLite (standard
+            // strings) do not. sysbench's strings have neither quote nor backslash: copied
+            // whole.
+            let escaped = |b: u8| b == b'\'' || (b == b'\\' && dialect == Dialect::Mysql);
+            if !s.bytes().any(escaped) {
+                out.push_str(s);
+            } else {
+                for c in s.chars() {
+                    match c {
+                        '\'' => out.push_str("''"),
+                        '\\' if dialect == Dialect::Mysql => out.push_str("\\\\"),
+                        c => out.push(c),
+                    }
+                }
+            }
+            out.push('\'');
+        }
+    }
 }
 
 /// `sql` with each `?` outside quotes replaced by the next value as a literal.
@@ -71,33 +136,7 @@ pub fn inline(
     values: &[Value<'_>],
     dialect: Dialect,
 ) -> Result<(), DriverError> {
-    use std::fmt::Write as _;
-    let used = rewrite_placeholders(sql, out, |out, n| {
-        match values.get(n) {
-            Some(Value::Int(i)) => {
-                let _ = write!(out, "{i}");
-            }
-            Some(Value::Text(s)) => {
-                out.push('\'');
-                for c in s.chars() {
-                    match c {
-                        '\'' => out.push_str("''"),
-                        // MySQL reads a backslash as an escape; PostgreSQL and SQLite
-                        // (standard strings) do not.
-                        '\\' if dialect == Dialect::Mysql => out.push_str("\\\\"),
-                        c => out.push(c),
-                    }
-                }
-                out.push('\'');
-            }
-            None => return Err(count_mismatch(values.len())),
-        }
-        Ok(())
-    })?;
-    if used != values.len() {
-        return Err(count_mismatch(values.len()));
-    }
-    Ok(())
+    Template::new(sql).write(out, values, dialect)
 }
 
 fn count_mismatch(given: usize) -> DriverError {
@@ -110,7 +149,7 @@ fn count_mismatch(given: usize) -> DriverError {
 
 impl Connection for TextConnection {
     fn prepare(&mut self, sql: &str) -> Result<StmtId, DriverError> {
-        self.sql.push(sql.to_string());
+        self.sql.push(Template::new(sql));
         Ok(StmtId(self.sql.len() - 1))
     }
     fn execute(&mut self, stmt: StmtId, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
@@ -121,7 +160,7 @@ impl Connection for TextConnection {
                 "statement not prepared on this connection",
             )
         })?;
-        inline(&mut self.text, sql, values, self.dialect)?;
+        sql.write(&mut self.text, values, self.dialect)?;
         self.inner.execute_plain(&self.text, &[])
     }
     fn execute_plain(&mut self, sql: &str, values: &[Value<'_>]) -> Result<Outcome, DriverError> {
