@@ -138,6 +138,10 @@ fn checkpoints_are_windows_of_the_whole_run_and_replay() {
         let t = c["at_s"].as_f64().unwrap();
         assert!(t >= at && t < at + 0.25, "{c}");
     }
+    // Only the job keeps lossless histograms.
+    for c in job["checkpoints"].as_array().unwrap() {
+        assert_eq!(c["histograms"], serde_json::json!({}), "{c}");
+    }
     // The whole run's extremes are the windows' extremes.
     let min = |w: &serde_json::Value| w["latency"]["min_ns"].as_u64().unwrap();
     let lowest = windows.iter().map(|w| min(w)).min().unwrap();

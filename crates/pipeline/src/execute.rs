@@ -633,9 +633,13 @@ fn run_group(
                 return run();
             };
             let report = |at: Duration, window: &RunOutcome| {
+                let mut result = shape.result(config, opts, false, window);
+                // The whole run's lossless histograms are the record's; a copy per
+                // checkpoint (up to 256 of them) would only make it larger.
+                result.histograms.clear();
                 let c = Checkpoint {
                     at_s: at.as_secs_f64(),
-                    result: shape.result(config, opts, false, window),
+                    result,
                 };
                 if text {
                     let printed = layout.checkpoint(&shape.head, &c);
