@@ -74,6 +74,39 @@ pub enum Value {
     Grace(Option<(f64, bool)>),
 }
 
+/// The white space C's strtol() skips before a number (isspace()).
+pub const C_SPACE: [char; 6] = [' ', '\t', '\n', '\x0b', '\x0c', '\r'];
+
+/// What is wrong with a list of seconds, in the order sysbench meets it.
+#[derive(Debug, PartialEq)]
+pub enum ListError<'a> {
+    /// The first item strtol() does not read whole as 0 to INT_MAX.
+    Bad(&'a str),
+    /// An item past [`MAX_CHECKPOINTS`].
+    TooMany,
+}
+
+/// sysbench's --report-checkpoints list, sorted: each item as its strtol() reads it (C white
+/// space and a sign before the digits, nothing after), empty items skipped. Shared by
+/// plumb's words and the drop-in's.
+pub fn seconds_list(raw: &str) -> Result<Vec<u64>, ListError<'_>> {
+    let mut out = Vec::new();
+    for (n, item) in raw.split(',').filter(|i| !i.is_empty()).enumerate() {
+        if n == MAX_CHECKPOINTS {
+            return Err(ListError::TooMany);
+        }
+        let v = item
+            .trim_start_matches(C_SPACE)
+            .parse::<i64>()
+            .ok()
+            .filter(|v| (0..=i64::from(i32::MAX)).contains(v))
+            .ok_or(ListError::Bad(item))?;
+        out.push(v as u64);
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
 fn bad(name: &str, raw: &str, allowed: impl std::fmt::Display) -> UsageError {
     UsageError(format!(
         "invalid value for --{name}: '{}' (allowed: {allowed})",
@@ -188,27 +221,15 @@ impl Opt {
                 }
                 Ok(Value::Percentiles(out))
             }
-            Kind::Seconds => {
+            Kind::Seconds => seconds_list(raw).map(Value::Seconds).map_err(|e| {
                 let allowed = format!(
                     "whole seconds from 0 to 2147483647, comma-separated, at most {MAX_CHECKPOINTS}"
                 );
-                let mut out = Vec::new();
-                for part in raw.split(',').filter(|p| !p.is_empty()) {
-                    // As sysbench's strtol(): white space and a sign before the digits.
-                    let v = part
-                        .trim_start()
-                        .parse::<i64>()
-                        .ok()
-                        .filter(|v| (0..=i32::MAX as i64).contains(v))
-                        .ok_or_else(|| bad(name, part, &allowed))?;
-                    out.push(v as u64);
+                match e {
+                    ListError::Bad(item) => bad(name, item, allowed),
+                    ListError::TooMany => bad(name, raw, allowed),
                 }
-                if out.len() > MAX_CHECKPOINTS {
-                    return Err(bad(name, raw, &allowed));
-                }
-                out.sort_unstable();
-                Ok(Value::Seconds(out))
-            }
+            }),
             Kind::Grace => {
                 let allowed = "off, a number of seconds up to 1000000000, or a percentage of --time such as 5%";
                 if raw == "off" {

@@ -158,6 +158,9 @@ impl JobWalk {
         let random = !access.is_sequential();
         let align = job.align.max(1);
         let skewed = random && !job.skew.is_uniform();
+        // Random requests keep a map of the blocks used (fio's axmap: none under lfsr or a
+        // skew).
+        let mapped = random && job.random_map && !job.lfsr && !skewed;
         // Regions of one length share the skew's constants (zipf's sum is long to make).
         let mut made: Vec<SkewedBlocks> = Vec::new();
         let files = job
@@ -182,8 +185,7 @@ impl JobWalk {
                     length: f.length,
                     pos: [0; 3],
                     done: false,
-                    map: (random && job.random_map && !job.lfsr && !skewed)
-                        .then(|| BlockMap::new(blocks)),
+                    map: mapped.then(|| BlockMap::new(blocks)),
                     order: (random && job.lfsr && !skewed).then(|| BlockOrder::new(blocks)),
                     blocks,
                     skew,
@@ -240,7 +242,7 @@ impl JobWalk {
             sync_every: job.sync_every_writes,
             writes: 0,
             sync_due: false,
-            read_back_in_order: random && job.random_map && !job.lfsr && !skewed,
+            read_back_in_order: mapped,
             written,
             reading_back: None,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),

@@ -10,7 +10,7 @@ pub(crate) mod texts;
 use std::io::Write;
 
 use super::common::{self, Common};
-use super::options::{opt, Kind, Opt, Value, Values};
+use super::options::{opt, Kind, Opt, Value, Values, C_SPACE};
 use super::testdefs::{self, Command, TestDef};
 use super::{assemble, execute, legacy, split, Parsed};
 use crate::exit::{self, Interrupted, UsageError};
@@ -566,26 +566,18 @@ fn check_option(o: &Opt, raw: Option<&str>, typed: &str) -> Result<(), Stop> {
     })
 }
 
-/// sysbench's complaint about a --report-checkpoints list: the first item strtol() does not
-/// read whole as 0 to INT_MAX, or the count past its limit, whichever it meets first.
+/// sysbench's complaint about a --report-checkpoints list, from the same reading of it
+/// as plumb's (the first bad item, or the count past its limit, whichever comes first).
 fn checkpoints_error(raw: &str) -> String {
-    for (n, item) in raw.split(',').filter(|i| !i.is_empty()).enumerate() {
-        if n == crate::sysbench::options::MAX_CHECKPOINTS {
-            return format!(
-                "Too many checkpoints in --report-checkpoints (up to {} can be defined)",
-                crate::sysbench::options::MAX_CHECKPOINTS
-            );
-        }
-        let t = item.trim_start_matches(C_SPACE);
-        if !(c_int(item) && t.parse::<i128>().is_ok_and(|v| v >= 0)) {
-            return format!("Invalid value for --report-checkpoints: '{item}'");
-        }
+    use crate::sysbench::options::{seconds_list, ListError, MAX_CHECKPOINTS};
+    match seconds_list(raw) {
+        Err(ListError::TooMany) => format!(
+            "Too many checkpoints in --report-checkpoints (up to {MAX_CHECKPOINTS} can be defined)"
+        ),
+        Err(ListError::Bad(item)) => format!("Invalid value for --report-checkpoints: '{item}'"),
+        Ok(_) => format!("Invalid value for --report-checkpoints: '{raw}'"),
     }
-    format!("Invalid value for --report-checkpoints: '{raw}'")
 }
-
-/// The white space C's strtol() skips before a number (isspace()).
-const C_SPACE: [char; 6] = [' ', '\t', '\n', '\x0b', '\x0c', '\r'];
 
 /// What sysbench's option parser takes as an integer: strtol() in base 10 over the whole
 /// value (leading white space and a sign allowed), inside a C int.
