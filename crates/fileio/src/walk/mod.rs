@@ -41,7 +41,11 @@
 //!   overlaps (fio's log_io_piece keeps those in a tree).
 //! - After every N writes (fio's `fsync=N`) the next request is a sync, issued only if the
 //!   job goes on; it takes the next file's round-robin turn and syncs that file, because fio
-//!   decides on the sync when it fetches the next request, after picking its file.
+//!   decides on the sync when it fetches the next request, after picking its file. fio
+//!   asks for one whenever the writes so far are a multiple of N and its last request was
+//!   not a sync, so a read or trim after the sync (a mixed job) brings another one before
+//!   the next request, and so does the start of a round, which forgets the last request
+//!   (fio's reset_io_counters clears `last_was_sync`).
 //! - Cached pages (fio's `invalidate`): fio drops a file's pages each time it opens the
 //!   file, and it opens its files lazily, at their first request of each round and of the
 //!   read-back. A time-based job that starts a file over in place drops them then too,
@@ -118,6 +122,9 @@ pub struct JobWalk {
     rounds_end_when_done: bool,
     sync_every: u64,
     writes: u64,
+    /// The writes so far are a nonzero multiple of `sync_every`.
+    at_sync_multiple: bool,
+    /// At a multiple and the last request was no sync: the next request is one.
     sync_due: bool,
     /// The round's writes, read back once it ends (verify), and how far the read-back got
     /// (`None`: the round's requests are still going).
@@ -241,6 +248,7 @@ impl JobWalk {
             rounds_end_when_done: bounded || (!random && job.files.len() > 1),
             sync_every: job.sync_every_writes,
             writes: 0,
+            at_sync_multiple: false,
             sync_due: false,
             read_back_in_order: mapped,
             written,
@@ -395,6 +403,7 @@ impl JobWalk {
             }
             self.drops_due = 0;
         }
+        self.sync_due = self.at_sync_multiple;
         None
     }
 
@@ -660,10 +669,18 @@ impl JobWalk {
         };
         self.count(len);
         match dir {
-            0 => Op::Read(io),
             1 => self.wrote(io),
-            _ => Op::Trim(io),
+            0 => self.not_written(Op::Read(io)),
+            _ => self.not_written(Op::Trim(io)),
         }
+    }
+
+    /// Hand out a read or trim: at a multiple of `sync_every` writes, a sync comes before
+    /// the next request again.
+    #[inline(always)]
+    fn not_written(&mut self, op: Op) -> Op {
+        self.sync_due = self.at_sync_multiple;
+        op
     }
 
     /// Count a write (a sync may be due after it) and hand it out.
@@ -672,8 +689,9 @@ impl JobWalk {
             w.push(io);
         }
         self.writes += 1;
-        if self.sync_every > 0 && self.writes.is_multiple_of(self.sync_every) {
-            self.sync_due = true;
+        if self.sync_every > 0 {
+            self.at_sync_multiple = self.writes.is_multiple_of(self.sync_every);
+            self.sync_due = self.at_sync_multiple;
         }
         Op::Write(io)
     }
@@ -763,7 +781,7 @@ impl JobWalk {
             self.next_file = (fi + 1) % n;
             self.count(len);
             if trim {
-                return Op::Trim(io);
+                return self.not_written(Op::Trim(io));
             }
             // Only the writes count toward the job's bytes (fio's io_issue_bytes of a
             // trimwrite job).

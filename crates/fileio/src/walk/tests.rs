@@ -103,9 +103,19 @@ fn share_mix_and_sync_every_writes() {
     let syncs = ops.iter().filter(|o| matches!(o, Op::Fsync(_))).count();
     assert_eq!(reads + writes, 1024);
     assert!((650..780).contains(&reads), "{reads}");
-    // A sync comes after every 4th write only when another request follows it.
-    let ends_on_sync_point = matches!(ops.last(), Some(Op::Write(_))) && writes % 4 == 0;
-    assert_eq!(syncs, writes / 4 - usize::from(ends_on_sync_point));
+    // A sync comes before any request while the writes so far are a nonzero multiple of 4
+    // and the request before was no sync (fio's rule), so a read after the sync brings
+    // another; none comes after the last request.
+    let (mut written, mut last_sync, mut want) = (0, false, 0);
+    for (i, o) in ops.iter().enumerate() {
+        let due = written > 0 && written % 4 == 0 && !last_sync;
+        assert_eq!(matches!(o, Op::Fsync(_)), due, "op {i}: {o:?}");
+        want += usize::from(due);
+        written += usize::from(matches!(o, Op::Write(_)));
+        last_sync = matches!(o, Op::Fsync(_));
+    }
+    assert_eq!(syncs, want);
+    assert!(syncs > writes / 4, "{syncs} syncs for {writes} writes");
     // Each direction walks the file on its own from offset 0.
     let first_write = ops.iter().find_map(|o| match o {
         Op::Write(io) => Some(io.offset),
