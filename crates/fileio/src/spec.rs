@@ -332,6 +332,9 @@ pub struct JobIo {
     /// Keep a log of every request, or of per-window averages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<crate::iolog::LogSpec>,
+    /// Log each request as it is issued, in fio's iolog text ([`crate::io_trace`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::io_trace::TraceSpec>,
     /// Rates the job must keep while it runs, or it fails ([`crate::min_rate`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<crate::min_rate::MinRate>,

@@ -165,6 +165,8 @@ pub(crate) struct WorkerState {
     /// Submission and completion batches (engines that queue).
     pub(crate) batch: Batch,
     pub(crate) log: Option<crate::iolog::IoLog>,
+    /// fio's write_iolog: each request logged as it is issued.
+    pub(crate) trace: Option<Box<crate::io_trace::IoTrace>>,
     /// Reads are checked against their verify header (fio's verify).
     pub(crate) verify: Option<crate::spec::VerifySpec>,
     pub(crate) verify_failures: u64,
@@ -557,6 +559,9 @@ impl<E: Engine> IoWorker<E> {
                     self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
                 }
+                if let Some(t) = self.s.trace.as_mut() {
+                    t.op(&op);
+                }
                 match op {
                     Op::Fsync(file) => {
                         while self.writes_in_flight[file as usize] > 0 {
@@ -617,6 +622,9 @@ impl<E: Engine> IoWorker<E> {
     /// the next request, collected in one call as fio's do_io and do_verify end theirs.
     #[cold]
     fn between(&mut self, ctx: &mut WorkerCtx<'_>, op: Op) -> Result<(), WorkloadError> {
+        if let Some(t) = self.s.trace.as_mut() {
+            t.op(&op);
+        }
         match op {
             Op::DropCache(file) => self.s.drop_cache(file),
             Op::Drain if self.in_flight > 0 => {
@@ -1080,6 +1088,9 @@ impl<E: Engine> Worker for IoWorker<E> {
         self.drain(ctx)?;
         if let Some(log) = &mut self.s.log {
             log.finish();
+        }
+        if let Some(t) = self.s.trace.as_mut() {
+            t.finish().map_err(|e| WorkloadError::new(e.to_string()))?;
         }
         if let Some(first) = &self.s.first_verify_failure {
             return Err(WorkloadError::new(format!(

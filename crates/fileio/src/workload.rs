@@ -399,6 +399,13 @@ impl Workload for FileioWorkload {
                 .as_ref()
                 .and_then(|j| j.log)
                 .map(|l| crate::iolog::IoLog::new(l, split_latency, self.logs.clone())),
+            trace: match self.spec.job.as_ref().and_then(|j| j.trace.as_ref()) {
+                Some(t) => Some(Box::new(
+                    crate::io_trace::IoTrace::open(t)
+                        .map_err(|e| WorkloadError::new(e.to_string()))?,
+                )),
+                None => None,
+            },
             verify: self.verify(),
             verify_failures: 0,
             split_latency,

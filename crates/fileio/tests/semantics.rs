@@ -427,6 +427,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             batch: None,
             stride: None,
             log: None,
+            trace: None,
             min_rate: None,
             max_latency: None,
             verify: None,

@@ -58,6 +58,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             batch: None,
             stride: None,
             log: None,
+            trace: None,
             min_rate: None,
             max_latency: None,
             verify: None,

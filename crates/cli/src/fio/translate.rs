@@ -1452,6 +1452,12 @@ pub fn translate<J: JobOptions + ?Sized>(
                 window_ms,
                 offsets: g.flag("log_offset", false)?,
             }),
+            trace: g
+                .raw("write_iolog")
+                .map(|p| plumb_fileio::io_trace::TraceSpec {
+                    path: ctx.cwd.join(p),
+                    names: file_names.clone(),
+                }),
             verify,
             min_rate,
             max_latency,

@@ -321,6 +321,7 @@ mod tests {
                 batch: None,
                 stride: None,
                 log: None,
+                trace: None,
                 min_rate: None,
                 max_latency: None,
                 verify: None,

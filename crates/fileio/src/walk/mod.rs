@@ -510,8 +510,13 @@ impl JobWalk {
                 continue;
             }
             // rw=write:N leaves a hole after each request (not before the first); a hole
-            // that reaches the region's end starts it over, as fio's holed I/O does.
-            if let Some(hole) = self.stride.filter(|_| f.pos[dir] > 0) {
+            // that reaches the region's end starts it over, as fio's holed I/O does, but a
+            // request that ended at the region's end leaves the file done (fio's
+            // get_next_seq_offset looks for the end before it adds the hole).
+            if let Some(hole) = self
+                .stride
+                .filter(|_| f.pos[dir] > 0 && f.pos[dir] < f.length)
+            {
                 let next = f.pos[dir] + hole;
                 f.pos[dir] = if next >= f.length { 0 } else { next };
             }

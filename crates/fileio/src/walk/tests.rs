@@ -37,6 +37,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         batch: None,
         stride: None,
         log: None,
+        trace: None,
         min_rate: None,
         max_latency: None,
         verify: None,
