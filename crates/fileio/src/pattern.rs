@@ -134,6 +134,9 @@ pub enum Op {
     /// Drop the cached pages of one file's region (fio's `invalidate`, when a job opens a
     /// file or starts it over; [`crate::walk`]).
     DropCache(u32),
+    /// Wait this many microseconds before the next request (a replay's timing,
+    /// [`crate::walk::replay`]).
+    Pause(u64),
 }
 
 #[repr(align(128))]
@@ -466,7 +469,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(f) => char::from(b'0' + *f as u8),
-                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => '.',
+                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) | Op::Pause(_) => '.',
             })
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
@@ -509,7 +512,7 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(_) => 'F',
-                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => '.',
+                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) | Op::Pause(_) => '.',
             })
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
@@ -558,7 +561,12 @@ mod tests {
                 match o {
                     Op::Write(io) => *writes.entry((io.file, io.offset)).or_insert(0) += 1,
                     Op::Fsync(_) => fsyncs += 1,
-                    Op::Read(_) | Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) => panic!(),
+                    Op::Read(_)
+                    | Op::Trim(_)
+                    | Op::Done
+                    | Op::Drain
+                    | Op::DropCache(_)
+                    | Op::Pause(_) => panic!(),
                 }
             }
         }

@@ -335,6 +335,9 @@ pub struct JobIo {
     /// Log each request as it is issued, in fio's iolog text ([`crate::io_trace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::io_trace::TraceSpec>,
+    /// Replay these requests instead of walking the files (fio's `read_iolog`).
+    #[serde(skip)]
+    pub replay: Option<std::sync::Arc<crate::walk::replay::Script>>,
     /// Rates the job must keep while it runs, or it fails ([`crate::min_rate`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<crate::min_rate::MinRate>,

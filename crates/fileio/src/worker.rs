@@ -553,8 +553,9 @@ impl<E: Engine> IoWorker<E> {
                     continue;
                 }
                 let mut op = self.s.pattern.next(&mut ctx.rng);
-                // A drop or a drain is no event: the request that follows keeps the ticket.
-                while let Op::DropCache(_) | Op::Drain = op {
+                // A drop, a drain or a pause is no event: the request that follows keeps
+                // the ticket.
+                while let Op::DropCache(_) | Op::Drain | Op::Pause(_) = op {
                     self.chained = None;
                     self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
@@ -594,7 +595,7 @@ impl<E: Engine> IoWorker<E> {
                         break;
                     }
                     // Taken above; never reaches here.
-                    Op::Drain | Op::DropCache(_) => self.between(ctx, op)?,
+                    Op::Drain | Op::DropCache(_) | Op::Pause(_) => self.between(ctx, op)?,
                 }
             }
             if self.s.queue_low.is_some() && self.free.is_empty() {
@@ -627,6 +628,18 @@ impl<E: Engine> IoWorker<E> {
         }
         match op {
             Op::DropCache(file) => self.s.drop_cache(file),
+            // A replay's wait: requests in flight stay there, as fio sleeps in a replay
+            // without reaping; the run's end cuts it short.
+            Op::Pause(us) => {
+                let until = Instant::now() + Duration::from_micros(us);
+                while !ctx.stopping() {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    std::thread::sleep(left.min(Duration::from_millis(50)));
+                }
+            }
             Op::Drain if self.in_flight > 0 => {
                 let n = self.in_flight;
                 self.collect(ctx, None, n, n)?;

@@ -428,6 +428,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             stride: None,
             log: None,
             trace: None,
+            replay: None,
             min_rate: None,
             max_latency: None,
             verify: None,

@@ -59,6 +59,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             stride: None,
             log: None,
             trace: None,
+            replay: None,
             min_rate: None,
             max_latency: None,
             verify: None,

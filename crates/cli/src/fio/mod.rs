@@ -31,6 +31,7 @@ mod min_rate;
 mod opendir;
 pub mod options;
 mod pacing;
+mod replay;
 pub mod run;
 mod steady;
 mod subst;

@@ -459,8 +459,9 @@ mod tests {
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
         // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;
         // then hugepage-size (mem=mmaphuge); then log_offset and per_job_logs; then
-        // random_generator; then write_iolog.
-        assert_eq!(n, 119);
+        // random_generator; then write_iolog; then read_iolog, replay_no_stall,
+        // replay_redirect, replay_scale, replay_align and replay_time_scale.
+        assert_eq!(n, 125);
     }
 
     #[test]

@@ -108,6 +108,83 @@ pub enum TranslateError {
     Opendir(super::opendir::Unlisted),
 }
 
+/// The logs `read_iolog` names (`a:b`: one per clone, in turn), read; `None` without it,
+/// and under `--parse-only`, which reads no log.
+fn read_logs<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+    ctx: &Context<'_>,
+) -> Result<Option<Vec<super::replay::Replay>>, TranslateError> {
+    let Some(v) = g.raw("read_iolog") else {
+        return Ok(None);
+    };
+    if ctx.parse_only {
+        return Ok(None);
+    }
+    if v == "-" {
+        return Err(unsupported(
+            "read_iolog",
+            v,
+            "a log read from standard input",
+        ));
+    }
+    let o = super::replay::ReplayOptions {
+        redirect: g.raw("replay_redirect").map(str::to_string),
+        scale: g.int("replay_scale", 1)?,
+        align: match g.int("replay_align", 0)? {
+            a if a == 0 || a.is_power_of_two() => a,
+            _ => {
+                return Err(parse_err(
+                    "replay_align",
+                    g.raw("replay_align").unwrap_or_default(),
+                ))
+            }
+        },
+        time_scale: g.int("replay_time_scale", 100)?.max(1),
+        no_stall: g.flag("replay_no_stall", false)?,
+    };
+    split_names(v)
+        .iter()
+        .map(|name| super::replay::load(name, ctx.cwd, &o).map_err(|e| TranslateError::Job(e.0)))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The mix of a replay: the directions its logs hold.
+fn replay_mix(logs: &[super::replay::Replay], v: &str) -> Result<Mix, TranslateError> {
+    let any = |f: fn(&super::replay::Replay) -> bool| logs.iter().any(f);
+    Ok(
+        match (any(|l| l.reads()), any(|l| l.writes()), any(|l| l.trims())) {
+            (true, false, false) => Mix::Read,
+            (false, true, false) => Mix::Write,
+            (false, false, true) => Mix::Trim,
+            (true, true, false) => Mix::Share { read_pct: 50 },
+            (false, true, true) => Mix::TrimWrite,
+            _ => {
+                return Err(unsupported(
+                    "read_iolog",
+                    v,
+                    "a log that both reads and trims",
+                ))
+            }
+        },
+    )
+}
+
+/// The sync call a replay makes: fsync for `sync` lines, fdatasync for `datasync` ones.
+fn replay_sync_call(logs: &[super::replay::Replay], v: &str) -> Result<FsyncMode, TranslateError> {
+    let syncs = logs.iter().any(|l| l.syncs);
+    let datasyncs = logs.iter().any(|l| l.datasyncs);
+    match (syncs, datasyncs) {
+        (true, true) => Err(unsupported(
+            "read_iolog",
+            v,
+            "a log with both sync and datasync lines",
+        )),
+        (false, true) => Ok(FsyncMode::Fdatasync),
+        _ => Ok(FsyncMode::Fsync),
+    }
+}
+
 fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
     TranslateError::Unsupported {
         name: name.into(),
@@ -707,18 +784,26 @@ pub fn translate<J: JobOptions + ?Sized>(
         Some("rwmixwrite") => 100 - g.int("rwmixwrite", 50)?.min(100),
         _ => g.int("rwmixread", 50)?.min(100),
     } as u8;
-    let (mix, random) = match word {
-        "read" => (Mix::Read, false),
-        "write" => (Mix::Write, false),
-        "trim" => (Mix::Trim, false),
-        "randread" => (Mix::Read, true),
-        "randwrite" => (Mix::Write, true),
-        "randtrim" => (Mix::Trim, true),
-        "rw" | "readwrite" => (Mix::Share { read_pct }, false),
-        "randrw" => (Mix::Share { read_pct }, true),
-        "trimwrite" => (Mix::TrimWrite, false),
-        "randtrimwrite" => (Mix::TrimWrite, true),
-        other => return Err(parse_err("rw", other)),
+    // read_iolog: the logs are read first, as their directions make the job's mix.
+    let replays = read_logs(&g, ctx)?;
+    let (mix, random) = match (&replays, word) {
+        (Some(logs), _) => (
+            replay_mix(logs, g.raw("read_iolog").unwrap_or_default())?,
+            false,
+        ),
+        (None, word) => match word {
+            "read" => (Mix::Read, false),
+            "write" => (Mix::Write, false),
+            "trim" => (Mix::Trim, false),
+            "randread" => (Mix::Read, true),
+            "randwrite" => (Mix::Write, true),
+            "randtrim" => (Mix::Trim, true),
+            "rw" | "readwrite" => (Mix::Share { read_pct }, false),
+            "randrw" => (Mix::Share { read_pct }, true),
+            "trimwrite" => (Mix::TrimWrite, false),
+            "randtrimwrite" => (Mix::TrimWrite, true),
+            other => return Err(parse_err("rw", other)),
+        },
     };
     let trims = matches!(mix, Mix::Trim | Mix::TrimWrite);
     if mix == Mix::TrimWrite && !random && rw.suffix.is_some() {
@@ -731,6 +816,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     // rw=...:N: sequential modes skip N bytes after each request; random modes draw a new
     // offset every N requests.
     let stride = match rw.suffix {
+        _ if replays.is_some() => None,
         None => None,
         Some(n) if random => Some(parse_int(n).map_err(|_| parse_err("rw", rw_text))?),
         Some(n) => Some(
@@ -785,6 +871,17 @@ pub fn translate<J: JobOptions + ?Sized>(
         for d in 0..3 {
             if let Some(entries) = &s[d] {
                 sizes[d] = SizeChoice::Split(entries.iter().map(|e| (e.bs, e.percent)).collect());
+            }
+        }
+    }
+    // The header shows the sizes as the options give them, before a replay's log is read.
+    let header_bs = [0, 1, 2].map(|d: usize| (sizes[d].min(), sizes[d].max()));
+    // A replay's buffers hold its largest request of each direction (fio raises max_bs).
+    if let Some(logs) = &replays {
+        for (d, size) in sizes.iter_mut().enumerate() {
+            let most = logs.iter().map(|l| l.max_len[d]).max().unwrap_or(0);
+            if most > 0 {
+                *size = SizeChoice::Fixed(most);
             }
         }
     }
@@ -882,10 +979,14 @@ pub fn translate<J: JobOptions + ?Sized>(
     };
     let fsync_n = g.int("fsync", 0)?;
     let fdatasync_n = g.int("fdatasync", 0)?;
-    let (every, call) = if fdatasync_n > 0 {
-        (fdatasync_n, FsyncMode::Fdatasync)
-    } else {
-        (fsync_n, FsyncMode::Fsync)
+    let (every, call) = match &replays {
+        // A replay syncs where its log does, with the log's call.
+        Some(logs) => (
+            0,
+            replay_sync_call(logs, g.raw("read_iolog").unwrap_or_default())?,
+        ),
+        None if fdatasync_n > 0 => (fdatasync_n, FsyncMode::Fdatasync),
+        None => (fsync_n, FsyncMode::Fsync),
     };
     let sync = SyncPolicy {
         every_requests: 0,
@@ -1009,6 +1110,13 @@ pub fn translate<J: JobOptions + ?Sized>(
             }
             if trims {
                 return Err(unsupported("verify", v, "verification of a job that trims"));
+            }
+            if replays.is_some() {
+                return Err(unsupported(
+                    "verify",
+                    v,
+                    "verification of a replay (read_iolog)",
+                ));
             }
             Some(plumb_fileio::spec::VerifySpec {
                 checksum: if v == "md5" {
@@ -1274,7 +1382,13 @@ pub fn translate<J: JobOptions + ?Sized>(
     // Clone numbers as fio makes them: the job is 0, then numjobs-1 down to 1.
     let subjobs: Vec<u32> = std::iter::once(0).chain((1..numjobs).rev()).collect();
     for (k, &sub) in subjobs.iter().enumerate() {
-        let names: Vec<String> = if user_files.is_empty() {
+        // A replay's files are its log's (fio drops the job's own for them).
+        let replay = replays
+            .as_ref()
+            .map(|logs| &logs[sub as usize % logs.len()]);
+        let names: Vec<String> = if let Some(r) = replay {
+            r.names.clone()
+        } else if user_files.is_empty() {
             (0..nrfiles)
                 .map(|f| format_name(&fmt, &stem, sub, f))
                 .collect()
@@ -1316,6 +1430,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             file_sizes(fs, &existing, per_file_whole, rw_min_bs, &mut rng)
         });
         let total = match (size_opt, &fixed_sizes) {
+            _ if replay.is_some() => replay.map(|r| r.bytes),
             (Some(s), _) => Some(percent_of(s, whole)),
             (None, Some(each)) => Some(each.iter().sum()),
             (None, None) if from_files => Some(whole),
@@ -1351,8 +1466,15 @@ pub fn translate<J: JobOptions + ?Sized>(
         let per_file = total / nfiles;
         let base_off = offset.map_or(0, |o| percent_of(o, per_file_whole));
         let inc = offset_inc.map_or(0, |o| percent_of(o, per_file_whole));
-        let start = base_off + inc * sub as u64;
-        let lengths: Vec<u64> = if let Some(each) = &fixed_sizes {
+        let start = if replay.is_some() {
+            0
+        } else {
+            base_off + inc * sub as u64
+        };
+        let lengths: Vec<u64> = if let Some(r) = replay {
+            // A replay's offsets are the log's: each file's region reaches its furthest.
+            r.extents.clone()
+        } else if let Some(each) = &fixed_sizes {
             // A file's size under filesize includes the offset, which must lie within it.
             if each.iter().any(|&n| start > n) {
                 return Err(TranslateError::Job(format!(
@@ -1372,7 +1494,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             vec![per_file; paths.len()]
         };
         let length = lengths.iter().copied().min().unwrap_or(0);
-        if length < min_bs {
+        if length < min_bs && replay.is_none() {
             return Err(TranslateError::Job(format!(
                 "fio: size too small, must not be less than minimum block size: {length} < {min_bs}"
             )));
@@ -1392,6 +1514,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             .collect();
         let region: u64 = lengths.iter().sum();
         let pass_bytes = match (io_size, &fixed_sizes) {
+            _ if replay.is_some() => total,
             (Some(s), _) => percent_of(s, region).max(min_bs),
             // With filesize, size caps the bytes a pass moves (fio lowers size to the sum
             // of the files' sizes, never raises it).
@@ -1403,7 +1526,10 @@ pub fn translate<J: JobOptions + ?Sized>(
         // trimwrite (whose trims count too). It counts those bytes only for requests an
         // engine queues, and a time-based job stops there only to verify.
         let random_map = !norandommap && !blockalign_unmaps && skew.is_uniform();
-        let round_bytes = (engine.caps.queued && (!time_based || verify.is_some())).then(|| {
+        let round_bytes = (engine.caps.queued
+            && replay.is_none()
+            && (!time_based || verify.is_some()))
+        .then(|| {
             let mut total = region;
             if random && access.issues_writes() && !random_map {
                 total = total.max(pass_bytes);
@@ -1430,9 +1556,11 @@ pub fn translate<J: JobOptions + ?Sized>(
             sync_every_writes: every,
             // fio writes the data of a job that reads, and of one that writes through an
             // engine that cannot extend a file (mmap: FIO_NOEXTEND).
-            lay_out_data: access.reads() || (access.issues_writes() && engine_name == "mmap"),
+            // A replay lays nothing out (fio creates a missing file empty at its open).
+            lay_out_data: replay.is_none()
+                && (access.reads() || (access.issues_writes() && engine_name == "mmap")),
             // fio's fallocate=native, the default on Linux, for every file it lays out.
-            allocate: true,
+            allocate: replay.is_none(),
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -1440,6 +1568,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             // A file that fills the filesystem grows as it is written: neither sized nor
             // preallocated first (fio skips both under fill_device).
             create_at_open: create_at_open
+                || replay.is_some()
                 || (fill_device
                     && !paths
                         .iter()
@@ -1458,6 +1587,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                     path: ctx.cwd.join(p),
                     names: file_names.clone(),
                 }),
+            replay: replay.map(|r| r.script.clone()),
             verify,
             min_rate,
             max_latency,
@@ -1534,7 +1664,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 } else {
                     word.to_string()
                 },
-                bs: sizes.by_dir().map(|s| (s.min(), s.max())),
+                bs: header_bs,
                 bs_is_seq_rand: false,
                 ioengine: engine_name.to_string(),
                 iodepth,

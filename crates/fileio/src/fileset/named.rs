@@ -322,6 +322,7 @@ mod tests {
                 stride: None,
                 log: None,
                 trace: None,
+                replay: None,
                 min_rate: None,
                 max_latency: None,
                 verify: None,

@@ -72,6 +72,7 @@ use crate::spec::{JobIo, SizeChoice};
 
 mod file;
 mod order;
+pub mod replay;
 
 use file::{Draw, FileWalk, Runs, Wrap, NONE};
 use order::BlockOrder;
@@ -145,6 +146,8 @@ pub struct JobWalk {
     /// fio drops a file's cached pages each time it opens it (the first request of each
     /// round, and of the read-back).
     drop_on_open: bool,
+    /// A logged sequence replayed in place of the walk (fio's `read_iolog`).
+    replay: Option<replay::Replay>,
     /// ... and when a time-based job starts a file over in place (not under direct I/O).
     drop_on_wrap: bool,
     /// The first request is still to come (it goes through the cold path, which keeps the
@@ -243,7 +246,7 @@ impl JobWalk {
             io_size_given: pass_bytes != regions,
             all_done: false,
             // The first request takes the cold path (see `started`).
-            round_over: job.repeat_each_round,
+            round_over: job.repeat_each_round || job.replay.is_some(),
             finished: false,
             rounds_end_when_done: bounded || (!random && job.files.len() > 1),
             sync_every: job.sync_every_writes,
@@ -263,6 +266,10 @@ impl JobWalk {
             },
             drops_due: if job.invalidate { job.files.len() } else { 0 },
             drop_on_open: job.invalidate,
+            replay: job
+                .replay
+                .clone()
+                .map(|s| replay::Replay::new(s, job.invalidate)),
             // Without a map a random file never starts over (fio); in order, one file
             // wraps in place.
             drop_on_wrap: job.invalidate_on_wrap
@@ -324,6 +331,10 @@ impl JobWalk {
     /// the files again. `None`: the next round has begun.
     #[cold]
     fn between_rounds(&mut self, rng: &mut Rng) -> Option<Op> {
+        // A replay keeps `round_over` set: every request comes this way.
+        if let Some(r) = &mut self.replay {
+            return Some(r.next());
+        }
         if !self.started {
             self.started = true;
             self.round_over = false;

@@ -38,6 +38,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         stride: None,
         log: None,
         trace: None,
+        replay: None,
         min_rate: None,
         max_latency: None,
         verify: None,
@@ -518,6 +519,7 @@ fn spelled(w: &mut JobWalk, n: usize) -> String {
             Op::Trim(io) => format!("T{}", io.file),
             Op::Fsync(f) => format!("S{f}"),
             Op::Drain => "-".into(),
+            Op::Pause(_) => "P".into(),
         });
     }
     v.join(" ")
@@ -820,3 +822,46 @@ fn a_time_based_mixed_job_wraps_each_direction_at_the_end_of_its_only_file() {
 }
 
 mod runs;
+
+/// A replayed script: its entries in order, once, an open as a drop when the job
+/// invalidates, a wait that has not passed as a pause before its entry, then the end.
+#[test]
+fn replay_hands_out_the_script_in_order_once() {
+    use super::replay::{Action, Entry, Script, Wait};
+    let e = |action, file, offset, wait| Entry {
+        action,
+        file,
+        offset,
+        len: 4096,
+        wait,
+    };
+    let script = Script {
+        entries: vec![
+            e(Action::Open, 1, 0, Wait::None),
+            e(Action::Read, 1, 8192, Wait::None),
+            e(Action::Wait, 0, 0, Wait::None),
+            e(Action::Write, 0, 4096, Wait::AfterLast(0)),
+            // An hour after the write: a pause comes first (the walk does not sleep).
+            e(Action::Sync, 0, 0, Wait::AfterLast(3_600_000_000)),
+            e(Action::Trim, 1, 0, Wait::None),
+        ],
+    };
+    for (invalidate, want) in [(true, "D1 R1 W0 P S0 T1"), (false, "R1 W0 P S0 T1")] {
+        let mut j = job(&[(0, 1 << 20), (0, 1 << 20)], 4096);
+        j.invalidate = invalidate;
+        j.replay = Some(std::sync::Arc::new(script.clone()));
+        let mut w = JobWalk::new(Access::new(Mix::Read, Order::Sequential), &j);
+        assert_eq!(spelled(&mut w, 100), want);
+        // Done for good.
+        assert!(matches!(w.next(&mut Rng::new(3, 0)), Op::Done));
+    }
+    // The request offsets are the script's.
+    let mut j = job(&[(0, 1 << 20), (0, 1 << 20)], 4096);
+    j.replay = Some(std::sync::Arc::new(script));
+    let mut w = JobWalk::new(Access::new(Mix::Read, Order::Sequential), &j);
+    let mut rng = Rng::new(3, 0);
+    let Op::Read(io) = w.next(&mut rng) else {
+        panic!()
+    };
+    assert_eq!((io.file, io.offset, io.len), (1, 8192, 4096));
+}
