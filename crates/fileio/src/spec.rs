@@ -220,6 +220,12 @@ pub struct VerifySpec {
     /// Stop at the first bad request (fio's verify_fatal); otherwise check them all and
     /// fail the job at the end.
     pub fatal: bool,
+    /// Read back while writing (fio's verify_backlog): whenever this many writes wait to be
+    /// read back, `batch` of them are (0: only once the writes are done).
+    #[serde(default)]
+    pub backlog: u64,
+    #[serde(default)]
+    pub batch: u64,
 }
 
 /// What a job tells the kernel about its pattern when it opens a file.

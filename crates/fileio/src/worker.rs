@@ -576,6 +576,13 @@ impl<E: Engine> IoWorker<E> {
                         self.chained = None;
                     }
                     Op::Read(io) => {
+                        if self.s.verify.is_some_and(|v| v.backlog > 0) {
+                            // A read back while writing waits for the writes to its file
+                            // still in flight (fio reads back only completed writes).
+                            while self.writes_in_flight[io.file as usize] > 0 {
+                                self.complete(ctx, None)?;
+                            }
+                        }
                         self.issue(ctx, t, Dir::Read, io)?;
                         self.after_issue(ctx)?;
                     }

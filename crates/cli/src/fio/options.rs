@@ -460,8 +460,9 @@ mod tests {
         // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;
         // then hugepage-size (mem=mmaphuge); then log_offset and per_job_logs; then
         // random_generator; then write_iolog; then read_iolog, replay_no_stall,
-        // replay_redirect, replay_scale, replay_align and replay_time_scale.
-        assert_eq!(n, 125);
+        // replay_redirect, replay_scale, replay_align and replay_time_scale; then
+        // verify_backlog and verify_backlog_batch.
+        assert_eq!(n, 127);
     }
 
     #[test]

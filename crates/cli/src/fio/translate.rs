@@ -1126,6 +1126,13 @@ pub fn translate<J: JobOptions + ?Sized>(
                 },
                 after_writes: g.flag("do_verify", true)?,
                 fatal: g.flag("verify_fatal", false)?,
+                // fio reads back while writing only as part of do_verify.
+                backlog: match g.raw("verify_backlog") {
+                    None => 0,
+                    Some(b) => super::values::parse_bytes(b, j.kb_of("verify_backlog"))
+                        .map_err(|_| parse_err("verify_backlog", b))?,
+                },
+                batch: g.int("verify_backlog_batch", 0)?,
             })
         }
         v => {

@@ -36,6 +36,10 @@
 //!   it. A time-based job has no byte limit: its rounds end when every file is done, which
 //!   happens to a job walking several files in order (or at `round_bytes`); its only file
 //!   walked in order, or a random file whose map is used up, starts over in place.
+//! - Verify while writing (fio's `verify_backlog=N`): whenever N writes wait to be read
+//!   back and the request before was no read, the next `verify_backlog_batch` (N)
+//!   requests read back the first of them ([`history::History`]'s order), unless the
+//!   round ends first; what is left is read back at the round's end as below.
 //! - Verify: a round's writes are read back in the order written when the job keeps a
 //!   random map, otherwise by file and offset, a later write replacing the earlier ones it
 //!   overlaps (fio's log_io_piece keeps those in a tree).
@@ -71,10 +75,12 @@ use crate::pattern::{Io, Op};
 use crate::spec::{JobIo, SizeChoice};
 
 mod file;
+mod history;
 mod order;
 pub mod replay;
 
 use file::{Draw, FileWalk, Runs, Wrap, NONE};
+use history::History;
 use order::BlockOrder;
 
 /// One thread's walk.
@@ -127,14 +133,17 @@ pub struct JobWalk {
     at_sync_multiple: bool,
     /// At a multiple and the last request was no sync: the next request is one.
     sync_due: bool,
-    /// The round's writes, read back once it ends (verify), and how far the read-back got
-    /// (`None`: the round's requests are still going).
-    written: Option<Vec<Io>>,
+    /// The writes not read back yet (verify), what the round's end reads back of them, and
+    /// how far that got (`None`: the round's requests are still going).
+    written: Option<History>,
+    read_back: Vec<Io>,
     reading_back: Option<usize>,
-    /// The read-back goes in the order written (a random map: no block twice); otherwise by
-    /// file and offset, each block once (fio's io_hist tree, also under lfsr, which keeps
-    /// no map).
-    read_back_in_order: bool,
+    /// verify_backlog and its batch (0: none), the reads left of the batch under way, and
+    /// whether the last request was a read.
+    backlog: u64,
+    backlog_batch: u64,
+    batch_left: u64,
+    last_was_read: bool,
     /// The longest region: no request is longer.
     longest: u64,
     /// rw=write:N: the hole after each sequential request.
@@ -211,10 +220,12 @@ impl JobWalk {
         let pass_bytes = job.pass_bytes.max(1);
         // fio 3.33 reads back what a job wrote after each of its rounds (thread_main calls
         // do_verify after every do_io), time-based or not.
-        let written = job
+        let verify = job
             .verify
-            .filter(|v| v.after_writes && access.mix == Mix::Write)
-            .map(|_| Vec::new());
+            .filter(|v| v.after_writes && access.mix == Mix::Write);
+        // In the order written under a random map (no block twice), otherwise by file and
+        // offset, each block once (fio's io_hist tree, also under lfsr, which keeps no map).
+        let written = verify.map(|_| History::new(mapped));
         let loops = job.passes.unwrap_or(0).max(1);
         let budget = if bounded {
             pass_bytes.saturating_mul(loops)
@@ -253,9 +264,13 @@ impl JobWalk {
             writes: 0,
             at_sync_multiple: false,
             sync_due: false,
-            read_back_in_order: mapped,
             written,
+            read_back: Vec::new(),
             reading_back: None,
+            backlog: verify.map_or(0, |v| v.backlog),
+            backlog_batch: verify.map_or(0, |v| if v.batch > 0 { v.batch } else { v.backlog }),
+            batch_left: 0,
+            last_was_read: false,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
             stride: job.stride.filter(|&n| n > 0 && !random),
             runs: Runs {
@@ -353,34 +368,26 @@ impl JobWalk {
                 self.in_round
             };
             if let Some(w) = &mut self.written {
-                if !w.is_empty() {
-                    if !self.read_back_in_order {
-                        *w = by_file_and_offset(w);
-                    }
-                    if self.drop_on_open {
-                        self.drop_all();
-                    }
+                self.read_back = w.take_all();
+                self.batch_left = 0;
+                if !self.read_back.is_empty() && self.drop_on_open {
+                    self.drop_all();
                 }
             }
             return Some(Op::Drain);
         };
-        if let Some(w) = &self.written {
-            if let Some(&io) = w.get(i) {
-                if self.drops_due > 0 {
-                    if let Some(op) = self.take_drop(io.file as usize) {
-                        return Some(op);
-                    }
+        if let Some(&io) = self.read_back.get(i) {
+            if self.drops_due > 0 {
+                if let Some(op) = self.take_drop(io.file as usize) {
+                    return Some(op);
                 }
-                self.reading_back = Some(i + 1);
-                self.done_bytes += io.len as u64;
-                return Some(Op::Read(io));
             }
+            self.reading_back = Some(i + 1);
+            self.done_bytes += io.len as u64;
+            return Some(Op::Read(io));
         }
-        let read_back = self.written.as_mut().is_some_and(|w| {
-            let any = !w.is_empty();
-            w.clear();
-            any
-        });
+        let read_back = !self.read_back.is_empty();
+        self.read_back.clear();
         if read_back {
             // do_verify ends by completing its reads.
             return Some(Op::Drain);
@@ -592,6 +599,11 @@ impl JobWalk {
                 return op;
             }
         }
+        if self.backlog > 0 {
+            if let Some(op) = self.backlog_read() {
+                return op;
+            }
+        }
         if self.sync_due {
             let n = self.files.len();
             let fi = (0..n)
@@ -699,10 +711,32 @@ impl JobWalk {
         op
     }
 
+    /// fio's check_get_verify: the next read of a batch under way, or of one that starts
+    /// now (`backlog` writes wait and the last request was no read).
+    #[cold]
+    fn backlog_read(&mut self) -> Option<Op> {
+        let w = self.written.as_mut()?;
+        if w.len() == 0 {
+            return None;
+        }
+        if self.batch_left == 0 {
+            if self.last_was_read || !(w.len() as u64).is_multiple_of(self.backlog) {
+                return None;
+            }
+            self.batch_left = self.backlog_batch;
+        }
+        let io = w.pop_first()?;
+        self.batch_left -= 1;
+        self.last_was_read = true;
+        self.done_bytes += io.len as u64;
+        Some(self.not_written(Op::Read(io)))
+    }
+
     /// Count a write (a sync may be due after it) and hand it out.
     fn wrote(&mut self, io: Io) -> Op {
         if let Some(w) = &mut self.written {
             w.push(io);
+            self.last_was_read = false;
         }
         self.writes += 1;
         if self.sync_every > 0 {
@@ -808,29 +842,6 @@ impl JobWalk {
             return self.wrote(io);
         }
     }
-}
-
-/// A round's writes in fio's verify order without a random map: by file, then offset,
-/// a later write replacing every earlier one it overlaps (fio's io_hist rb-tree).
-fn by_file_and_offset(written: &[Io]) -> Vec<Io> {
-    let mut tree: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
-    for io in written {
-        let end = io.offset + io.len as u64;
-        // Earlier writes that overlap this one (the tree holds no overlaps): the one
-        // starting before it if it reaches into it, and those starting inside it.
-        if let Some((&k, &len)) = tree.range((io.file, 0)..(io.file, io.offset)).next_back() {
-            if k.1 + len as u64 > io.offset {
-                tree.remove(&k);
-            }
-        }
-        while let Some((&k, _)) = tree.range((io.file, io.offset)..(io.file, end)).next() {
-            tree.remove(&k);
-        }
-        tree.insert((io.file, io.offset), io.len);
-    }
-    tree.into_iter()
-        .map(|((file, offset), len)| Io { file, offset, len })
-        .collect()
 }
 
 #[cfg(test)]

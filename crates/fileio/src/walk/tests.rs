@@ -616,6 +616,8 @@ fn the_read_back_drops_the_files_again() {
         checksum: crate::verify::Checksum::Crc32c,
         after_writes: true,
         fatal: false,
+        backlog: 0,
+        batch: 0,
     });
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
@@ -628,6 +630,8 @@ fn verified(mut j: JobIo) -> JobIo {
         checksum: crate::verify::Checksum::Crc32c,
         after_writes: true,
         fatal: false,
+        backlog: 0,
+        batch: 0,
     });
     j
 }
@@ -703,8 +707,12 @@ fn overlapping_writes_leave_the_latest_one_to_read_back() {
         io(0, 4096, 8192),
         io(0, 20480, 4096),
     ];
+    let mut h = super::history::History::new(false);
+    for x in &w {
+        h.push(*x);
+    }
     assert_eq!(
-        by_file_and_offset(&w),
+        h.take_all(),
         [
             io(0, 0, 4096),
             io(0, 4096, 8192),
