@@ -13,8 +13,8 @@
 //! - The file is opened `O_WRONLY|O_CREAT` (mode 0644), with `O_TRUNC` when data follows.
 //! - `fallocate(fd, 0, 0, size)` allocates it, for every job (`fallocate=native`); a
 //!   failure is ignored, with no fallback to `ftruncate`.
-//! - A job that reads (or writes through an engine that cannot extend a file, such as
-//!   mmap) then sizes it with `ftruncate(fd, size)` and writes it from offset 0 with
+//! - A job that reads (or writes with `overwrite=1`, or through an engine that cannot
+//!   extend a file, such as mmap) then sizes it with `ftruncate(fd, size)` and writes it from offset 0 with
 //!   `write` calls of the job's largest write size (the last one shorter), random data,
 //!   and `fsync`s it. A job that only writes gets neither the `ftruncate` nor the data.
 //! - `posix_fadvise(DONTNEED)` from the file's old size to the new one (only what the
@@ -284,6 +284,35 @@ fn an_mmap_writer_s_file_is_written_as_a_reader_s() {
         "--bs=16k",
         "--rw=write",
         "--ioengine=mmap",
+    ];
+    let want = [
+        "unlink data",
+        "open data O_WRONLY|O_CREAT|O_TRUNC 0644",
+        "fallocate data 0 0 32768",
+        "ftruncate data 32768",
+        "write data 16384",
+        "write data 16384",
+        "fsync data",
+        "fadvise64 data 0 32768 POSIX_FADV_DONTNEED",
+        "close data",
+    ];
+    compare(&args, &|_| {}, &want);
+}
+
+#[test]
+fn an_overwriting_writer_s_file_is_written_as_a_reader_s() {
+    if !strace() {
+        return;
+    }
+    // overwrite=1: the writes replace data already there, so fio lays the file out whole
+    // first, as for a reader.
+    let args = [
+        "--name=j",
+        "--filename=data",
+        "--size=32k",
+        "--bs=16k",
+        "--rw=randwrite",
+        "--overwrite=1",
     ];
     let want = [
         "unlink data",

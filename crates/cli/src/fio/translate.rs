@@ -1187,6 +1187,7 @@ pub fn translate<J: JobOptions + ?Sized>(
         ));
     }
     let create_at_open = g.flag("create_on_open", false)?;
+    let overwrite = g.flag("overwrite", false)?;
     if create_at_open && access.reads() {
         return Err(unsupported(
             "create_on_open",
@@ -1564,8 +1565,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             // fio writes the data of a job that reads, and of one that writes through an
             // engine that cannot extend a file (mmap: FIO_NOEXTEND).
             // A replay lays nothing out (fio creates a missing file empty at its open).
+            // (and of one that overwrites: overwrite=1 writes over data already there).
             lay_out_data: replay.is_none()
-                && (access.reads() || (access.issues_writes() && engine_name == "mmap")),
+                && (access.reads()
+                    || (access.issues_writes() && (overwrite || engine_name == "mmap"))),
             // fio's fallocate=native, the default on Linux, for every file it lays out.
             allocate: replay.is_none(),
             unlink,
