@@ -34,6 +34,7 @@ pub mod max_latency;
 pub mod min_rate;
 pub mod pattern;
 pub mod placement;
+pub mod pre_read;
 pub mod setting;
 pub mod settings;
 pub mod sharing;

@@ -341,6 +341,9 @@ pub struct JobIo {
     /// Log each request as it is issued, in fio's iolog text ([`crate::io_trace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::io_trace::TraceSpec>,
+    /// Read each file's region once before the job's requests (fio's `pre_read`).
+    #[serde(default)]
+    pub pre_read: bool,
     /// Replay these requests instead of walking the files (fio's `read_iolog`).
     #[serde(skip)]
     pub replay: Option<std::sync::Arc<crate::walk::replay::Script>>,

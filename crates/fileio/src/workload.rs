@@ -359,6 +359,12 @@ impl Workload for FileioWorkload {
         }
     }
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError> {
+        if let (Some(job), Some(table)) = (self.spec.job.as_ref(), self.table()) {
+            if job.pre_read {
+                crate::pre_read::pre_read(table, &job.files, job.sizes.read.max())
+                    .map_err(WorkloadError::new)?;
+            }
+        }
         // A blocking engine that both reads and writes reads into a buffer of its own.
         let read_buffer =
             !self.engine.caps.queued && self.spec.access.is_some_and(|a| a.reads() && a.writes());

@@ -429,6 +429,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             log: None,
             trace: None,
             replay: None,
+            pre_read: false,
             min_rate: None,
             max_latency: None,
             verify: None,

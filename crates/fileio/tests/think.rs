@@ -60,6 +60,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             log: None,
             trace: None,
             replay: None,
+            pre_read: false,
             min_rate: None,
             max_latency: None,
             verify: None,

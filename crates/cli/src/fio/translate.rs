@@ -1327,7 +1327,18 @@ pub fn translate<J: JobOptions + ?Sized>(
     // fio drops a file's cached pages at every open, direct or not, and when a time-based
     // job wraps a file in place unless the I/O is direct; never for an engine without
     // files (null).
-    let invalidate = g.flag("invalidate", true)? && engine.caps.needs_files;
+    // pre_read: each file read once before the job, into the page cache, which fio then
+    // keeps (it turns invalidate off). Through O_DIRECT there is no cache to fill, and
+    // fio's pre-read fails there.
+    let pre_read = g.flag("pre_read", false)? && engine.caps.needs_files;
+    if pre_read && direct {
+        return Err(unsupported(
+            "pre_read",
+            "1",
+            "with direct=1 (no page cache to fill; fio's pre-read fails there)",
+        ));
+    }
+    let invalidate = g.flag("invalidate", true)? && engine.caps.needs_files && !pre_read;
     let invalidate_on_wrap = invalidate && !direct;
     // fadvise_hint=1 (the default) tells the kernel the job's own pattern at each open.
     let advice = match g.raw("fadvise_hint").unwrap_or("1") {
@@ -1598,6 +1609,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                     names: file_names.clone(),
                 }),
             replay: replay.map(|r| r.script.clone()),
+            pre_read,
             verify,
             min_rate,
             max_latency,

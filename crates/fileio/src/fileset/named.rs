@@ -323,6 +323,7 @@ mod tests {
                 log: None,
                 trace: None,
                 replay: None,
+                pre_read: false,
                 min_rate: None,
                 max_latency: None,
                 verify: None,

@@ -39,6 +39,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         log: None,
         trace: None,
         replay: None,
+        pre_read: false,
         min_rate: None,
         max_latency: None,
         verify: None,
