@@ -4,8 +4,9 @@
 //! One line per event, each stamped with the microseconds since the thread began:
 //! `<us> <file> add` for each file at the start, `<us> <file> open` before a file's first
 //! request of each round (fio opens its files lazily), `<us> <file> <read|write|trim|sync>
-//! <offset> <length>` for each request when it is queued, and `<us> <file> close` for the
-//! open files, in file order, when a round (or a read-back) ends and when the thread does.
+//! <offset> <length>` for each request when it is queued, and `<us> <file> close` when the
+//! walk finds a file done (fio closes it there) and for the files still open, in file
+//! order, when a round (or a read-back) ends and when the thread does.
 //! A sync carries the offset of the request before it and length 0, as fio's reused
 //! request does (exact at iodepth=1, where fio has one). The file is opened for appending,
 //! as fio opens it, so the clones of a job and a second run add to it; each thread's lines
@@ -133,6 +134,17 @@ impl IoTrace {
             &mut self.failed,
             format_args!("{us} {} {what} {offset} {len}\n", self.names[f]),
         );
+    }
+
+    /// Files the walk found done: fio closes each there.
+    pub fn closed(&mut self, files: impl Iterator<Item = u32>) {
+        for f in files {
+            let f = f as usize;
+            if self.opened.get(f).copied().unwrap_or(false) {
+                self.opened[f] = false;
+                self.file(f, "close");
+            }
+        }
     }
 
     /// The round is over: its open files are closed, in file order.

@@ -272,6 +272,12 @@ impl Pattern {
         self.walk.as_ref().map_or((0, false), |w| w.phase())
     }
 
+    /// The files a job's walk found done since the last call, when its requests are
+    /// logged ([`crate::io_trace`]).
+    pub fn take_closed(&mut self) -> Option<std::vec::Drain<'_, u32>> {
+        self.walk.as_mut().and_then(|w| w.take_closed())
+    }
+
     /// The next operation of this thread.
     #[inline]
     pub fn next(&mut self, rng: &mut Rng) -> Op {

@@ -228,6 +228,25 @@ pub struct VerifySpec {
     pub batch: u64,
 }
 
+/// How a job's walk moves between its files (fio's `file_service_type`); each request
+/// and sync is served by one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileService {
+    /// N requests to each file in turn (fio's `roundrobin:N`; the default, N = 1).
+    RoundRobin(u64),
+    /// Each file until it is done, in order (fio's `sequential`).
+    Sequential,
+    /// N requests to a file drawn at random among those not done (fio's `random:N`).
+    Random(u64),
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService::RoundRobin(1)
+    }
+}
+
 /// What a job tells the kernel about its pattern when it opens a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -341,6 +360,9 @@ pub struct JobIo {
     /// Log each request as it is issued, in fio's iolog text ([`crate::io_trace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::io_trace::TraceSpec>,
+    /// How the walk moves from file to file (fio's `file_service_type`).
+    #[serde(default)]
+    pub service: FileService,
     /// Read each file's region once before the job's requests (fio's `pre_read`).
     #[serde(default)]
     pub pre_read: bool,

@@ -561,6 +561,9 @@ impl<E: Engine> IoWorker<E> {
                     op = self.s.pattern.next(&mut ctx.rng);
                 }
                 if let Some(t) = self.s.trace.as_mut() {
+                    if let Some(done) = self.s.pattern.take_closed() {
+                        t.closed(done);
+                    }
                     t.op(&op);
                 }
                 match op {
@@ -631,6 +634,9 @@ impl<E: Engine> IoWorker<E> {
     #[cold]
     fn between(&mut self, ctx: &mut WorkerCtx<'_>, op: Op) -> Result<(), WorkloadError> {
         if let Some(t) = self.s.trace.as_mut() {
+            if let Some(done) = self.s.pattern.take_closed() {
+                t.closed(done);
+            }
             t.op(&op);
         }
         match op {

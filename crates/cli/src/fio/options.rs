@@ -461,8 +461,9 @@ mod tests {
         // then hugepage-size (mem=mmaphuge); then log_offset and per_job_logs; then
         // random_generator; then write_iolog; then read_iolog, replay_no_stall,
         // replay_redirect, replay_scale, replay_align and replay_time_scale; then
-        // verify_backlog and verify_backlog_batch; then overwrite; then pre_read.
-        assert_eq!(n, 129);
+        // verify_backlog and verify_backlog_batch; then overwrite; then pre_read; then
+        // file_service_type.
+        assert_eq!(n, 130);
     }
 
     #[test]

@@ -149,6 +149,39 @@ fn read_logs<J: JobOptions + ?Sized>(
         .map(Some)
 }
 
+/// fio's `file_service_type`: `roundrobin`, `sequential` or `random`, with `:N` requests
+/// per pick (fio's atoi of the rest; 1 without it).
+fn file_service<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+) -> Result<plumb_fileio::spec::FileService, TranslateError> {
+    use plumb_fileio::spec::FileService;
+    let Some(v) = g.raw("file_service_type") else {
+        return Ok(FileService::default());
+    };
+    let (word, nr) = match v.split_once(':') {
+        Some((w, n)) => (w, Some(n)),
+        None => (v, None),
+    };
+    let per = match nr {
+        None => 1,
+        Some(n) => match parse_int(n) {
+            Ok(k) if k > 0 => k,
+            _ => return Err(parse_err("file_service_type", v)),
+        },
+    };
+    match word {
+        "roundrobin" => Ok(FileService::RoundRobin(per)),
+        "sequential" => Ok(FileService::Sequential),
+        "random" => Ok(FileService::Random(per)),
+        "zipf" | "pareto" | "normal" | "gauss" => Err(unsupported(
+            "file_service_type",
+            v,
+            "files drawn by a skewed distribution (roundrobin, sequential and random are)",
+        )),
+        _ => Err(parse_err("file_service_type", v)),
+    }
+}
+
 /// The mix of a replay: the directions its logs hold.
 fn replay_mix(logs: &[super::replay::Replay], v: &str) -> Result<Mix, TranslateError> {
     let any = |f: fn(&super::replay::Replay) -> bool| logs.iter().any(f);
@@ -1188,6 +1221,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     }
     let create_at_open = g.flag("create_on_open", false)?;
     let overwrite = g.flag("overwrite", false)?;
+    let service = file_service(&g)?;
     if create_at_open && access.reads() {
         return Err(unsupported(
             "create_on_open",
@@ -1610,6 +1644,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 }),
             replay: replay.map(|r| r.script.clone()),
             pre_read,
+            service,
             verify,
             min_rate,
             max_latency,

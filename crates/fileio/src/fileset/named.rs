@@ -324,6 +324,7 @@ mod tests {
                 trace: None,
                 replay: None,
                 pre_read: false,
+                service: Default::default(),
                 min_rate: None,
                 max_latency: None,
                 verify: None,

@@ -3,7 +3,8 @@
 //! Unlike sysbench's shared stream ([`crate::pattern`]), nothing is shared between threads:
 //! each has its files' positions, its random map and its byte count.
 //!
-//! - Files take turns, one request each (fio's `file_service_type=roundrobin`).
+//! - Files take turns, one request each (fio's `file_service_type=roundrobin`), or as the
+//!   job's other file service says ([`service`]).
 //! - Sequential: each direction keeps its own position per file (reads and writes of a mixed
 //!   job each walk the file from its start); a request never crosses the region's end. A file
 //!   whose next request would cross it is done for the round and the others take its turns,
@@ -78,6 +79,7 @@ mod file;
 mod history;
 mod order;
 pub mod replay;
+mod service;
 
 use file::{Draw, FileWalk, Runs, Wrap, NONE};
 use history::History;
@@ -157,6 +159,11 @@ pub struct JobWalk {
     drop_on_open: bool,
     /// A logged sequence replayed in place of the walk (fio's `read_iolog`).
     replay: Option<replay::Replay>,
+    /// Files served otherwise than one request each in turn.
+    service: Option<service::Service>,
+    /// Files done since the last look, for a job whose requests are logged (fio closes a
+    /// file as soon as it finds it done); `None` when nobody looks.
+    closed: Option<Vec<u32>>,
     /// ... and when a time-based job starts a file over in place (not under direct I/O).
     drop_on_wrap: bool,
     /// The first request is still to come (it goes through the cold path, which keeps the
@@ -285,6 +292,8 @@ impl JobWalk {
                 .replay
                 .clone()
                 .map(|s| replay::Replay::new(s, job.invalidate)),
+            service: service::Service::new(job.service),
+            closed: job.trace.is_some().then(Vec::new),
             // Without a map a random file never starts over (fio); in order, one file
             // wraps in place.
             drop_on_wrap: job.invalidate_on_wrap
@@ -554,6 +563,7 @@ impl JobWalk {
                 return Some(fi);
             }
             f.done = true;
+            self.closing(fi);
         }
         None
     }
@@ -564,6 +574,7 @@ impl JobWalk {
         let f = &mut self.files[fi];
         if self.rounds_end_when_done {
             f.done = true;
+            self.closing(fi);
             return Wrap::Done;
         }
         // fio's get_next_rand_block: a time-based job starts the file over in place.
@@ -618,6 +629,9 @@ impl JobWalk {
             }
             self.sync_due = false;
             self.next_file = (fi + 1) % n;
+            if self.service.is_some() {
+                self.served(fi, rng);
+            }
             return Op::Fsync(fi as u32);
         }
         if self.drops_due > 0 {
@@ -688,6 +702,9 @@ impl JobWalk {
                 }
             },
         };
+        if self.service.is_some() {
+            self.served(fi, rng);
+        }
         let f = &self.files[fi];
         len = len.min(f.length - rel.min(f.length)).max(1);
         let io = Io {
@@ -700,6 +717,28 @@ impl JobWalk {
             1 => self.wrote(io),
             0 => self.not_written(Op::Read(io)),
             _ => self.not_written(Op::Trim(io)),
+        }
+    }
+
+    /// File `fi` is done for the round (fio closes it there).
+    #[cold]
+    fn closing(&mut self, fi: usize) {
+        if let Some(c) = &mut self.closed {
+            c.push(fi as u32);
+        }
+    }
+
+    /// The files done since the last call (only for a job whose requests are logged).
+    pub fn take_closed(&mut self) -> Option<std::vec::Drain<'_, u32>> {
+        self.closed.as_mut().map(|c| c.drain(..))
+    }
+
+    /// File `fi` served the request: where the next one goes, as the job's file service
+    /// says.
+    #[cold]
+    fn served(&mut self, fi: usize, rng: &mut Rng) {
+        if let Some(s) = &mut self.service {
+            self.next_file = s.after(fi, &self.files, rng);
         }
     }
 
@@ -811,6 +850,7 @@ impl JobWalk {
                     if f.pos[dir] + len > f.length {
                         // This direction has reached the region's end: the file is done.
                         f.done = true;
+                        self.closing(fi);
                         continue;
                     }
                     let at = f.pos[dir];
@@ -829,6 +869,9 @@ impl JobWalk {
                 len: len as u32,
             };
             self.next_file = (fi + 1) % n;
+            if self.service.is_some() {
+                self.served(fi, rng);
+            }
             self.count(len);
             if trim {
                 return self.not_written(Op::Trim(io));

@@ -40,6 +40,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         trace: None,
         replay: None,
         pre_read: false,
+        service: Default::default(),
         min_rate: None,
         max_latency: None,
         verify: None,
@@ -873,4 +874,55 @@ fn replay_hands_out_the_script_in_order_once() {
         panic!()
     };
     assert_eq!((io.file, io.offset, io.len), (1, 8192, 4096));
+}
+
+/// fio's file service types: N requests per pick in turn, each file until done, or N
+/// requests to a file drawn among those not done; a sync is served as a request.
+#[test]
+fn file_service_types_pick_the_files() {
+    use crate::spec::FileService;
+    let walk = |service, sync_every| {
+        let mut j = job(&[(0, 16384), (0, 16384), (0, 16384)], 4096);
+        j.service = service;
+        j.sync_every_writes = sync_every;
+        j
+    };
+    let read = |j: &JobIo| spelled(&mut JobWalk::new(Access::seq_read(), j), 100);
+    assert_eq!(
+        read(&walk(FileService::RoundRobin(1), 0)),
+        "R0 R1 R2 R0 R1 R2 R0 R1 R2 R0 R1 R2 -"
+    );
+    assert_eq!(
+        read(&walk(FileService::RoundRobin(3), 0)),
+        "R0 R0 R0 R1 R1 R1 R2 R2 R2 R0 R1 R2 -"
+    );
+    assert_eq!(
+        read(&walk(FileService::Sequential, 0)),
+        "R0 R0 R0 R0 R1 R1 R1 R1 R2 R2 R2 R2 -"
+    );
+    // The sync after every 2nd write goes to the file whose turn it is, and uses a turn
+    // (fio 3.33's sequence for this job, from its write_iolog).
+    assert_eq!(
+        spelled(
+            &mut JobWalk::new(Access::seq_write(), &walk(FileService::RoundRobin(2), 2)),
+            100
+        ),
+        "W0 W0 S1 W1 W2 S2 W0 W0 S1 W1 W2 S2 W1 W1 S2 W2 W2 -"
+    );
+    // Drawn: runs of 2 except where a file is done; every block read once.
+    let s = read(&walk(FileService::Random(2), 0));
+    let files: Vec<&str> = s.split(' ').filter(|x| *x != "-").collect();
+    assert_eq!(files.len(), 12);
+    for f in ["R0", "R1", "R2"] {
+        assert_eq!(files.iter().filter(|x| **x == f).count(), 4, "{s}");
+    }
+    let mut k = 0;
+    let mut seen = std::collections::HashMap::new();
+    while k < files.len() {
+        let run = files[k..].iter().take_while(|x| **x == files[k]).count();
+        let n = seen.entry(files[k]).or_insert(0);
+        *n += run;
+        assert!(run % 2 == 0 || *n == 4, "{s}");
+        k += run;
+    }
 }
