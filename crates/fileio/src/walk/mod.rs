@@ -746,7 +746,10 @@ impl JobWalk {
     /// the next request again.
     #[inline(always)]
     fn not_written(&mut self, op: Op) -> Op {
-        self.sync_due = self.at_sync_multiple;
+        // No store on the usual path (no fsync=N, or writes not at a multiple).
+        if self.at_sync_multiple {
+            self.sync_due = true;
+        }
         op
     }
 
