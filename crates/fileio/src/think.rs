@@ -153,18 +153,25 @@ impl Thinker {
             }
             std::hint::spin_loop();
         }
-        loop {
-            let now = Instant::now();
-            if now >= end || stopping() {
-                return took();
-            }
-            let left = end - now;
-            if left > SLACK + SLACK / 3 {
-                std::thread::sleep((left - SLACK).min(SLICE));
-            } else {
-                // A sleep overshoots by the timer slack: spin the last stretch, as fio does.
-                std::hint::spin_loop();
-            }
+        sleep_until(end, stopping);
+        took()
+    }
+}
+
+/// Sleep until `end` or until `stopping()` says so, in slices, the last stretch spun (a
+/// sleep overshoots by the timer slack, as fio knows). Think time's stall and a replay's
+/// wait ([`crate::walk::replay`]) both end this way.
+pub(crate) fn sleep_until(end: Instant, stopping: impl Fn() -> bool) {
+    loop {
+        let now = Instant::now();
+        if now >= end || stopping() {
+            return;
+        }
+        let left = end - now;
+        if left > SLACK + SLACK / 3 {
+            std::thread::sleep((left - SLACK).min(SLICE));
+        } else {
+            std::hint::spin_loop();
         }
     }
 }

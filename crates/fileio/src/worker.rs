@@ -169,6 +169,9 @@ pub(crate) struct WorkerState {
     pub(crate) trace: Option<Box<crate::io_trace::IoTrace>>,
     /// Reads are checked against their verify header (fio's verify).
     pub(crate) verify: Option<crate::spec::VerifySpec>,
+    /// Reads are read-backs while writing (verify_backlog): each first waits for the
+    /// writes to its file still in flight.
+    pub(crate) reads_wait_for_writes: bool,
     pub(crate) verify_failures: u64,
     /// Record submission and completion apart ([`crate::workload::READ_SUBMIT`]).
     pub(crate) split_latency: bool,
@@ -300,6 +303,17 @@ impl WorkerState {
         check(&buf[..io.len as usize], io.offset, self.block).map_err(|e| {
             WorkloadError::new(format!("validation failed in {}: {e}", self.name(io.file)))
         })
+    }
+
+    /// fio's write_iolog: the files the walk found done, then `op`.
+    #[cold]
+    fn trace_op(&mut self, op: &Op) {
+        if let Some(t) = self.trace.as_mut() {
+            if let Some(done) = self.pattern.take_closed() {
+                t.closed(done);
+            }
+            t.op(op);
+        }
     }
 
     #[cold]
@@ -560,11 +574,8 @@ impl<E: Engine> IoWorker<E> {
                     self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
                 }
-                if let Some(t) = self.s.trace.as_mut() {
-                    if let Some(done) = self.s.pattern.take_closed() {
-                        t.closed(done);
-                    }
-                    t.op(&op);
+                if self.s.trace.is_some() {
+                    self.s.trace_op(&op);
                 }
                 match op {
                     Op::Fsync(file) => {
@@ -579,7 +590,7 @@ impl<E: Engine> IoWorker<E> {
                         self.chained = None;
                     }
                     Op::Read(io) => {
-                        if self.s.verify.is_some_and(|v| v.backlog > 0) {
+                        if self.s.reads_wait_for_writes {
                             // A read back while writing waits for the writes to its file
                             // still in flight (fio reads back only completed writes).
                             while self.writes_in_flight[io.file as usize] > 0 {
@@ -633,25 +644,15 @@ impl<E: Engine> IoWorker<E> {
     /// the next request, collected in one call as fio's do_io and do_verify end theirs.
     #[cold]
     fn between(&mut self, ctx: &mut WorkerCtx<'_>, op: Op) -> Result<(), WorkloadError> {
-        if let Some(t) = self.s.trace.as_mut() {
-            if let Some(done) = self.s.pattern.take_closed() {
-                t.closed(done);
-            }
-            t.op(&op);
-        }
+        self.s.trace_op(&op);
         match op {
             Op::DropCache(file) => self.s.drop_cache(file),
             // A replay's wait: requests in flight stay there, as fio sleeps in a replay
             // without reaping; the run's end cuts it short.
             Op::Pause(us) => {
-                let until = Instant::now() + Duration::from_micros(us);
-                while !ctx.stopping() {
-                    let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    std::thread::sleep(left.min(Duration::from_millis(50)));
-                }
+                crate::think::sleep_until(Instant::now() + Duration::from_micros(us), || {
+                    ctx.stopping()
+                })
             }
             Op::Drain if self.in_flight > 0 => {
                 let n = self.in_flight;

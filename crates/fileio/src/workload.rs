@@ -413,6 +413,7 @@ impl Workload for FileioWorkload {
                 None => None,
             },
             verify: self.verify(),
+            reads_wait_for_writes: self.verify().is_some_and(|v| v.backlog > 0),
             verify_failures: 0,
             split_latency,
             first_verify_failure: None,

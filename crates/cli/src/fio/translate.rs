@@ -819,11 +819,9 @@ pub fn translate<J: JobOptions + ?Sized>(
     } as u8;
     // read_iolog: the logs are read first, as their directions make the job's mix.
     let replays = read_logs(&g, ctx)?;
+    let logs_named = g.raw("read_iolog").unwrap_or_default();
     let (mix, random) = match (&replays, word) {
-        (Some(logs), _) => (
-            replay_mix(logs, g.raw("read_iolog").unwrap_or_default())?,
-            false,
-        ),
+        (Some(logs), _) => (replay_mix(logs, logs_named)?, false),
         (None, word) => match word {
             "read" => (Mix::Read, false),
             "write" => (Mix::Write, false),
@@ -1014,10 +1012,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     let fdatasync_n = g.int("fdatasync", 0)?;
     let (every, call) = match &replays {
         // A replay syncs where its log does, with the log's call.
-        Some(logs) => (
-            0,
-            replay_sync_call(logs, g.raw("read_iolog").unwrap_or_default())?,
-        ),
+        Some(logs) => (0, replay_sync_call(logs, logs_named)?),
         None if fdatasync_n > 0 => (fdatasync_n, FsyncMode::Fdatasync),
         None => (fsync_n, FsyncMode::Fsync),
     };
