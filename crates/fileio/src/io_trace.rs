@@ -112,7 +112,7 @@ impl IoTrace {
     /// `op` is about to be queued (or, for a drain, the round is over).
     pub fn op(&mut self, op: &Op) {
         let (file, what, offset, len) = match *op {
-            Op::Read(io) => (io.file, "read", io.offset, io.len as u64),
+            Op::Read(io) | Op::ReadBack(io) => (io.file, "read", io.offset, io.len as u64),
             Op::Write(io) => (io.file, "write", io.offset, io.len as u64),
             Op::Trim(io) => (io.file, "trim", io.offset, io.len as u64),
             Op::Fsync(file) => (file, "sync", self.last_offset, 0),

@@ -122,6 +122,10 @@ pub struct Io {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     Read(Io),
+    /// A read of a block written earlier, its data checked against the verify header the
+    /// write sealed in (fio's verify reads: while writing, or at a round's end). A job that
+    /// reads and writes checks only these; it waits for the writes to its file in flight.
+    ReadBack(Io),
     Write(Io),
     /// Discard the range (fio's trim): only a job's own walk issues them.
     Trim(Io),
@@ -475,7 +479,12 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(f) => char::from(b'0' + *f as u8),
-                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) | Op::Pause(_) => '.',
+                Op::ReadBack(_)
+                | Op::Trim(_)
+                | Op::Done
+                | Op::Drain
+                | Op::DropCache(_)
+                | Op::Pause(_) => '.',
             })
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
@@ -518,7 +527,12 @@ mod tests {
                 Op::Write(_) => 'W',
                 Op::Read(_) => 'R',
                 Op::Fsync(_) => 'F',
-                Op::Trim(_) | Op::Done | Op::Drain | Op::DropCache(_) | Op::Pause(_) => '.',
+                Op::ReadBack(_)
+                | Op::Trim(_)
+                | Op::Done
+                | Op::Drain
+                | Op::DropCache(_)
+                | Op::Pause(_) => '.',
             })
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
@@ -568,6 +582,7 @@ mod tests {
                     Op::Write(io) => *writes.entry((io.file, io.offset)).or_insert(0) += 1,
                     Op::Fsync(_) => fsyncs += 1,
                     Op::Read(_)
+                    | Op::ReadBack(_)
                     | Op::Trim(_)
                     | Op::Done
                     | Op::Drain

@@ -167,11 +167,12 @@ pub(crate) struct WorkerState {
     pub(crate) log: Option<crate::iolog::IoLog>,
     /// fio's write_iolog: each request logged as it is issued.
     pub(crate) trace: Option<Box<crate::io_trace::IoTrace>>,
-    /// Reads are checked against their verify header (fio's verify).
+    /// How written requests were sealed, for the reads that check them (fio's verify).
     pub(crate) verify: Option<crate::spec::VerifySpec>,
-    /// Reads are read-backs while writing (verify_backlog): each first waits for the
-    /// writes to its file still in flight.
-    pub(crate) reads_wait_for_writes: bool,
+    /// Every read is checked, not only the read-backs ([`Op::ReadBack`]): a verifying job
+    /// that does not write (fio checks every read of a job that does not both read and
+    /// write).
+    pub(crate) check_reads: bool,
     pub(crate) verify_failures: u64,
     /// Record submission and completion apart ([`crate::workload::READ_SUBMIT`]).
     pub(crate) split_latency: bool,
@@ -432,6 +433,8 @@ struct InFlight {
     /// When the call that submitted it returned (engines that submit on queueing).
     submitted: Stamp,
     dir: Dir,
+    /// A read whose data is checked against its verify header.
+    check: bool,
     io: Io,
 }
 
@@ -562,7 +565,7 @@ impl<E: Engine> IoWorker<E> {
                 if let Some(write) = self.s.pattern.plain_random() {
                     let io = self.s.pattern.next_plain(write, &mut ctx.rng);
                     let dir = if write { Dir::Write } else { Dir::Read };
-                    self.issue(ctx, t, dir, io)?;
+                    self.issue(ctx, t, dir, io, false)?;
                     self.after_issue(ctx)?;
                     continue;
                 }
@@ -590,25 +593,27 @@ impl<E: Engine> IoWorker<E> {
                         self.chained = None;
                     }
                     Op::Read(io) => {
-                        if self.s.reads_wait_for_writes {
-                            // A read back while writing waits for the writes to its file
-                            // still in flight (fio reads back only completed writes).
-                            while self.writes_in_flight[io.file as usize] > 0 {
-                                self.complete(ctx, None)?;
-                            }
+                        self.issue(ctx, t, Dir::Read, io, self.s.check_reads)?;
+                        self.after_issue(ctx)?;
+                    }
+                    Op::ReadBack(io) => {
+                        // A read back while writing waits for the writes to its file
+                        // still in flight (fio reads back only completed writes).
+                        while self.writes_in_flight[io.file as usize] > 0 {
+                            self.complete(ctx, None)?;
                         }
-                        self.issue(ctx, t, Dir::Read, io)?;
+                        self.issue(ctx, t, Dir::Read, io, true)?;
                         self.after_issue(ctx)?;
                     }
                     Op::Write(io) => {
-                        self.issue(ctx, t, Dir::Write, io)?;
+                        self.issue(ctx, t, Dir::Write, io, false)?;
                         self.after_issue(ctx)?;
                     }
                     Op::Trim(io) => {
                         if self.engine.trim_waits_for_queue() {
                             self.drain(ctx)?;
                         }
-                        self.issue(ctx, t, Dir::Trim, io)?;
+                        self.issue(ctx, t, Dir::Trim, io, false)?;
                         self.after_issue(ctx)?;
                     }
                     Op::Done => {
@@ -711,6 +716,7 @@ impl<E: Engine> IoWorker<E> {
         ticket: Ticket,
         dir: Dir,
         mut io: Io,
+        check: bool,
     ) -> Result<(), WorkloadError> {
         // The slot is taken only if the request stays in flight.
         let slot = match (dir, self.read_slot) {
@@ -747,6 +753,7 @@ impl<E: Engine> IoWorker<E> {
             start,
             submitted: start,
             dir,
+            check,
             io,
         };
         match submitted {
@@ -995,7 +1002,7 @@ impl<E: Engine> IoWorker<E> {
                 .check_min_rate(ctx.measured_from(), f.dir, n as u64, end)?;
         }
         // A read that fails its check was still done: counted above, as fio counts it.
-        if let (Dir::Read, Some(v)) = (f.dir, self.s.verify) {
+        if let (true, Some(v)) = (f.check, self.s.verify) {
             let buf = &self.engine.buffer(slot)[..f.io.len as usize];
             if let Err(e) = crate::verify::check(v.checksum, buf, f.io.offset) {
                 let msg = format!("{e} in {}", self.s.name(f.io.file));

@@ -413,7 +413,7 @@ impl Workload for FileioWorkload {
                 None => None,
             },
             verify: self.verify(),
-            reads_wait_for_writes: self.verify().is_some_and(|v| v.backlog > 0),
+            check_reads: self.verify().is_some() && !self.spec.access.is_some_and(|a| a.writes()),
             verify_failures: 0,
             split_latency,
             first_verify_failure: None,

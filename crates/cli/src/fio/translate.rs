@@ -1129,13 +1129,6 @@ pub fn translate<J: JobOptions + ?Sized>(
     let verify = match g.raw("verify").unwrap_or("0") {
         "0" | "none" => None,
         v @ ("crc32c" | "crc32c-intel" | "md5") => {
-            if matches!(mix, Mix::Share { .. }) {
-                return Err(unsupported(
-                    "verify",
-                    v,
-                    "verification of a job that both reads and writes",
-                ));
-            }
             if trims {
                 return Err(unsupported("verify", v, "verification of a job that trims"));
             }

@@ -229,7 +229,7 @@ impl JobWalk {
         // do_verify after every do_io), time-based or not.
         let verify = job
             .verify
-            .filter(|v| v.after_writes && access.mix == Mix::Write);
+            .filter(|v| v.after_writes && matches!(access.mix, Mix::Write | Mix::Share { .. }));
         // In the order written under a random map (no block twice), otherwise by file and
         // offset, each block once (fio's io_hist tree, also under lfsr, which keeps no map).
         let written = verify.map(|_| History::new(mapped));
@@ -393,7 +393,7 @@ impl JobWalk {
             }
             self.reading_back = Some(i + 1);
             self.done_bytes += io.len as u64;
-            return Some(Op::Read(io));
+            return Some(Op::ReadBack(io));
         }
         let read_back = !self.read_back.is_empty();
         self.read_back.clear();
@@ -715,7 +715,11 @@ impl JobWalk {
         self.count(len);
         match dir {
             1 => self.wrote(io),
-            0 => self.not_written(Op::Read(io)),
+            0 => {
+                // fio's last_ddir: a read of the mix holds back a backlog's read-back too.
+                self.last_was_read = true;
+                self.not_written(Op::Read(io))
+            }
             _ => self.not_written(Op::Trim(io)),
         }
     }
@@ -771,7 +775,7 @@ impl JobWalk {
         self.batch_left -= 1;
         self.last_was_read = true;
         self.done_bytes += io.len as u64;
-        Some(self.not_written(Op::Read(io)))
+        Some(self.not_written(Op::ReadBack(io)))
     }
 
     /// Count a write (a sync may be due after it) and hand it out.

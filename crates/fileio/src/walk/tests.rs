@@ -517,6 +517,7 @@ fn spelled(w: &mut JobWalk, n: usize) -> String {
             Op::Done => break,
             Op::DropCache(f) => format!("D{f}"),
             Op::Read(io) => format!("R{}", io.file),
+            Op::ReadBack(io) => format!("V{}", io.file),
             Op::Write(io) => format!("W{}", io.file),
             Op::Trim(io) => format!("T{}", io.file),
             Op::Fsync(f) => format!("S{f}"),
@@ -623,7 +624,7 @@ fn the_read_back_drops_the_files_again() {
     });
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
-        "D0 W0 D1 W1 W0 W1 - D0 R0 R0 D1 R1 R1 -"
+        "D0 W0 D1 W1 W0 W1 - D0 V0 V0 D1 V1 V1 -"
     );
 }
 
@@ -645,7 +646,7 @@ fn each_round_is_read_back_before_the_next_one() {
     j.passes = Some(2);
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
-        "W0 W0 - R0 R0 - W0 W0 - R0 R0 -"
+        "W0 W0 - V0 V0 - W0 W0 - V0 V0 -"
     );
     // io_size beyond the size: the read-back counts toward io_size, so after the one
     // loop fio stops at twice the size (a write round and its read-back).
@@ -653,7 +654,7 @@ fn each_round_is_read_back_before_the_next_one() {
     j.pass_bytes = 16384;
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
-        "W0 W0 - R0 R0 -"
+        "W0 W0 - V0 V0 -"
     );
     // A time-based job on an engine that queues: its rounds are the size (fio's do_io
     // stops there to verify). Without one, its only file starts over in place and is
@@ -666,7 +667,7 @@ fn each_round_is_read_back_before_the_next_one() {
     j.round_bytes = Some(8192);
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 13),
-        "W0 W0 - R0 R0 - W0 W0 - R0 R0 - W0"
+        "W0 W0 - V0 V0 - W0 W0 - V0 V0 - W0"
     );
 }
 
@@ -677,7 +678,7 @@ fn the_read_back_order_is_fio_s() {
         for op in run(&mut JobWalk::new(access, j)) {
             match op {
                 Op::Write(io) => w.push(io),
-                Op::Read(io) => r.push(io),
+                Op::ReadBack(io) => r.push(io),
                 o => panic!("{o:?}"),
             }
         }
