@@ -50,7 +50,7 @@ pub struct Filler {
     stamp: u64,
     step: u64,
     /// Seal every request with a verify header (fio's verify).
-    verify: Option<crate::verify::Checksum>,
+    verify: Option<crate::verify::Sealing>,
 }
 
 impl Filler {
@@ -68,8 +68,8 @@ impl Filler {
     }
 
     /// The same, sealing every request for verification.
-    pub fn verified(mut self, kind: Option<crate::verify::Checksum>) -> Filler {
-        self.verify = kind;
+    pub fn verified(mut self, seal: Option<crate::verify::Sealing>) -> Filler {
+        self.verify = seal;
         self
     }
 
@@ -131,8 +131,8 @@ impl Filler {
             }
         }
         // The verify header goes on last: it covers the data as written.
-        if let Some(kind) = self.verify {
-            crate::verify::seal(kind, buf, offset);
+        if let Some(s) = &self.verify {
+            crate::verify::seal(s, buf, offset);
         }
     }
 
@@ -262,16 +262,13 @@ mod tests {
     fn verified_writes_check_whatever_the_fill() {
         for fill in [Fill::Random, Fill::Compressible { pct: 40 }] {
             let mut rng = Rng::new(5, 1);
-            let mut f = Filler::new(fill, 4096, 0).verified(Some(crate::verify::Checksum::Md5));
+            let md5 = crate::verify::Sealing::new(crate::verify::Checksum::Md5);
+            let mut f = Filler::new(fill, 4096, 0).verified(Some(md5.clone()));
             let mut buf = vec![0u8; 8192];
             f.init(&mut buf, &mut rng);
             for offset in [0, 8192, 16384] {
                 f.prepare(&mut buf, offset);
-                assert_eq!(
-                    crate::verify::check(crate::verify::Checksum::Md5, &buf, offset),
-                    Ok(()),
-                    "{fill:?}"
-                );
+                assert_eq!(crate::verify::check(&md5, &buf, offset), Ok(()), "{fill:?}");
             }
         }
     }

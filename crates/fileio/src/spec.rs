@@ -212,9 +212,9 @@ pub struct NamedFile {
 }
 
 /// fio's verify: how written requests are sealed and when they are read back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct VerifySpec {
-    pub checksum: crate::verify::Checksum,
+    pub seal: crate::verify::Sealing,
     /// Read back and check everything written once the writes are done (fio's do_verify).
     pub after_writes: bool,
     /// Stop at the first bad request (fio's verify_fatal); otherwise check them all and

@@ -1002,9 +1002,9 @@ impl<E: Engine> IoWorker<E> {
                 .check_min_rate(ctx.measured_from(), f.dir, n as u64, end)?;
         }
         // A read that fails its check was still done: counted above, as fio counts it.
-        if let (true, Some(v)) = (f.check, self.s.verify) {
+        if let (true, Some(v)) = (f.check, &self.s.verify) {
             let buf = &self.engine.buffer(slot)[..f.io.len as usize];
-            if let Err(e) = crate::verify::check(v.checksum, buf, f.io.offset) {
+            if let Err(e) = crate::verify::check(&v.seal, buf, f.io.offset) {
                 let msg = format!("{e} in {}", self.s.name(f.io.file));
                 if v.fatal {
                     return Err(WorkloadError::new(msg));

@@ -303,7 +303,7 @@ impl FileioWorkload {
         &self.spec
     }
     fn verify(&self) -> Option<crate::spec::VerifySpec> {
-        self.spec.job.as_ref().and_then(|j| j.verify)
+        self.spec.job.as_ref().and_then(|j| j.verify.clone())
     }
     /// The engine the workers use.
     pub fn engine(&self) -> &'static EngineDef {
@@ -376,7 +376,7 @@ impl Workload for FileioWorkload {
                 self.spec.block_size,
                 thread as u64,
             )
-            .verified(self.verify().map(|v| v.checksum)),
+            .verified(self.verify().map(|v| v.seal)),
             names: self.table().cloned(),
             validate: self.spec.validate,
             block: self.spec.block_size,

@@ -38,6 +38,7 @@ mod subst;
 pub mod sweep;
 mod translate;
 pub mod values;
+mod verify_pattern;
 mod wait_for;
 mod zoned;
 

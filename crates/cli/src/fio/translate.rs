@@ -792,6 +792,43 @@ fn falloc_checks<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<(), Translate
 }
 
 /// Translate one parsed job into its clones.
+/// fio's `verify_interval` after its fix-ups (init.c fixup_options): with no value, the
+/// smallest write when write sizes vary (else each request whole); never more than the
+/// smallest write, nor the smallest read in a job that reads; a value that does not divide
+/// the smallest and the largest write becomes their greatest common divisor.
+fn verify_interval<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+    j: &J,
+    sizes: &plumb_fileio::spec::BlockSizes,
+    mix: Mix,
+) -> Result<u32, TranslateError> {
+    let given = match g.raw("verify_interval") {
+        None => 0,
+        Some(v) => super::values::parse_bytes(v, j.kb_of("verify_interval"))
+            .map_err(|_| parse_err("verify_interval", v))?,
+    };
+    let (wmin, wmax) = (sizes.write.min(), sizes.write.max());
+    let mut iv = if given == 0 && wmin != wmax {
+        wmin
+    } else {
+        given
+    };
+    let reads = !matches!(mix, Mix::Write | Mix::Trim | Mix::TrimWrite);
+    if iv > wmin {
+        iv = wmin;
+    } else if reads && iv > sizes.read.min() {
+        iv = sizes.read.min();
+    }
+    if iv == 0 || wmin % iv != 0 || wmax % iv != 0 {
+        let (mut a, mut b) = (wmin, wmax);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        iv = a;
+    }
+    u32::try_from(iv).map_err(|_| parse_err("verify_interval", &iv.to_string()))
+}
+
 pub fn translate<J: JobOptions + ?Sized>(
     j: &J,
     ctx: &Context<'_>,
@@ -1126,9 +1163,45 @@ pub fn translate<J: JobOptions + ?Sized>(
         None => 0,
         Some(v) => parse_int(v).map_err(|_| parse_err("log_avg_msec", v))?,
     };
-    let verify = match g.raw("verify").unwrap_or("0") {
-        "0" | "none" => None,
-        v @ ("crc32c" | "crc32c-intel" | "md5") => {
+    let pattern = match g.raw("verify_pattern") {
+        None => None,
+        Some(p) => Some(super::verify_pattern::parse(p).map_err(|r| match r {
+            super::verify_pattern::Refused::Malformed => parse_err("verify_pattern", p),
+            super::verify_pattern::Refused::Unsupported(why) => {
+                unsupported("verify_pattern", p, why)
+            }
+        })?),
+    };
+    let checksum = match (g.raw("verify"), &pattern) {
+        // fio: a pattern alone turns verify on, with a header and the pattern checked.
+        (None, Some(_)) => Some(plumb_fileio::verify::Checksum::Meta),
+        (None | Some("0" | "none"), None) => None,
+        (Some("0" | "none"), Some(_)) => {
+            return Err(unsupported(
+                "verify_pattern",
+                g.raw("verify_pattern").unwrap_or_default(),
+                "a pattern as plain write data with verify=0",
+            ))
+        }
+        (Some(v), _) => Some(plumb_fileio::verify::Checksum::from_fio(v).ok_or_else(|| {
+            unsupported(
+                "verify",
+                v,
+                "plumb verifies with fio's checksums, meta, pattern and null",
+            )
+        })?),
+    };
+    let verify = match checksum {
+        None => None,
+        Some(kind) => {
+            let v = g.raw("verify").unwrap_or("pattern");
+            if kind == plumb_fileio::verify::Checksum::Pattern && pattern.is_none() {
+                return Err(unsupported(
+                    "verify",
+                    v,
+                    "verify=pattern without a verify_pattern",
+                ));
+            }
             if trims {
                 return Err(unsupported("verify", v, "verification of a job that trims"));
             }
@@ -1140,10 +1213,10 @@ pub fn translate<J: JobOptions + ?Sized>(
                 ));
             }
             Some(plumb_fileio::spec::VerifySpec {
-                checksum: if v == "md5" {
-                    plumb_fileio::verify::Checksum::Md5
-                } else {
-                    plumb_fileio::verify::Checksum::Crc32c
+                seal: plumb_fileio::verify::Sealing {
+                    checksum: kind,
+                    interval: verify_interval(&g, j, &sizes, mix)?,
+                    pattern,
                 },
                 after_writes: g.flag("do_verify", true)?,
                 fatal: g.flag("verify_fatal", false)?,
@@ -1155,13 +1228,6 @@ pub fn translate<J: JobOptions + ?Sized>(
                 },
                 batch: g.int("verify_backlog_batch", 0)?,
             })
-        }
-        v => {
-            return Err(unsupported(
-                "verify",
-                v,
-                "plumb verifies with crc32c and md5",
-            ))
         }
     };
     let compress = match g.raw("buffer_compress_percentage") {
@@ -1633,7 +1699,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             replay: replay.map(|r| r.script.clone()),
             pre_read,
             service,
-            verify,
+            verify: verify.clone(),
             min_rate,
             max_latency,
         };

@@ -229,6 +229,7 @@ impl JobWalk {
         // do_verify after every do_io), time-based or not.
         let verify = job
             .verify
+            .as_ref()
             .filter(|v| v.after_writes && matches!(access.mix, Mix::Write | Mix::Share { .. }));
         // In the order written under a random map (no block twice), otherwise by file and
         // offset, each block once (fio's io_hist tree, also under lfsr, which keeps no map).

@@ -616,7 +616,7 @@ fn time_based_jobs_drop_where_fio_wraps_or_opens_again() {
 fn the_read_back_drops_the_files_again() {
     let mut j = dropping(job(&[(0, 8192), (0, 8192)], 4096), false);
     j.verify = Some(crate::spec::VerifySpec {
-        checksum: crate::verify::Checksum::Crc32c,
+        seal: crate::verify::Sealing::new(crate::verify::Checksum::Crc32c),
         after_writes: true,
         fatal: false,
         backlog: 0,
@@ -630,7 +630,7 @@ fn the_read_back_drops_the_files_again() {
 
 fn verified(mut j: JobIo) -> JobIo {
     j.verify = Some(crate::spec::VerifySpec {
-        checksum: crate::verify::Checksum::Crc32c,
+        seal: crate::verify::Sealing::new(crate::verify::Checksum::Crc32c),
         after_writes: true,
         fatal: false,
         backlog: 0,
