@@ -103,6 +103,16 @@ impl Filler {
     /// Make `buf` (already initialised with `init`) ready to be written at `offset` of a file.
     #[inline]
     pub fn prepare(&mut self, buf: &mut [u8], offset: u64) {
+        if let Some(s) = self
+            .verify
+            .as_ref()
+            .filter(|s| s.checksum != crate::verify::Checksum::Null)
+        {
+            // Sealed data is drawn from a seed of its own, unique per write (the stamp).
+            self.stamp = self.stamp.wrapping_add(self.step);
+            crate::verify::seal(s, buf, offset, self.stamp);
+            return;
+        }
         match self.fill {
             Fill::Zero | Fill::Repeated { .. } => {}
             Fill::Random if buf.len() >= COMPRESS_WINDOW => self.stamp_chunks(buf),
@@ -129,10 +139,6 @@ impl Filler {
                     }
                 }
             }
-        }
-        // The verify header goes on last: it covers the data as written.
-        if let Some(s) = &self.verify {
-            crate::verify::seal(s, buf, offset);
         }
     }
 

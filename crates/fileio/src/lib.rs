@@ -28,6 +28,7 @@ pub mod engine;
 pub mod error;
 pub mod fileset;
 pub mod fill;
+pub mod flow;
 pub mod io_trace;
 pub mod iolog;
 pub mod max_latency;

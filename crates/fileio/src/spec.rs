@@ -226,6 +226,15 @@ pub struct VerifySpec {
     pub backlog: u64,
     #[serde(default)]
     pub batch: u64,
+    /// Write each bad chunk as read, and what it should have held, to files (fio's
+    /// verify_dump).
+    #[serde(default)]
+    pub dump: bool,
+    /// Read back every write in the order written, whatever the job's map (fio's
+    /// experimental_verify, which walks the job's requests again instead of keeping a
+    /// sorted list).
+    #[serde(default)]
+    pub in_write_order: bool,
 }
 
 /// How a job's walk moves between its files (fio's `file_service_type`); each request
@@ -375,6 +384,9 @@ pub struct JobIo {
     /// The longest a read or write may take, or the job fails ([`crate::max_latency`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_latency: Option<crate::max_latency::MaxLatency>,
+    /// Issue requests in a ratio with other jobs of a flow ([`crate::flow`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<crate::flow::FlowSpec>,
 }
 
 /// Batching of a queueing engine's submissions and completions (fio's `iodepth_batch_submit`,

@@ -2,10 +2,13 @@
 //! where it belongs and carries a checksum of the chunk; reads check it.
 //!
 //! Layout of one chunk (plumb's own; only plumb reads it back):
-//! `magic (4) | offset in the file (8) | length (4) | digest (its checksum's size) | data`.
-//! The digest covers the first 16 bytes and the data, so a chunk written elsewhere, a
-//! short or stale chunk and flipped bits are all caught. A chunk is the whole request, or
-//! each `verify_interval` bytes of it, as fio puts a header at each interval.
+//! `magic (4) | offset in the file (8) | length (4) | seed (8) | digest (its checksum's
+//! size) | data`. The digest covers the first 24 bytes and the data, so a chunk written
+//! elsewhere, a short or stale chunk and flipped bits are all caught. A chunk is the whole
+//! request, or each `verify_interval` bytes of it, as fio puts a header at each interval.
+//! Its data is drawn from the seed and the chunk's offset, as fio draws a block's data
+//! from the seed in its header: what a chunk should hold can be made again
+//! ([`expected`]), for fio's `verify_dump`.
 //!
 //! - `meta`: the header alone, its digest a CRC32C of the first 16 bytes (fio's header
 //!   CRC); with a pattern, the data is checked against it too (what fio does when
@@ -149,8 +152,8 @@ impl Sealing {
 }
 
 const MAGIC: u32 = 0x706c_7666;
-/// Magic, offset and length: what every header starts with.
-const FIXED: usize = 16;
+/// Magic, offset, length and seed: what every header starts with.
+const FIXED: usize = 24;
 const CRC64: crc::Crc<u64> = crc::Crc::<u64>::new(&crc::CRC_64_REDIS);
 const CRC16: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_ARC);
 const CRC7: crc::Crc<u8> = crc::Crc::<u8>::new(&crc::CRC_7_MMC);
@@ -222,32 +225,106 @@ fn fill_pattern(buf: &mut [u8], pattern: &[u8], mut phase: usize) {
     }
 }
 
-/// Stamp `buf` (its data already filled) as the request written at `offset`.
-pub fn seal(s: &Sealing, buf: &mut [u8], offset: u64) {
+/// Fill `buf` as the request written at `offset` with `seed` (unique per write): its data
+/// (the pattern, or bytes drawn from the seed and each chunk's offset) and each chunk's
+/// header. `null` leaves the buffer as it is.
+pub fn seal(s: &Sealing, buf: &mut [u8], offset: u64, seed: u64) {
     let kind = s.checksum;
     if kind == Checksum::Null {
         return;
     }
-    if let Some(p) = &s.pattern {
-        fill_pattern(buf, p, 0);
+    let step = s.chunk(buf.len());
+    match &s.pattern {
+        Some(p) => fill_pattern(buf, p, 0),
+        None => {
+            for (i, c) in buf.chunks_mut(step).enumerate() {
+                draw(c, seed, offset + (i * step) as u64);
+            }
+        }
     }
     let header = kind.header_len();
     if header == 0 {
         return;
     }
-    let step = s.chunk(buf.len());
     for (i, c) in buf.chunks_mut(step).enumerate() {
-        if c.len() < header {
-            continue;
+        if c.len() >= header {
+            stamp(kind, c, offset + (i * step) as u64, seed);
         }
-        c[..4].copy_from_slice(&MAGIC.to_le_bytes());
-        c[4..12].copy_from_slice(&(offset + (i * step) as u64).to_le_bytes());
-        let len = c.len() as u32;
-        c[12..16].copy_from_slice(&len.to_le_bytes());
-        let (head, data) = c.split_at_mut(header);
-        let (fixed, out) = head.split_at_mut(FIXED);
-        digest(kind, fixed, data, out);
     }
+}
+
+/// A chunk's data drawn from the write's seed and the chunk's offset.
+fn draw(c: &mut [u8], seed: u64, offset: u64) {
+    crate::fill::randomize(c, &mut plumb_core::random::Rng::new(seed, offset));
+}
+
+/// Chunk `c`'s header, its data in place.
+fn stamp(kind: Checksum, c: &mut [u8], offset: u64, seed: u64) {
+    let header = kind.header_len();
+    c[..4].copy_from_slice(&MAGIC.to_le_bytes());
+    c[4..12].copy_from_slice(&offset.to_le_bytes());
+    let len = c.len() as u32;
+    c[12..16].copy_from_slice(&len.to_le_bytes());
+    c[16..24].copy_from_slice(&seed.to_le_bytes());
+    let (head, data) = c.split_at_mut(header);
+    let (fixed, out) = head.split_at_mut(FIXED);
+    digest(kind, fixed, data, out);
+}
+
+/// What chunk `bad` of a request read at `offset` should have held (for `verify_dump`):
+/// made again from the seed its header names, or the pattern. None when its header is
+/// what failed (fio dumps the chunk as `hdr_fail` then, with nothing to compare).
+pub fn expected(s: &Sealing, buf: &[u8], offset: u64, bad: &Bad) -> Option<Vec<u8>> {
+    if bad.header_failed() {
+        return None;
+    }
+    let kind = s.checksum;
+    let header = kind.header_len();
+    let at = offset + bad.at as u64;
+    let seed = match header {
+        0 => 0,
+        _ => u64::from_le_bytes(buf.get(bad.at + 16..bad.at + 24)?.try_into().ok()?),
+    };
+    let mut c = vec![0u8; bad.len];
+    match &s.pattern {
+        Some(p) => fill_pattern(&mut c, p, bad.at % p.len()),
+        None => draw(&mut c, seed, at),
+    }
+    if header > 0 && c.len() >= header {
+        stamp(kind, &mut c, at, seed);
+    }
+    Some(c)
+}
+
+/// fio's `verify_dump`: chunk `bad` of the request read from `offset` of `path` as read,
+/// and what it should have held, written to the current directory as fio names them
+/// (`<file name>.<chunk offset>.received` and `.expected`; `.hdr_fail` alone when the
+/// header failed). What was written, in fio's words, for the failure's message.
+pub fn dump(s: &Sealing, path: &str, buf: &[u8], offset: u64, bad: &Bad) -> Vec<String> {
+    let base = std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.into(), |n| n.to_string_lossy().into_owned());
+    let at = offset + bad.at as u64;
+    let chunk = &buf[bad.at..bad.at + bad.len];
+    let mut files: Vec<(&str, std::borrow::Cow<'_, [u8]>)> = Vec::new();
+    if bad.header_failed() {
+        files.push(("hdr_fail", chunk.into()));
+    } else {
+        files.push(("received", chunk.into()));
+        if let Some(e) = expected(s, buf, offset, bad) {
+            files.push(("expected", e.into()));
+        }
+    }
+    files
+        .into_iter()
+        .map(|(kind, data)| {
+            let name = format!("{base}.{at}.{kind}");
+            match std::fs::write(&name, &data) {
+                Ok(()) => format!("{kind} data dumped as {name}"),
+                Err(e) => format!("{kind} data not dumped as {name}: {e}"),
+            }
+        })
+        .collect()
 }
 
 /// A chunk that failed its check, in fio's words where fio has them.
@@ -287,8 +364,32 @@ pub enum VerifyError {
     },
 }
 
+/// A chunk that failed its check: where it lies in the request read, and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Bad {
+    pub error: VerifyError,
+    /// The chunk's start in the request, and its length.
+    pub at: usize,
+    pub len: usize,
+}
+
+impl Bad {
+    /// The header itself was wrong (magic, offset or length): fio's `hdr_fail`.
+    pub fn header_failed(&self) -> bool {
+        matches!(
+            self.error,
+            VerifyError::Magic { .. } | VerifyError::Offset { .. } | VerifyError::Length { .. }
+        )
+    }
+}
+
 /// Check `buf`, read from `offset`.
 pub fn check(s: &Sealing, buf: &[u8], offset: u64) -> Result<(), VerifyError> {
+    check_chunks(s, buf, offset).map_err(|b| b.error)
+}
+
+/// [`check`], saying which chunk failed.
+pub fn check_chunks(s: &Sealing, buf: &[u8], offset: u64) -> Result<(), Bad> {
     let kind = s.checksum;
     if kind == Checksum::Null {
         return Ok(());
@@ -299,20 +400,25 @@ pub fn check(s: &Sealing, buf: &[u8], offset: u64) -> Result<(), VerifyError> {
         if c.len() < header {
             continue;
         }
+        let bad = |error| Bad {
+            error,
+            at: i * step,
+            len: c.len(),
+        };
         let at = offset + (i * step) as u64;
         let (head, data) = c.split_at(header);
         if header > 0 {
-            check_header(c, at)?;
+            check_header(c, at).map_err(bad)?;
             let (fixed, stored) = head.split_at(FIXED);
             let mut want = [0u8; 64];
             let want = &mut want[..stored.len()];
             digest(kind, fixed, data, want);
             if want != stored {
-                return Err(VerifyError::Checksum {
+                return Err(bad(VerifyError::Checksum {
                     kind: kind.name(),
                     offset: at,
                     len: c.len(),
-                });
+                }));
             }
         }
         if let (Checksum::Meta | Checksum::Pattern, Some(p)) = (kind, &s.pattern) {
@@ -324,13 +430,13 @@ pub fn check(s: &Sealing, buf: &[u8], offset: u64) -> Result<(), VerifyError> {
                 .enumerate()
                 .find(|(_, (g, w))| g != w)
             {
-                return Err(VerifyError::Pattern {
+                return Err(bad(VerifyError::Pattern {
                     offset: at,
                     len: c.len(),
                     at: header + k,
                     got,
                     wanted,
-                });
+                }));
             }
         }
     }
@@ -408,7 +514,7 @@ mod tests {
             }
             assert_eq!(Checksum::from_fio(kind.name()), Some(kind));
             let mut b = data();
-            seal(&s, &mut b, 8192);
+            seal(&s, &mut b, 8192, 7);
             assert_eq!(check(&s, &b, 8192), Ok(()), "{kind:?}");
             if kind == Checksum::Pattern {
                 // No header: any offset, any length, but not other data.
@@ -516,7 +622,7 @@ mod tests {
         let mut s = Sealing::new(Checksum::Crc32c);
         s.interval = 512;
         let mut b = data();
-        seal(&s, &mut b, 1 << 20);
+        seal(&s, &mut b, 1 << 20, 7);
         for i in 0..8 {
             let c = &b[i * 512..];
             assert_eq!(&c[..4], &MAGIC.to_le_bytes());
@@ -540,9 +646,40 @@ mod tests {
         // An interval larger than the request: one header.
         s.interval = 8192;
         let mut b = data();
-        seal(&s, &mut b, 0);
-        assert_eq!(&b[512..516], &data()[512..516]);
+        seal(&s, &mut b, 0, 7);
+        assert_ne!(&b[512..516], &MAGIC.to_le_bytes());
         assert_eq!(check(&s, &b, 0), Ok(()));
+    }
+
+    #[test]
+    fn what_a_bad_chunk_should_hold_is_made_again() {
+        for (pattern, interval) in [(None, 0), (None, 1024), (Some(vec![1, 2, 3]), 1024)] {
+            let s = Sealing {
+                checksum: Checksum::Sha256,
+                interval,
+                pattern,
+            };
+            let mut b = data();
+            seal(&s, &mut b, 65536, 99);
+            let good = b.clone();
+            b[3000] ^= 0x10;
+            let bad = check_chunks(&s, &b, 65536).unwrap_err();
+            let want = if interval == 0 {
+                (0, 4096)
+            } else {
+                (2048, 1024)
+            };
+            assert_eq!((bad.at, bad.len), want);
+            assert_eq!(
+                expected(&s, &b, 65536, &bad).unwrap(),
+                good[bad.at..bad.at + bad.len]
+            );
+        }
+        // A header that fails has nothing to compare with.
+        let s = Sealing::new(Checksum::Crc32c);
+        let bad = check_chunks(&s, &[0u8; 4096], 0).unwrap_err();
+        assert!(bad.header_failed());
+        assert_eq!(expected(&s, &[0u8; 4096], 0, &bad), None);
     }
 
     #[test]
@@ -551,7 +688,7 @@ mod tests {
         s.pattern = Some(vec![0x0a, 0xaa]);
         s.interval = 1024;
         let mut b = data();
-        seal(&s, &mut b, 0);
+        seal(&s, &mut b, 0, 7);
         let header = Checksum::Meta.header_len();
         // The pattern runs from the request's start; each header is written over it.
         for (k, &v) in b.iter().enumerate() {
@@ -573,13 +710,13 @@ mod tests {
         let mut s = Sealing::new(Checksum::Md5);
         s.pattern = Some(b"abc".to_vec());
         let mut b = data();
-        seal(&s, &mut b, 0);
+        seal(&s, &mut b, 0, 7);
         assert!((4000..4096).all(|k| b[k] == b"abc"[k % 3]));
         assert_eq!(check(&s, &b, 0), Ok(()));
         // null writes nothing in and checks nothing.
         let s = Sealing::new(Checksum::Null);
         let mut b = data();
-        seal(&s, &mut b, 0);
+        seal(&s, &mut b, 0, 7);
         assert_eq!(b, data());
         assert_eq!(check(&s, &[0u8; 4096], 0), Ok(()));
     }

@@ -174,6 +174,8 @@ pub(crate) struct WorkerState {
     /// write).
     pub(crate) check_reads: bool,
     pub(crate) verify_failures: u64,
+    /// The job's gate into its flow (fio's `flow`).
+    pub(crate) flow: Option<crate::flow::Gate>,
     /// Record submission and completion apart ([`crate::workload::READ_SUBMIT`]).
     pub(crate) split_latency: bool,
     pub(crate) first_verify_failure: Option<String>,
@@ -245,6 +247,31 @@ impl WorkerState {
                 )
             }
         })
+    }
+
+    /// A read that failed its check: the job fails now (verify_fatal) or at its end, the
+    /// bad chunk dumped first when asked (verify_dump).
+    #[cold]
+    #[inline(never)]
+    fn verify_failed(
+        &mut self,
+        buf: &[u8],
+        io: &Io,
+        bad: crate::verify::Bad,
+    ) -> Result<(), WorkloadError> {
+        let v = self.verify.as_ref().expect("checked reads verify");
+        let name = self.name(io.file);
+        let mut msg = format!("{} in {name}", bad.error);
+        if v.dump {
+            let done = crate::verify::dump(&v.seal, &name, buf, io.offset, &bad);
+            msg = format!("{msg} ({})", done.join(", "));
+        }
+        if v.fatal {
+            return Err(WorkloadError::new(msg));
+        }
+        self.verify_failures += 1;
+        self.first_verify_failure.get_or_insert(msg);
+        Ok(())
     }
 
     /// A trim that fails because the file is not a block device: say what trims a file.
@@ -534,6 +561,11 @@ impl<E: Engine> IoWorker<E> {
                     stop = true;
                     break;
                 }
+                if self.s.flow.as_mut().is_some_and(|g| !g.pass()) {
+                    self.held_back(ctx)?;
+                    stop = ctx.stopping();
+                    continue;
+                }
                 let t = if self.in_flight == 0 {
                     // Nothing to collect: wait for the schedule itself.
                     match ctx.next_event() {
@@ -643,6 +675,25 @@ impl<E: Engine> IoWorker<E> {
                 self.think(ctx, 0)?;
             }
         }
+    }
+
+    /// Over the job's share of its flow: wait before asking again, as fio does (with
+    /// `flow_sleep`, the requests in flight completed first, then the sleep; without, a
+    /// yield of the CPU where fio spins).
+    #[cold]
+    #[inline(never)]
+    fn held_back(&mut self, ctx: &mut WorkerCtx<'_>) -> Result<(), WorkloadError> {
+        let sleep = self.s.flow.as_ref().map_or(Duration::ZERO, |g| g.sleep);
+        if sleep.is_zero() {
+            std::thread::yield_now();
+            return Ok(());
+        }
+        if self.in_flight > 0 {
+            let n = self.in_flight;
+            self.collect(ctx, None, n, n)?;
+        }
+        crate::think::sleep_until(Instant::now() + sleep, || ctx.stopping());
+        Ok(())
     }
 
     /// A drop of a file's cached pages, or a drain: everything in flight completed before
@@ -1004,13 +1055,8 @@ impl<E: Engine> IoWorker<E> {
         // A read that fails its check was still done: counted above, as fio counts it.
         if let (true, Some(v)) = (f.check, &self.s.verify) {
             let buf = &self.engine.buffer(slot)[..f.io.len as usize];
-            if let Err(e) = crate::verify::check(&v.seal, buf, f.io.offset) {
-                let msg = format!("{e} in {}", self.s.name(f.io.file));
-                if v.fatal {
-                    return Err(WorkloadError::new(msg));
-                }
-                self.s.verify_failures += 1;
-                self.s.first_verify_failure.get_or_insert(msg);
+            if let Err(bad) = crate::verify::check_chunks(&v.seal, buf, f.io.offset) {
+                self.s.verify_failed(buf, &f.io, bad)?;
             }
         }
         Ok(())

@@ -415,6 +415,12 @@ impl Workload for FileioWorkload {
             verify: self.verify(),
             check_reads: self.verify().is_some() && !self.spec.access.is_some_and(|a| a.writes()),
             verify_failures: 0,
+            flow: self
+                .spec
+                .job
+                .as_ref()
+                .and_then(|j| j.flow.as_ref())
+                .and_then(crate::flow::Gate::new),
             split_latency,
             first_verify_failure: None,
             think: self

@@ -433,6 +433,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             service: Default::default(),
             min_rate: None,
             max_latency: None,
+            flow: None,
             verify: None,
         }),
         sync: SyncPolicy::NONE,

@@ -64,6 +64,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             service: Default::default(),
             min_rate: None,
             max_latency: None,
+            flow: None,
             verify: None,
         }),
         ..Default::default()

@@ -462,8 +462,9 @@ mod tests {
         // random_generator; then write_iolog; then read_iolog, replay_no_stall,
         // replay_redirect, replay_scale, replay_align and replay_time_scale; then
         // verify_backlog and verify_backlog_batch; then overwrite; then pre_read; then
-        // file_service_type; then verify_interval and verify_pattern.
-        assert_eq!(n, 132);
+        // file_service_type; then verify_interval, verify_pattern, verify_dump and
+        // experimental_verify; then flow_id, flow and flow_sleep.
+        assert_eq!(n, 137);
     }
 
     #[test]

@@ -410,6 +410,7 @@ fn build(
     let mut waiting: Vec<(String, Option<String>)> = Vec::new();
     // opendir counts of [global] sections said so far.
     let mut announced: Vec<String> = Vec::new();
+    let flows = plumb_fileio::flow::Flows::default();
     for (k, job) in run.jobs.iter().enumerate() {
         let job_options: Vec<(String, String)> = job
             .job_options()
@@ -425,6 +426,7 @@ fn build(
             cwd: &cwd,
             parse_only: flags.parse_only,
             buffers: plumb.io_buffers,
+            flows: (!flags.parse_only).then_some(&flows),
         };
         let waits = match job.stonewall() {
             Ok(w) => w,

@@ -280,6 +280,8 @@ pub struct Context<'a> {
     pub parse_only: bool,
     /// plumb's `--plumb-buffers`: where every job's request buffers live.
     pub buffers: Option<BufferMemory>,
+    /// The run's flows (fio's `flow_id`), which its jobs join; none where nothing runs.
+    pub flows: Option<&'a plumb_fileio::flow::Flows>,
 }
 
 /// One clone, ready for the pipeline.
@@ -1140,6 +1142,14 @@ pub fn translate<J: JobOptions + ?Sized>(
     }
     let min_rate = super::min_rate::spec(j)?;
     let max_latency = super::max_latency::spec(j)?;
+    // fio's flow: a weight of 0 (the default) keeps the job out of any flow.
+    let small = |name: &str| -> Result<u32, TranslateError> {
+        u32::try_from(g.int(name, 0)?).map_err(|_| parse_err(name, g.raw(name).unwrap_or_default()))
+    };
+    let flow = match small("flow")? {
+        0 => None,
+        weight => Some((small("flow_id")?, weight, g.int("flow_sleep", 0)?)),
+    };
     let sample_window = sample_window(&g)?;
     let steady = super::steady::spec(j)?;
     let placement = placement(&g)?;
@@ -1227,6 +1237,8 @@ pub fn translate<J: JobOptions + ?Sized>(
                         .map_err(|_| parse_err("verify_backlog", b))?,
                 },
                 batch: g.int("verify_backlog_batch", 0)?,
+                dump: g.flag("verify_dump", false)?,
+                in_write_order: g.flag("experimental_verify", false)?,
             })
         }
     };
@@ -1633,6 +1645,13 @@ pub fn translate<J: JobOptions + ?Sized>(
         // trimwrite (whose trims count too). It counts those bytes only for requests an
         // engine queues, and a time-based job stops there only to verify.
         let random_map = !norandommap && !blockalign_unmaps && skew.is_uniform();
+        if verify.as_ref().is_some_and(|v| v.in_write_order) && random && !random_map && !lfsr {
+            return Err(unsupported(
+                "experimental_verify",
+                g.raw("experimental_verify").unwrap_or("1"),
+                "a random job without a map (fio 3.33 fails its own check where a block was written twice)",
+            ));
+        }
         let round_bytes = (engine.caps.queued
             && replay.is_none()
             && (!time_based || verify.is_some()))
@@ -1702,6 +1721,13 @@ pub fn translate<J: JobOptions + ?Sized>(
             verify: verify.clone(),
             min_rate,
             max_latency,
+            // Each clone joins its flow with the job's weight (fio adds every job).
+            flow: flow.map(|(id, weight, sleep_us)| plumb_fileio::flow::FlowSpec {
+                id,
+                weight,
+                sleep_us,
+                flow: ctx.flows.map(|f| f.join(id, weight)),
+            }),
         };
         // An engine that opens no files (null) lays none out.
         let layout_files: Vec<(PathBuf, u64)> = if engine.caps.needs_files && !job.create_at_open {
@@ -1921,6 +1947,7 @@ mod tests {
                 cwd: dir,
                 parse_only: false,
                 buffers: None,
+                flows: None,
             },
         )
     }

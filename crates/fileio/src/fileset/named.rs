@@ -327,6 +327,7 @@ mod tests {
                 service: Default::default(),
                 min_rate: None,
                 max_latency: None,
+                flow: None,
                 verify: None,
             }),
             ..Default::default()

@@ -231,9 +231,10 @@ impl JobWalk {
             .verify
             .as_ref()
             .filter(|v| v.after_writes && matches!(access.mix, Mix::Write | Mix::Share { .. }));
-        // In the order written under a random map (no block twice), otherwise by file and
-        // offset, each block once (fio's io_hist tree, also under lfsr, which keeps no map).
-        let written = verify.map(|_| History::new(mapped));
+        // In the order written under a random map (no block twice) or with
+        // experimental_verify (fio walks the requests again), otherwise by file and offset,
+        // each block once (fio's io_hist tree, also under lfsr, which keeps no map).
+        let written = verify.map(|v| History::new(mapped || v.in_write_order));
         let loops = job.passes.unwrap_or(0).max(1);
         let budget = if bounded {
             pass_bytes.saturating_mul(loops)

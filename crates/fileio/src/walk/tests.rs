@@ -43,6 +43,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         service: Default::default(),
         min_rate: None,
         max_latency: None,
+        flow: None,
         verify: None,
     }
 }
@@ -621,6 +622,8 @@ fn the_read_back_drops_the_files_again() {
         fatal: false,
         backlog: 0,
         batch: 0,
+        dump: false,
+        in_write_order: false,
     });
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
@@ -635,6 +638,8 @@ fn verified(mut j: JobIo) -> JobIo {
         fatal: false,
         backlog: 0,
         batch: 0,
+        dump: false,
+        in_write_order: false,
     });
     j
 }
@@ -668,6 +673,22 @@ fn each_round_is_read_back_before_the_next_one() {
     assert_eq!(
         spelled(&mut JobWalk::new(Access::seq_write(), &j), 13),
         "W0 W0 - V0 V0 - W0 W0 - V0 V0 - W0"
+    );
+}
+
+#[test]
+fn experimental_verify_reads_back_in_the_order_written() {
+    // Two files in turn: fio's sorted list reads one file, then the other; its
+    // experimental_verify walks the requests again, the files taking turns.
+    let mut j = verified(job(&[(0, 8192), (0, 8192)], 4096));
+    assert_eq!(
+        spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+        "W0 W1 W0 W1 - V0 V0 V1 V1 -"
+    );
+    j.verify.as_mut().unwrap().in_write_order = true;
+    assert_eq!(
+        spelled(&mut JobWalk::new(Access::seq_write(), &j), 100),
+        "W0 W1 W0 W1 - V0 V1 V0 V1 -"
     );
 }
 
