@@ -375,6 +375,10 @@ pub struct JobIo {
     /// Read each file's region once before the job's requests (fio's `pre_read`).
     #[serde(default)]
     pub pre_read: bool,
+    /// A request that overlaps one in flight waits for completions first (fio's
+    /// `serialize_overlap`, which compares offsets whatever the file).
+    #[serde(default)]
+    pub serialize_overlap: bool,
     /// Replay these requests instead of walking the files (fio's `read_iolog`).
     #[serde(skip)]
     pub replay: Option<std::sync::Arc<crate::walk::replay::Script>>,

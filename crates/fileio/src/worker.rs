@@ -174,6 +174,8 @@ pub(crate) struct WorkerState {
     /// write).
     pub(crate) check_reads: bool,
     pub(crate) verify_failures: u64,
+    /// A request waits for the requests in flight it overlaps (fio's serialize_overlap).
+    pub(crate) serialize_overlap: bool,
     /// The job's gate into its flow (fio's `flow`).
     pub(crate) flow: Option<crate::flow::Gate>,
     /// Record submission and completion apart ([`crate::workload::READ_SUBMIT`]).
@@ -769,6 +771,9 @@ impl<E: Engine> IoWorker<E> {
         mut io: Io,
         check: bool,
     ) -> Result<(), WorkloadError> {
+        if self.s.serialize_overlap && self.in_flight > 0 {
+            self.wait_out_overlap(ctx, &io)?;
+        }
         // The slot is taken only if the request stays in flight.
         let slot = match (dir, self.read_slot) {
             (Dir::Read, Some(r)) => r,
@@ -848,6 +853,27 @@ impl<E: Engine> IoWorker<E> {
             }
             Err(e) => Err(self.s.fail("queueing a request for", &io, e)),
         }
+    }
+
+    /// fio's serialize_overlap: while a request in flight overlaps `io` (by offset, in any
+    /// file, as fio compares them), hand what is queued to the kernel and collect
+    /// completions.
+    #[cold]
+    #[inline(never)]
+    fn wait_out_overlap(&mut self, ctx: &mut WorkerCtx<'_>, io: &Io) -> Result<(), WorkloadError> {
+        let (x1, x2) = (io.offset, io.offset + u64::from(io.len));
+        let overlaps = |s: &[Option<InFlight>]| {
+            s.iter()
+                .flatten()
+                .any(|f| f.io.offset < x2 && x1 < f.io.offset + u64::from(f.io.len))
+        };
+        while self.in_flight > 0 && overlaps(&self.slots) {
+            if !self.fresh.is_empty() {
+                self.flush(ctx)?;
+            }
+            self.complete(ctx, None)?;
+        }
+        Ok(())
     }
 
     /// Hand the queued requests to the kernel now, without waiting for completions.

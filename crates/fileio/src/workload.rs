@@ -415,6 +415,7 @@ impl Workload for FileioWorkload {
             verify: self.verify(),
             check_reads: self.verify().is_some() && !self.spec.access.is_some_and(|a| a.writes()),
             verify_failures: 0,
+            serialize_overlap: self.spec.job.as_ref().is_some_and(|j| j.serialize_overlap),
             flow: self
                 .spec
                 .job

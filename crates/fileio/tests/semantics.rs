@@ -430,6 +430,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             trace: None,
             replay: None,
             pre_read: false,
+            serialize_overlap: false,
             service: Default::default(),
             min_rate: None,
             max_latency: None,

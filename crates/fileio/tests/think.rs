@@ -61,6 +61,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             trace: None,
             replay: None,
             pre_read: false,
+            serialize_overlap: false,
             service: Default::default(),
             min_rate: None,
             max_latency: None,

@@ -1431,6 +1431,10 @@ pub fn translate<J: JobOptions + ?Sized>(
     // keeps (it turns invalidate off). Through O_DIRECT there is no cache to fill, and
     // fio's pre-read fails there.
     let pre_read = g.flag("pre_read", false)? && engine.caps.needs_files;
+    // fio turns it off where nothing in flight can collide (init.c): a job that changes no
+    // data, or a queue of one, unless it replays a log.
+    let serialize_overlap = g.flag("serialize_overlap", false)?
+        && (replays.is_some() || (mix != Mix::Read && iodepth > 1));
     if pre_read && direct {
         return Err(unsupported(
             "pre_read",
@@ -1717,6 +1721,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 }),
             replay: replay.map(|r| r.script.clone()),
             pre_read,
+            serialize_overlap,
             service,
             verify: verify.clone(),
             min_rate,

@@ -324,6 +324,7 @@ mod tests {
                 trace: None,
                 replay: None,
                 pre_read: false,
+                serialize_overlap: false,
                 service: Default::default(),
                 min_rate: None,
                 max_latency: None,

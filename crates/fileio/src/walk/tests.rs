@@ -40,6 +40,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         trace: None,
         replay: None,
         pre_read: false,
+        serialize_overlap: false,
         service: Default::default(),
         min_rate: None,
         max_latency: None,
