@@ -630,3 +630,70 @@ fn file_service_types_serve_the_files_as_fio_does() {
         out.stderr
     );
 }
+
+#[test]
+fn number_ios_stops_the_job_where_fio_does() {
+    if !peer() {
+        return;
+    }
+    // The requests of every round together, against number_ios times loops (so one round
+    // of ten here); trimwrite's trims count too, against twice the number.
+    same_log(
+        &[
+            "--name=n",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=read",
+            "--number_ios=5",
+            "--loops=2",
+        ],
+        &[],
+    );
+    same_log(
+        &[
+            "--name=n",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=trimwrite",
+            "--ioengine=falloc",
+            "--number_ios=3",
+        ],
+        &[],
+    );
+    // Read-backs come on top; units as fio reads them (1k: 1024); a time-based job ignores it.
+    let drop_in = DropIn::named("fio");
+    for (args, want) in [
+        (&["--rw=randrw", "--number_ios=7"][..], 7),
+        (&["--rw=write", "--number_ios=7", "--verify=md5"], 14),
+        (&["--rw=read", "--number_ios=1k", "--size=16m"], 1024),
+    ] {
+        for bin in [Path::new(FIO), &drop_in.bin()] {
+            let work = TempDir::new().unwrap();
+            let mut a = vec!["--name=n", "--size=64k", "--bs=4k", "--output-format=json"];
+            a.extend_from_slice(args);
+            let out = run_in(bin, work.path(), &a);
+            assert_eq!(out.code, 0, "{bin:?} {args:?}: {}", out.stderr);
+            let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            let j = &json["jobs"][0];
+            let total = j["read"]["total_ios"].as_u64().unwrap()
+                + j["write"]["total_ios"].as_u64().unwrap();
+            assert_eq!(total, want, "{bin:?} {args:?}");
+        }
+    }
+    let work = TempDir::new().unwrap();
+    let out = run_in(
+        &drop_in.bin(),
+        work.path(),
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1",
+            "--number_ios=5",
+            "--output-format=json",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(json["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 1000);
+}

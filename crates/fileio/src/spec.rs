@@ -379,6 +379,10 @@ pub struct JobIo {
     /// `serialize_overlap`, which compares offsets whatever the file).
     #[serde(default)]
     pub serialize_overlap: bool,
+    /// Requests the job issues at most in each of its `passes` (fio's `number_ios`; none
+    /// in a time-based job, where fio ignores it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_ios: Option<u64>,
     /// Replay these requests instead of walking the files (fio's `read_iolog`).
     #[serde(skip)]
     pub replay: Option<std::sync::Arc<crate::walk::replay::Script>>,

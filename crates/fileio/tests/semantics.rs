@@ -431,6 +431,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             replay: None,
             pre_read: false,
             serialize_overlap: false,
+            number_ios: None,
             service: Default::default(),
             min_rate: None,
             max_latency: None,

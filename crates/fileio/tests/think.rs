@@ -62,6 +62,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             replay: None,
             pre_read: false,
             serialize_overlap: false,
+            number_ios: None,
             service: Default::default(),
             min_rate: None,
             max_latency: None,

@@ -463,8 +463,8 @@ mod tests {
         // replay_redirect, replay_scale, replay_align and replay_time_scale; then
         // verify_backlog and verify_backlog_batch; then overwrite; then pre_read; then
         // file_service_type; then verify_interval, verify_pattern, verify_dump and
-        // experimental_verify; then flow_id, flow and flow_sleep; then serialize_overlap.
-        assert_eq!(n, 138);
+        // experimental_verify; then flow_id, flow and flow_sleep; then serialize_overlap; then number_ios.
+        assert_eq!(n, 139);
     }
 
     #[test]

@@ -1722,6 +1722,15 @@ pub fn translate<J: JobOptions + ?Sized>(
             replay: replay.map(|r| r.script.clone()),
             pre_read,
             serialize_overlap,
+            // A value with fio's units (1k: 1024 requests).
+            number_ios: match g.raw("number_ios") {
+                None => None,
+                Some(v) => Some(
+                    super::values::parse_bytes(v, j.kb_of("number_ios"))
+                        .map_err(|_| parse_err("number_ios", v))?,
+                )
+                .filter(|&n| n > 0),
+            },
             service,
             verify: verify.clone(),
             min_rate,

@@ -325,6 +325,7 @@ mod tests {
                 replay: None,
                 pre_read: false,
                 serialize_overlap: false,
+                number_ios: None,
                 service: Default::default(),
                 min_rate: None,
                 max_latency: None,

@@ -102,6 +102,9 @@ pub struct JobWalk {
     /// job's bytes when less (a trimwrite job's writes are counted apart).
     in_round: u64,
     round_limit: u64,
+    /// Requests issued, read-backs aside, and where the job stops (fio's number_ios).
+    ios: u64,
+    ios_cap: u64,
     /// Bytes the job issues at most (fio's `io_size` × `loops`, counting what fio's
     /// io_issue_bytes counts: a trimwrite job's writes only); `u64::MAX`: time-based.
     budget: u64,
@@ -242,6 +245,19 @@ impl JobWalk {
             u64::MAX
         };
         let round_cap = job.round_bytes.unwrap_or(u64::MAX).max(1);
+        // fio's exceeds_number_ios: the requests of every round together, against
+        // number_ios times loops (twice that for trimwrite, whose trims count too).
+        let ios_cap = match job.number_ios.filter(|_| bounded) {
+            None => u64::MAX,
+            Some(n) => {
+                let n = n.saturating_mul(loops);
+                if access.mix == Mix::TrimWrite {
+                    n.saturating_mul(2)
+                } else {
+                    n
+                }
+            }
+        };
         JobWalk {
             access,
             files,
@@ -251,6 +267,8 @@ impl JobWalk {
             next_file: 0,
             round_cap,
             in_round: 0,
+            ios: 0,
+            ios_cap,
             round_limit: if access.mix == Mix::TrimWrite {
                 round_cap
             } else {
@@ -341,6 +359,13 @@ impl JobWalk {
         self.in_round += len;
         if self.in_round >= self.round_limit {
             self.round_over = true;
+        }
+        // Counted only under number_ios: a store per request cost the null engine 1.5%.
+        if self.ios_cap != u64::MAX {
+            self.ios += 1;
+            if self.ios >= self.ios_cap {
+                self.round_over = true;
+            }
         }
     }
 
@@ -442,6 +467,10 @@ impl JobWalk {
     fn keep_running(&self) -> bool {
         if self.loops == 0 {
             return true;
+        }
+        // fio would run the loops left with nothing to issue (nor files to open).
+        if self.ios >= self.ios_cap {
+            return false;
         }
         if self.issued >= self.budget {
             return false;

@@ -41,6 +41,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         replay: None,
         pre_read: false,
         serialize_overlap: false,
+        number_ios: None,
         service: Default::default(),
         min_rate: None,
         max_latency: None,
