@@ -583,3 +583,21 @@ fn a_negative_ramp_time_keeps_a_time_based_job_running_until_a_signal() {
         assert!(bytes > 4 << 20, "{}: {bytes} bytes", bin.display());
     }
 }
+
+#[test]
+fn an_integer_option_takes_fio_s_units() {
+    if !fio_here("the integer units comparison") {
+        return;
+    }
+    // fio reads integer options as sizes (check_str_bytes): `iodepth=1k` is 1024, and so
+    // is what the job header says; a plain number stays what it is.
+    for (depth, want) in [("1k", "iodepth=1024"), ("16", "iodepth=16")] {
+        let d = format!("--iodepth={depth}");
+        let (theirs, ours) = both(&["--name=x", "--ioengine=null", "--size=1m", &d]);
+        for (who, out) in [("fio", &theirs), ("plumb", &ours)] {
+            assert_eq!(out.code, 0, "{who}: {}", out.stderr);
+            let header = out.stdout.lines().next().unwrap_or_default();
+            assert!(header.ends_with(want), "{who} {depth}: {header}");
+        }
+    }
+}

@@ -430,6 +430,15 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
     fn int(&self, n: &str, default: u64) -> Result<u64, TranslateError> {
         match self.raw(n) {
             None => Ok(default),
+            // fio reads an integer option as it reads a size (check_str_bytes), so a unit
+            // counts: `iodepth=1k` is 1024.
+            Some(v)
+                if v.trim_start()
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .starts_with(|c: char| c.is_ascii_alphabetic()) =>
+            {
+                super::values::parse_bytes(v, self.j.kb_of(n)).map_err(|_| parse_err(n, v))
+            }
             Some(v) => parse_int(v).map_err(|_| parse_err(n, v)),
         }
     }
