@@ -463,6 +463,21 @@ mod tests {
             .all(|o| matches!(o, Op::Read(io) if io.len == 4096)));
     }
 
+    /// W, R, the sync's letter, or `.` for anything else.
+    fn letter(o: &Op, sync: impl Fn(u32) -> char) -> char {
+        match *o {
+            Op::Write(_) => 'W',
+            Op::Read(_) => 'R',
+            Op::Fsync(f) => sync(f),
+            Op::ReadBack(_)
+            | Op::Trim(_)
+            | Op::Done
+            | Op::Drain
+            | Op::DropCache(_)
+            | Op::Pause(_) => '.',
+        }
+    }
+
     #[test]
     fn fsync_round_is_one_per_file_every_freq_requests() {
         let s = FileioSpec {
@@ -475,17 +490,7 @@ mod tests {
         let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 12)
             .iter()
-            .map(|o| match o {
-                Op::Write(_) => 'W',
-                Op::Read(_) => 'R',
-                Op::Fsync(f) => char::from(b'0' + *f as u8),
-                Op::ReadBack(_)
-                | Op::Trim(_)
-                | Op::Done
-                | Op::Drain
-                | Op::DropCache(_)
-                | Op::Pause(_) => '.',
-            })
+            .map(|o| letter(o, |f| char::from(b'0' + f as u8)))
             .collect();
         assert_eq!(kinds, "WWW01WWW01WW");
     }
@@ -523,17 +528,7 @@ mod tests {
         let mut p = Pattern::new(&s, SharedStream::new());
         let kinds: String = take(&mut p, 102)
             .iter()
-            .map(|o| match o {
-                Op::Write(_) => 'W',
-                Op::Read(_) => 'R',
-                Op::Fsync(_) => 'F',
-                Op::ReadBack(_)
-                | Op::Trim(_)
-                | Op::Done
-                | Op::Drain
-                | Op::DropCache(_)
-                | Op::Pause(_) => '.',
-            })
+            .map(|o| letter(o, |_| 'F'))
             .collect();
         // Reads while (r + 1) / (w + 1) < 100: the first write is request 99, the second of
         // period 49. The 49 periods before it wrote nothing and get no fsync round.

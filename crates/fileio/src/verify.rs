@@ -234,22 +234,22 @@ pub fn seal(s: &Sealing, buf: &mut [u8], offset: u64, seed: u64) {
         return;
     }
     let step = s.chunk(buf.len());
-    match &s.pattern {
-        Some(p) => fill_pattern(buf, p, 0),
-        None => {
-            for (i, c) in buf.chunks_mut(step).enumerate() {
-                draw(c, seed, offset + (i * step) as u64);
-            }
-        }
-    }
-    let header = kind.header_len();
-    if header == 0 {
-        return;
-    }
     for (i, c) in buf.chunks_mut(step).enumerate() {
-        if c.len() >= header {
-            stamp(kind, c, offset + (i * step) as u64, seed);
-        }
+        make(s, c, i * step, offset + (i * step) as u64, seed);
+    }
+}
+
+/// Chunk `c` as written, `within` bytes into its request and at `offset` of the file: its
+/// data (the pattern, repeated from the request's start, or drawn from the seed and the
+/// offset) and its header.
+fn make(s: &Sealing, c: &mut [u8], within: usize, offset: u64, seed: u64) {
+    match &s.pattern {
+        Some(p) => fill_pattern(c, p, within % p.len()),
+        None => draw(c, seed, offset),
+    }
+    let header = s.checksum.header_len();
+    if header > 0 && c.len() >= header {
+        stamp(s.checksum, c, offset, seed);
     }
 }
 
@@ -269,7 +269,7 @@ fn draw(c: &mut [u8], seed: u64, offset: u64) {
     crate::fill::randomize(blocks.into_remainder(), &mut lanes[0]);
 }
 
-/// Chunk `c`'s header, its data in place.
+/// Chunk `c`'s header, its data in place (`c` holds at least the header).
 fn stamp(kind: Checksum, c: &mut [u8], offset: u64, seed: u64) {
     let header = kind.header_len();
     c[..4].copy_from_slice(&MAGIC.to_le_bytes());
@@ -289,21 +289,12 @@ pub fn expected(s: &Sealing, buf: &[u8], offset: u64, bad: &Bad) -> Option<Vec<u
     if bad.header_failed() {
         return None;
     }
-    let kind = s.checksum;
-    let header = kind.header_len();
-    let at = offset + bad.at as u64;
-    let seed = match header {
+    let seed = match s.checksum.header_len() {
         0 => 0,
         _ => u64::from_le_bytes(buf.get(bad.at + 16..bad.at + 24)?.try_into().ok()?),
     };
     let mut c = vec![0u8; bad.len];
-    match &s.pattern {
-        Some(p) => fill_pattern(&mut c, p, bad.at % p.len()),
-        None => draw(&mut c, seed, at),
-    }
-    if header > 0 && c.len() >= header {
-        stamp(kind, &mut c, at, seed);
-    }
+    make(s, &mut c, bad.at, offset + bad.at as u64, seed);
     Some(c)
 }
 

@@ -856,8 +856,7 @@ impl<E: Engine> IoWorker<E> {
     }
 
     /// fio's serialize_overlap: while a request in flight overlaps `io` (by offset, in any
-    /// file, as fio compares them), hand what is queued to the kernel and collect
-    /// completions.
+    /// file, as fio compares them), collect completions.
     #[cold]
     #[inline(never)]
     fn wait_out_overlap(&mut self, ctx: &mut WorkerCtx<'_>, io: &Io) -> Result<(), WorkloadError> {
@@ -867,10 +866,8 @@ impl<E: Engine> IoWorker<E> {
                 .flatten()
                 .any(|f| f.io.offset < x2 && x1 < f.io.offset + u64::from(f.io.len))
         };
+        // A collection hands what is queued to the kernel first.
         while self.in_flight > 0 && overlaps(&self.slots) {
-            if !self.fresh.is_empty() {
-                self.flush(ctx)?;
-            }
             self.complete(ctx, None)?;
         }
         Ok(())
