@@ -19,6 +19,7 @@ pub mod random;
 pub mod rawsys;
 pub mod redact;
 pub mod result;
+pub mod rseq;
 pub mod size;
 pub mod stats;
 pub mod steady;

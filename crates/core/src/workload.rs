@@ -73,6 +73,14 @@ pub trait Workload: Send + Sync + 'static {
     /// Build the worker for thread `thread` (0-based). Called on the main thread before the
     /// start barrier, so set-up cost never lands in the measurement.
     fn worker(&self, thread: usize) -> Result<Box<dyn Worker>, WorkloadError>;
+    /// Whether the worker threads are themselves what is measured (sysbench's cpu, memory,
+    /// threads and mutex tests measure the machine through them), rather than clients of a
+    /// database or a disk. Client threads shed a cost every program's threads pay and a
+    /// client need not (glibc's rseq registration, [`crate::rseq`]); measured threads keep
+    /// it, so their figures stay those of any program on the machine.
+    fn threads_measured(&self) -> bool {
+        false
+    }
 }
 
 /// One thread's event loop.

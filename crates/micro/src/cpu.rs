@@ -27,6 +27,9 @@ impl Cpu {
 const KINDS: &[OpKind] = &[OpKind::event("event")];
 
 impl Workload for Cpu {
+    fn threads_measured(&self) -> bool {
+        true
+    }
     fn kinds(&self) -> &[OpKind] {
         KINDS
     }

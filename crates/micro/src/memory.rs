@@ -156,6 +156,9 @@ impl Memory {
 }
 
 impl Workload for Memory {
+    fn threads_measured(&self) -> bool {
+        true
+    }
     fn kinds(&self) -> &[OpKind] {
         KINDS
     }

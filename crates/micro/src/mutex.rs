@@ -68,6 +68,9 @@ const KINDS: &[OpKind] = &[OpKind::event("event")];
 pub const COUNTERS: &[&str] = &["locks"];
 
 impl Workload for MutexTest {
+    fn threads_measured(&self) -> bool {
+        true
+    }
     fn kinds(&self) -> &[OpKind] {
         KINDS
     }

@@ -48,6 +48,9 @@ impl Threads {
 const KINDS: &[OpKind] = &[OpKind::event("event")];
 
 impl Workload for Threads {
+    fn threads_measured(&self) -> bool {
+        true
+    }
     fn kinds(&self) -> &[OpKind] {
         KINDS
     }

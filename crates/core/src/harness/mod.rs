@@ -317,6 +317,7 @@ pub fn run_announced(
     }
     built();
 
+    let lean = !workload.threads_measured();
     let barrier = Arc::new(Barrier::new(threads + 1));
     let finish = Arc::new(Finish {
         count: Mutex::new(0),
@@ -330,6 +331,9 @@ pub fn run_announced(
         let h = std::thread::Builder::new()
             .name(format!("{WORKER_THREAD_NAME}-{t}"))
             .spawn(move || {
+                if lean {
+                    crate::rseq::leave();
+                }
                 w_barrier.wait();
                 let slot = &w_slots[t];
                 let mut ctx = WorkerCtx::new(t, &w_shared, slot, w_shared.origin_stamp());
