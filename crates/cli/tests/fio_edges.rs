@@ -601,3 +601,39 @@ fn an_integer_option_takes_fio_s_units() {
         }
     }
 }
+
+/// disk_util=0 leaves the disks out of the report: no `Disk stats` section, no `disk_util`
+/// in JSON, as in fio; a job that keeps it on lists the disk under its file whenever fio
+/// does (a file on tmpfs has none).
+#[test]
+fn disk_util_0_drops_the_disk_stats() {
+    let base = ["--name=j", "--filename=data", "--size=256k", "--rw=read"];
+    for (off, fmt) in [
+        (true, "normal"),
+        (false, "normal"),
+        (true, "json"),
+        (false, "json"),
+    ] {
+        let mut args = base.to_vec();
+        let f = format!("--output-format={fmt}");
+        args.push(&f);
+        if off {
+            args.push("--disk_util=0");
+        }
+        let drop_in = DropIn::named("fio");
+        let d = TempDir::new().unwrap();
+        let mine = run_named(&drop_in.bin(), d.path(), &args);
+        assert_eq!(mine.code, 0, "{mine:?}");
+        let shown = |p: &Printed| match fmt {
+            "json" => doc(p).get("disk_util").is_some(),
+            _ => p.stdout.contains("\nDisk stats (read/write):\n"),
+        };
+        if off {
+            assert!(!shown(&mine), "{args:?}: {}", mine.stdout);
+        }
+        if fio_here("the disk_util comparison") {
+            let (theirs, _) = both(&args);
+            assert_eq!(shown(&mine), shown(&theirs), "{args:?}");
+        }
+    }
+}

@@ -318,3 +318,149 @@ fn an_overwriting_writer_s_file_is_written_as_a_reader_s() {
     ];
     compare(&args, &|_| {}, &WHOLE_32K);
 }
+
+/// A 32 KiB file for a job that reads, in 16 KiB writes, allocated by `how` (its calls
+/// between the open and the `ftruncate`), synced unless `unsynced`.
+fn reader_32k(how: &[&'static str], unsynced: bool) -> Vec<&'static str> {
+    let mut want = vec!["unlink data", "open data O_WRONLY|O_CREAT|O_TRUNC 0644"];
+    want.extend(how);
+    want.extend([
+        "ftruncate data 32768",
+        "write data 16384",
+        "write data 16384",
+    ]);
+    if !unsynced {
+        want.push("fsync data");
+    }
+    want.extend(["fadvise64 data 0 32768 POSIX_FADV_DONTNEED", "close data"]);
+    want
+}
+
+#[test]
+fn each_fallocate_mode_allocates_a_reader_s_file_as_fio_does() {
+    if !strace() {
+        return;
+    }
+    let cases: [(&str, &[&str]); 7] = [
+        ("native", &["fallocate data 0 0 32768"]),
+        // glibc's posix_fallocate is the same call where the filesystem can allocate.
+        ("posix", &["fallocate data 0 0 32768"]),
+        ("1", &["fallocate data 0 0 32768"]),
+        ("keep", &["fallocate data FALLOC_FL_KEEP_SIZE 0 32768"]),
+        // ftruncate to the size, then the layout's own ftruncate.
+        ("truncate", &["ftruncate data 32768"]),
+        ("none", &[]),
+        ("0", &[]),
+    ];
+    for (mode, how) in cases {
+        let opt = format!("--fallocate={mode}");
+        let args = [
+            "--name=j",
+            "--filename=data",
+            "--size=32k",
+            "--bs=16k",
+            "--rw=read",
+            opt.as_str(),
+        ];
+        compare(&args, &|_| {}, &reader_32k(how, false));
+    }
+}
+
+#[test]
+fn a_writer_s_file_is_allocated_by_the_mode_asked_or_left_empty() {
+    if !strace() {
+        return;
+    }
+    let cases: [(&str, &[&str], u64); 4] = [
+        ("native", &["fallocate data 0 0 65536"], 65536),
+        ("keep", &["fallocate data FALLOC_FL_KEEP_SIZE 0 65536"], 0),
+        ("truncate", &["ftruncate data 65536"], 65536),
+        ("none", &[], 0),
+    ];
+    for (mode, how, len) in cases {
+        let opt = format!("--fallocate={mode}");
+        // One write at the start: the length the file ends with is the layout's, or what
+        // the write gave it (4 KiB) when the layout gave none.
+        let args = [
+            "--name=j",
+            "--filename=data",
+            "--size=64k",
+            "--io_size=4k",
+            "--rw=write",
+            opt.as_str(),
+        ];
+        let mut want = vec!["unlink data", "open data O_WRONLY|O_CREAT 0644"];
+        want.extend(how);
+        want.extend(["fadvise64 data 0 65536 POSIX_FADV_DONTNEED", "close data"]);
+        compare(&args, &|_| {}, &want);
+        let fio = DropIn::named("fio");
+        let (_keep, dir) = job_dir();
+        layout_calls(&fio.bin(), &dir, &args);
+        let meta = std::fs::metadata(dir.join("data")).unwrap();
+        assert_eq!(meta.len(), len.max(4096), "{mode}: the file's length");
+        use std::os::unix::fs::MetadataExt;
+        // keep allocates the blocks without the length.
+        if mode == "keep" {
+            assert!(
+                meta.blocks() * 512 >= 65536,
+                "{mode}: {} blocks",
+                meta.blocks()
+            );
+        }
+    }
+}
+
+#[test]
+fn create_fsync_0_leaves_the_laid_out_data_unsynced() {
+    if !strace() {
+        return;
+    }
+    let args = [
+        "--name=j",
+        "--filename=data",
+        "--size=32k",
+        "--bs=16k",
+        "--rw=read",
+        "--create_fsync=0",
+    ];
+    compare(
+        &args,
+        &|_| {},
+        &reader_32k(&["fallocate data 0 0 32768"], true),
+    );
+}
+
+#[test]
+fn allow_file_create_0_refuses_a_missing_file_as_fio_does() {
+    let fio = DropIn::named("fio");
+    for rw in ["read", "write"] {
+        let (_keep, dir) = job_dir();
+        let rw = format!("--rw={rw}");
+        let args = [
+            "--name=j",
+            "--filename=data",
+            "--size=64k",
+            rw.as_str(),
+            "--allow_file_create=0",
+        ];
+        let mine = common::peers::run_named(&fio.bin(), &dir, &args);
+        assert_eq!(mine.code, 1, "{mine:?}");
+        assert_eq!(
+            mine.stderr,
+            "fio: file creation disallowed by allow_file_create=0\n"
+        );
+        assert!(!dir.join("data").exists());
+        if tools() {
+            let (_keep, dir) = job_dir();
+            let theirs = common::peers::run_named(Path::new(PEER), &dir, &args);
+            assert_eq!(
+                (theirs.code, theirs.stderr.as_str()),
+                (mine.code, mine.stderr.as_str())
+            );
+        }
+        // A file that is there is used as it is.
+        std::fs::write(dir.join("data"), vec![1u8; 65536]).unwrap();
+        let ok = common::peers::run_named(&fio.bin(), &dir, &args);
+        assert_eq!(ok.code, 0, "{ok:?}");
+    }
+}

@@ -46,6 +46,18 @@ pub enum FileioError {
     /// A write that laid out a job's file failed (the disk is full): the file and the errno.
     #[error("cannot write {} while laying it out: {}", path.display(), errno_text(*errno))]
     LayoutWrite { path: PathBuf, errno: i32 },
+    /// Another call of a job's layout failed (`fallocate`, `ftruncate`): the file, the call
+    /// and the errno.
+    #[error("cannot {call} {} while laying it out: {}", path.display(), errno_text(*errno))]
+    LayoutCall {
+        path: PathBuf,
+        call: &'static str,
+        errno: i32,
+    },
+    /// A file the job needs is missing and the job may not create it (fio's
+    /// `allow_file_create=0`).
+    #[error("{} does not exist and the job may not create it", path.display())]
+    CreateDisallowed { path: PathBuf },
     #[error("{0}")]
     Other(String),
 }

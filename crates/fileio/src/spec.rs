@@ -257,6 +257,25 @@ impl Default for FileService {
 }
 
 /// What a job tells the kernel about its pattern when it opens a file.
+/// How a file laid out gets its blocks before any data is written (fio's `fallocate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocation {
+    /// Nothing: a file only written grows as it is written.
+    #[default]
+    None,
+    /// `fallocate(fd, 0, 0, size)`, its failure ignored (fio's default, `native`).
+    Native,
+    /// `posix_fallocate`, which the C library carries out by writing where the filesystem
+    /// cannot allocate; a failure is reported and the layout goes on.
+    Posix,
+    /// `fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, size)`: blocks, not length; a failure fails
+    /// the job.
+    Keep,
+    /// `ftruncate(fd, size)`: length, not blocks; a failure fails the job.
+    Truncate,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileAdvice {
@@ -320,10 +339,15 @@ pub struct JobIo {
     /// Files missing or shorter than their region are laid out anew and written in full
     /// before the run (false: created and allocated only, for jobs that only write).
     pub lay_out_data: bool,
-    /// Files laid out get their blocks allocated first (`fallocate(fd, 0, 0, size)`, fio's
-    /// default `fallocate=native`), which also gives a file that is not written its length.
+    /// How a file laid out is allocated before any data (fio's `fallocate`).
     #[serde(default)]
-    pub allocate: bool,
+    pub allocate: Allocation,
+    /// Laid-out data is not synced (fio's `create_fsync=0`).
+    #[serde(default)]
+    pub layout_unsynced: bool,
+    /// A missing file is an error, not created (fio's `allow_file_create=0`).
+    #[serde(default)]
+    pub no_create: bool,
     /// Remove the files the job created once it is done.
     pub unlink: bool,
     /// Drop the cached pages of a file's region each time the job opens it, as fio's

@@ -55,6 +55,33 @@ pub fn in_layout(errno: i32) -> FioFailure {
     }
 }
 
+/// A layout call other than a write failed: `fallocate` (fio's `fallocate=keep`) or
+/// `ftruncate` (`fallocate=truncate`), at the lines of filesetup.c that report them.
+pub fn in_layout_call(call: &str, errno: i32) -> FioFailure {
+    let line = if call == "fallocate" { 93 } else { 106 };
+    FioFailure {
+        errno,
+        verror: format!(
+            "file:filesetup.c:{line}, func={call}, error={}",
+            errno_text(errno)
+        ),
+        in_layout: true,
+    }
+}
+
+/// A missing file the job may not create (`allow_file_create=0`): fio says so in one line
+/// on stderr and the job, which never starts, keeps error 0 (its exit status is still 1).
+pub fn create_disallowed() -> (FioFailure, String) {
+    (
+        FioFailure {
+            errno: 0,
+            verror: String::new(),
+            in_layout: true,
+        },
+        "fio: file creation disallowed by allow_file_create=0".to_string(),
+    )
+}
+
 /// Writes found the disk full while the job ran.
 pub fn while_running(full: &[FullWrite]) -> Option<FioFailure> {
     let first = full.first()?;

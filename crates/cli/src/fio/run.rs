@@ -133,8 +133,8 @@ struct FioFileJob {
     normal: bool,
     /// The job's files as fio names them.
     file_names: Vec<String>,
-    /// The layout failed: fio's words for it, for the record.
-    layout_failure: RefCell<Option<FioFailure>>,
+    /// The layout failed: fio's words for it and its stderr lines, for the record.
+    layout_failure: RefCell<Option<(FioFailure, Vec<String>)>>,
     /// Its place in steady-state detection, whose outcome goes into the record.
     steady: Option<plumb_core::steady::SteadyMember>,
 }
@@ -171,9 +171,9 @@ impl Job for FioFileJob {
         self.job.targets()
     }
     fn after_run(&self, job: &mut JobRecord) -> Result<(), JobError> {
-        if let Some(f) = self.layout_failure.borrow().as_ref() {
+        if let Some((f, said)) = self.layout_failure.borrow().as_ref() {
             // It never ran: no figures, no logs.
-            failure::record(job, Some(f), vec![f.pid_line(0)]);
+            failure::record(job, Some(f), said.clone());
             return Ok(());
         }
         self.job.after_run(job)?;
@@ -215,7 +215,20 @@ impl FioFileJob {
                     if let Some(notice) = f.layout_notice().filter(|_| self.normal) {
                         let _ = writeln!(ctx.log(), "{notice}");
                     }
-                    *self.layout_failure.borrow_mut() = Some(f);
+                    let said = vec![f.pid_line(0)];
+                    *self.layout_failure.borrow_mut() = Some((f, said));
+                    JobError::Skipped(fe.to_string())
+                }
+                FileioError::LayoutCall { call, errno, .. } => {
+                    let f = failure::in_layout_call(call, errno);
+                    let said = vec![f.pid_line(0)];
+                    *self.layout_failure.borrow_mut() = Some((f, said));
+                    JobError::Skipped(fe.to_string())
+                }
+                FileioError::CreateDisallowed { .. } => {
+                    // fio's one line; the job ends with no error number of its own.
+                    let (f, said) = failure::create_disallowed();
+                    *self.layout_failure.borrow_mut() = Some((f, vec![said]));
                     JobError::Skipped(fe.to_string())
                 }
                 other => self.fail(JobError::failed(other)),

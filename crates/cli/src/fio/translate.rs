@@ -16,8 +16,8 @@ use plumb_fileio::buf::BufferMemory;
 use plumb_fileio::engine::{self, EngineDef, EngineOptions};
 use plumb_fileio::placement::{allowed_cpus, cpus_of_mask, parse_cpu_list, Placement};
 use plumb_fileio::spec::{
-    BlockSizes, FileAdvice, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags, SizeChoice,
-    SyncPolicy,
+    Allocation, BlockSizes, FileAdvice, FileioSpec, Fill, FsyncMode, JobIo, NamedFile, OpenFlags,
+    SizeChoice, SyncPolicy,
 };
 use plumb_report::fio::job::{
     FioJobInfo, JobProgress, LatSeries, OutputOptions, DEFAULT_PERCENTILES,
@@ -457,6 +457,23 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
             _ => Ok(()),
         }
     }
+}
+
+/// How the files a job lays out are allocated (fio's `fallocate`; `0` and `1` are its old
+/// boolean spellings of `none` and `posix`).
+fn allocation<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Allocation, TranslateError> {
+    let v = g.raw("fallocate").unwrap_or("native");
+    let words = ["none", "native", "posix", "keep", "truncate", "0", "1"];
+    let word = parse_enum(v, &words)
+        .map_err(|_| parse_err("fallocate", v))?
+        .word;
+    Ok(match word {
+        "none" | "0" => Allocation::None,
+        "native" => Allocation::Native,
+        "posix" | "1" => Allocation::Posix,
+        "keep" => Allocation::Keep,
+        _ => Allocation::Truncate,
+    })
 }
 
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
@@ -1700,8 +1717,13 @@ pub fn translate<J: JobOptions + ?Sized>(
             lay_out_data: replay.is_none()
                 && (access.reads()
                     || (access.issues_writes() && (overwrite || engine_name == "mmap"))),
-            // fio's fallocate=native, the default on Linux, for every file it lays out.
-            allocate: replay.is_none(),
+            // fio's fallocate (native by default on Linux), for every file it lays out.
+            allocate: match replay {
+                Some(_) => Allocation::None,
+                None => allocation(&g)?,
+            },
+            layout_unsynced: !g.flag("create_fsync", true)?,
+            no_create: !g.flag("allow_file_create", true)?,
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -1849,6 +1871,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             },
             stats_off: !measured.stats,
             unit_bits: measured.unit_bits,
+            no_disk_util: !g.flag("disk_util", true)?,
             thread: g.flag("thread", false)?,
             pid: std::process::id(),
             laid_out: (!layout_files.is_empty()).then_some((layout_files.len() as u32, laid)),

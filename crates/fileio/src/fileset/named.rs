@@ -22,7 +22,7 @@ use crate::fileset::open::{with_direct_checks, RunFiles};
 use crate::fill::randomize;
 use crate::message;
 use crate::setting::Setting;
-use crate::spec::{FileioSpec, Fill, JobIo, NamedFile};
+use crate::spec::{Allocation, FileioSpec, Fill, JobIo, NamedFile};
 
 /// What laying out the files did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -32,6 +32,9 @@ pub struct LayoutOutcome {
     pub bytes: u64,
     /// Files this job created (removed by `unlink`).
     pub created: Vec<PathBuf>,
+    /// What went wrong without stopping the layout, in fio's words (a failed
+    /// `posix_fallocate`).
+    pub warnings: Vec<String>,
 }
 
 fn is_block_device(p: &Path) -> bool {
@@ -61,13 +64,13 @@ pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
 }
 
 /// Lay out the files of `spec.job` that are missing or too short, as fio 3.33's
-/// `extend_file` (filesetup.c) does with its defaults (`fallocate=native`, `overwrite=0`,
-/// `create_fsync=1`): a job that reads or writes first unlinks a short file, so it is laid
-/// out anew from offset 0, never extended; every file is opened write-only (created, mode
-/// 0644; truncated when data follows), allocated with `fallocate(fd, 0, 0, size)` (a
-/// failure is ignored, as fio ignores it); a file that must hold data (`lay_out_data`) is
-/// then sized with `ftruncate` and written from its start with `write` calls of the job's
-/// largest write size, and synced. fio then drops from the cache what lies beyond the old
+/// `extend_file` (filesetup.c) does: a job that reads or writes first unlinks a short file,
+/// so it is laid out anew from offset 0, never extended; every file is opened write-only
+/// (created, mode 0644, unless `no_create`; truncated when data follows), allocated as
+/// `allocate` says (fio's `fallocate`, default `native`: `fallocate(fd, 0, 0, size)`, a
+/// failure ignored); a file that must hold data (`lay_out_data`) is then sized with
+/// `ftruncate` and written from its start with `write` calls of the job's largest write
+/// size, and synced unless `layout_unsynced` (fio's `create_fsync=0`). fio then drops from the cache what lies beyond the old
 /// size only. `stop` ends it between writes; a write that fails ends it with
 /// [`FileioError::LayoutWrite`], leaving the file as it is (as fio does).
 pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, FileioError> {
@@ -121,16 +124,17 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
         }
         let mut file = fs::OpenOptions::new()
             .write(true)
-            .create(true)
+            .create(!job.no_create)
             .truncate(job.lay_out_data)
             .mode(0o644)
             .open(&f.path)
-            .map_err(|e| FileioError::io(format!("cannot create {}", f.path.display()), e))?;
-        if job.allocate {
-            // SAFETY: fallocate on an open descriptor; no memory is passed. Its result is
-            // ignored, as fio's native_fallocate ignores it.
-            unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, want as libc::off_t) };
-        }
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound if job.no_create => FileioError::CreateDisallowed {
+                    path: f.path.clone(),
+                },
+                _ => FileioError::io(format!("cannot create {}", f.path.display()), e),
+            })?;
+        allocate(&file, &f.path, want, job.allocate, &mut out.warnings)?;
         if job.lay_out_data {
             file.set_len(want)
                 .map_err(|e| FileioError::io(format!("cannot size {}", f.path.display()), e))?;
@@ -164,8 +168,10 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
                     })?;
                 left -= n as u64;
             }
-            file.sync_all()
-                .map_err(|e| FileioError::io(format!("cannot sync {}", f.path.display()), e))?;
+            if !job.layout_unsynced {
+                file.sync_all()
+                    .map_err(|e| FileioError::io(format!("cannot sync {}", f.path.display()), e))?;
+            }
         }
         // fio drops what its layout added from the cache, whatever `invalidate` says, so a
         // run never starts on pages the layout left behind (from the old size on, as fio's
@@ -185,6 +191,62 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
     Ok(out)
 }
 
+/// Give a file laid out its blocks (or its length) before any data, as fio's
+/// `fallocate_file` does for each mode: `native` ignores a failure, `posix` reports it and
+/// goes on, `keep` and `truncate` fail the job.
+fn allocate(
+    file: &fs::File,
+    path: &Path,
+    size: u64,
+    how: Allocation,
+    warnings: &mut Vec<String>,
+) -> Result<(), FileioError> {
+    let fd = file.as_raw_fd();
+    let size = size as libc::off_t;
+    let failed = |call: &'static str, errno: i32| FileioError::LayoutCall {
+        path: path.to_path_buf(),
+        call,
+        errno,
+    };
+    // SAFETY (each call): fd is open for writing; no memory is passed.
+    match how {
+        Allocation::None => {}
+        Allocation::Native => {
+            unsafe { libc::fallocate(fd, 0, 0, size) };
+        }
+        Allocation::Posix => {
+            let r = unsafe { libc::posix_fallocate(fd, 0, size) };
+            if r > 0 {
+                warnings.push(format!(
+                    "fio: posix_fallocate fails: {}",
+                    crate::error::errno_text(r)
+                ));
+            }
+        }
+        Allocation::Keep => {
+            if unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size) } != 0 {
+                return Err(failed(
+                    "fallocate",
+                    io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EIO),
+                ));
+            }
+        }
+        Allocation::Truncate => {
+            if unsafe { libc::ftruncate(fd, size) } != 0 {
+                return Err(failed(
+                    "ftruncate",
+                    io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EIO),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Open the job's files for a run.
 pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioError> {
     let access = spec.access.expect("run needs an access pattern");
@@ -197,7 +259,7 @@ pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioErro
         libc::O_RDONLY
     };
     let mut flags = mode | spec.flags.open_flags();
-    if job.create_at_open {
+    if job.create_at_open && !job.no_create {
         flags |= libc::O_CREAT;
     }
     for f in &job.files {
@@ -310,7 +372,9 @@ mod tests {
                 repeat_each_round: false,
                 sync_every_writes: 0,
                 lay_out_data: data,
-                allocate: false,
+                allocate: Allocation::None,
+                layout_unsynced: false,
+                no_create: false,
                 unlink: true,
                 invalidate: false,
                 invalidate_on_wrap: false,
@@ -364,7 +428,7 @@ mod tests {
         lay_out(&w, &StopFlag::default()).unwrap();
         assert_eq!(fs::metadata(&p).unwrap().len(), 0);
         fs::remove_file(&p).unwrap();
-        w.job.as_mut().unwrap().allocate = true;
+        w.job.as_mut().unwrap().allocate = Allocation::Native;
         lay_out(&w, &StopFlag::default()).unwrap();
         let m = fs::metadata(&p).unwrap();
         assert_eq!(m.len(), 4096 + (3 << 20));

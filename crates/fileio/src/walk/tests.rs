@@ -1,5 +1,5 @@
 use super::*;
-use crate::spec::{BlockSizes, NamedFile};
+use crate::spec::{Allocation, BlockSizes, NamedFile};
 use plumb_core::random::{RandType, Skew};
 use std::collections::HashMap;
 
@@ -26,7 +26,9 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         repeat_each_round: false,
         sync_every_writes: 0,
         lay_out_data: true,
-        allocate: false,
+        allocate: Allocation::None,
+        layout_unsynced: false,
+        no_create: false,
         unlink: false,
         invalidate: false,
         invalidate_on_wrap: false,

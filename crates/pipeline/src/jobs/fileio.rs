@@ -222,6 +222,9 @@ impl Job for FileioJob {
                 return Ok(());
             }
             let out = lay_out(&self.spec, &self.stop).map_err(job_error)?;
+            for w in &out.warnings {
+                let _ = writeln!(ctx.warnings(), "{w}");
+            }
             self.created.borrow_mut().extend(out.created);
             return Ok(());
         }

@@ -659,13 +659,23 @@ pub fn doc(record: &Record, time_text: &str, timestamp_ms: u64) -> FioDoc {
     }
 }
 
-/// fio's Disk stats: the whole disks under the jobs' files, summed over the groups.
+/// fio's Disk stats: the whole disks under the jobs' files, summed over the groups. A
+/// group whose jobs all say `disk_util=0` adds none (fio tracks the disks of the jobs that
+/// keep it on; plumb observes a group's disks together, so a group that mixes the two
+/// shows all of its disks).
 fn disks(record: &Record) -> Vec<DiskUtil> {
     let mut out: Vec<DiskUtil> = Vec::new();
     let mut elapsed_ms: Vec<f64> = Vec::new();
     let mut busy_ms: Vec<u64> = Vec::new();
     for g in &record.groups {
         let Some(o) = &g.observations else { continue };
+        let wanted = g
+            .jobs
+            .iter()
+            .any(|j| info(j).is_none_or(|fi| !fi.no_disk_util));
+        if !wanted {
+            continue;
+        }
         // The whole disks under the files; the filesystem's device when it is one itself.
         let has_disk = o.devices.iter().any(|d| d.role == DeviceRole::Disk);
         let shown = |d: &&plumb_observe::observations::DeviceObservation| {

@@ -59,6 +59,9 @@ pub struct FioJobInfo {
     /// `unit_base=1`: bandwidth in bits.
     #[serde(default)]
     pub unit_bits: bool,
+    /// `disk_util=0`: the job adds no disks to fio's Disk stats.
+    #[serde(default)]
+    pub no_disk_util: bool,
     /// `thread`: the job runs as a thread (fio's default is a process).
     pub thread: bool,
     pub pid: u32,
