@@ -2102,7 +2102,7 @@ mod tests {
         let j = s.job.as_ref().unwrap();
         assert_eq!(j.sizes.trim, SizeChoice::Fixed(8192));
         assert_eq!(j.align, 8192, "random trims are aligned on the trim size");
-        assert!(j.allocate && !j.lay_out_data);
+        assert!(j.allocate == Allocation::Native && !j.lay_out_data);
         assert_eq!(c[0].info.header.bs[2], (8192, 8192));
         // A trailing comma leaves the later directions at fio's default.
         let c = run(
@@ -2170,7 +2170,7 @@ mod tests {
         assert_eq!(j.files[0].length, 512 << 10);
         assert_eq!(j.pass_bytes, 1 << 20);
         assert!(
-            j.allocate && !j.lay_out_data,
+            j.allocate == Allocation::Native && !j.lay_out_data,
             "a pure writer gets allocated files"
         );
         let mut seeds = HashMap::new();
