@@ -344,3 +344,87 @@ fn scramble_buffers_0_writes_the_same_buffers_as_fio() {
         );
     }
 }
+
+/// buffer_pattern: every write carries the pattern from its buffer's start, over and over,
+/// whatever zero_buffers or refill_buffers say; a reader's laid-out file too. The files
+/// fio and plumb leave are the same bytes.
+#[test]
+fn buffer_pattern_writes_the_same_bytes_as_fio() {
+    let drop_in = DropIn::named("fio");
+    let cases: [(&[&str], &[u8]); 5] = [
+        (
+            &["--rw=write", "--buffer_pattern=0xdeadbeef"],
+            b"\xde\xad\xbe\xef",
+        ),
+        // Three bytes do not divide a block: each block starts the pattern over.
+        (&["--rw=randwrite", "--buffer_pattern=\"abc\""], b"abc"),
+        (
+            &["--rw=write", "--buffer_pattern=0x55", "--zero_buffers=1"],
+            b"\x55",
+        ),
+        (
+            &[
+                "--rw=write",
+                "--buffer_pattern=7\"x\"",
+                "--refill_buffers=1",
+            ],
+            b"\x07x",
+        ),
+        // A reader's file is laid out with the pattern.
+        (&["--rw=read", "--buffer_pattern=0x0102"], b"\x01\x02"),
+    ];
+    for (extra, pattern) in cases {
+        let mut args = vec!["--name=p", "--filename=data", "--size=64k", "--bs=4k"];
+        args.extend(extra);
+        let d = TempDir::new().unwrap();
+        run_in(&drop_in.bin(), d.path(), &args);
+        let mine = std::fs::read(d.path().join("data")).unwrap();
+        assert_eq!(mine.len(), 65536, "{args:?}");
+        for (i, block) in mine.chunks(4096).enumerate() {
+            let want: Vec<u8> = pattern.iter().copied().cycle().take(4096).collect();
+            assert_eq!(block, &want[..], "{args:?}: block {i}");
+        }
+        if let Some((theirs, _keep)) = run_both(&args) {
+            let fio = std::fs::read(theirs.path().join("data")).unwrap();
+            assert!(fio == mine, "{args:?}: fio's file differs");
+        }
+    }
+}
+
+/// A pattern fio cannot parse fails as in fio; one plumb cannot carry yet is refused by
+/// name.
+#[test]
+fn buffer_pattern_refusals() {
+    let drop_in = DropIn::named("fio");
+    let d = TempDir::new().unwrap();
+    let base = ["--name=p", "--filename=data", "--size=64k", "--rw=write"];
+    let run = |extra: &str| {
+        let mut a = base.to_vec();
+        a.push(extra);
+        run_named(&drop_in.bin(), d.path(), &a)
+    };
+    let bad = run("--buffer_pattern=%o");
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr.contains("failed parsing buffer_pattern=%o"),
+        "{}",
+        bad.stderr
+    );
+    let file = run("--buffer_pattern='f'");
+    assert_eq!(file.code, 1);
+    assert!(
+        file.stderr.contains("'buffer_pattern'") && file.stderr.contains("not supported"),
+        "{}",
+        file.stderr
+    );
+    let mut a = base.to_vec();
+    a.extend(["--buffer_pattern=0x11", "--buffer_compress_percentage=50"]);
+    let mixed = run_named(&drop_in.bin(), d.path(), &a);
+    assert_eq!(mixed.code, 1, "{}", mixed.stderr);
+    assert!(
+        mixed.stderr.contains("buffer_compress_percentage"),
+        "{}",
+        mixed.stderr
+    );
+    assert!(!d.path().join("data").exists());
+}

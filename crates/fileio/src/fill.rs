@@ -43,6 +43,13 @@ pub fn randomize(buf: &mut [u8], rng: &mut Rng) {
     rest.copy_from_slice(&last[..n]);
 }
 
+/// `pattern` over and over from the start of `buf` (fio's cpy_pattern).
+pub fn tile(buf: &mut [u8], pattern: &[u8]) {
+    for c in buf.chunks_mut(pattern.len().max(1)) {
+        c.copy_from_slice(&pattern[..c.len()]);
+    }
+}
+
 /// Prepares write buffers for one writer (a worker thread or prepare).
 pub struct Filler {
     fill: Fill,
@@ -51,6 +58,8 @@ pub struct Filler {
     step: u64,
     /// Seal every request with a verify header (fio's verify).
     verify: Option<crate::verify::Sealing>,
+    /// The bytes of [`Fill::Pattern`].
+    pattern: Option<std::sync::Arc<[u8]>>,
 }
 
 impl Filler {
@@ -64,7 +73,14 @@ impl Filler {
             // Odd, so the sequence of stamps visits 2^64 values before repeating.
             step: seed.next_u64() | 1,
             verify: None,
+            pattern: None,
         }
+    }
+
+    /// The same, with the bytes a [`Fill::Pattern`] repeats.
+    pub fn patterned(mut self, pattern: Option<std::sync::Arc<[u8]>>) -> Filler {
+        self.pattern = pattern;
+        self
     }
 
     /// The same, sealing every request for verification.
@@ -79,6 +95,9 @@ impl Filler {
 
     /// Initial contents of a fresh write buffer.
     pub fn init(&self, buf: &mut [u8], rng: &mut Rng) {
+        if self.fill == Fill::Pattern {
+            return tile(buf, self.pattern.as_deref().unwrap_or(&[0]));
+        }
         if self.fill != Fill::Zero {
             randomize(buf, rng);
         }
@@ -92,6 +111,7 @@ impl Filler {
     pub fn reset(&self, buf: &mut [u8], rng: &mut Rng) {
         match self.fill {
             Fill::Zero => buf.fill(0),
+            Fill::Pattern => tile(buf, self.pattern.as_deref().unwrap_or(&[0])),
             Fill::Random | Fill::Validate => randomize(buf, rng),
             Fill::Compressible { pct } | Fill::Repeated { pct } => {
                 randomize(buf, rng);
@@ -114,7 +134,7 @@ impl Filler {
             return;
         }
         match self.fill {
-            Fill::Zero | Fill::Repeated { .. } => {}
+            Fill::Zero | Fill::Repeated { .. } | Fill::Pattern => {}
             Fill::Random if buf.len() >= COMPRESS_WINDOW => self.stamp_chunks(buf),
             Fill::Random => {
                 for c in buf.chunks_mut(STAMP_EVERY) {

@@ -128,6 +128,9 @@ pub enum Fill {
     /// zeroed), written unchanged every time: deduplicating storage keeps one copy per
     /// buffer (fio's scramble_buffers=0 without refill_buffers).
     Repeated { pct: u8 },
+    /// The spec's byte pattern over and over from each buffer's start (fio's
+    /// buffer_pattern): as compressible and deduplicable as the pattern is short.
+    Pattern,
 }
 
 impl Fill {
@@ -138,6 +141,7 @@ impl Fill {
             Fill::Validate => "validate",
             Fill::Compressible { .. } => "compressible",
             Fill::Repeated { .. } => "repeated",
+            Fill::Pattern => "pattern",
         }
     }
 }
@@ -496,6 +500,8 @@ pub struct FileioSpec {
     pub validate: bool,
     /// The data written (validation implies its own layout).
     pub fill: Fill,
+    /// The bytes of [`Fill::Pattern`].
+    pub pattern: Option<std::sync::Arc<[u8]>>,
     /// Where the request buffers live.
     pub buffers: crate::buf::BufferMemory,
     pub threads: usize,
@@ -522,6 +528,7 @@ impl Default for FileioSpec {
             merged_requests: 0,
             validate: false,
             fill: Fill::Random,
+            pattern: None,
             buffers: Default::default(),
             threads: 1,
             job: None,

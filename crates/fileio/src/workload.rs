@@ -376,7 +376,8 @@ impl Workload for FileioWorkload {
                 self.spec.block_size,
                 thread as u64,
             )
-            .verified(self.verify().map(|v| v.seal)),
+            .verified(self.verify().map(|v| v.seal))
+            .patterned(self.spec.pattern.clone()),
             names: self.table().cloned(),
             validate: self.spec.validate,
             block: self.spec.block_size,

@@ -1494,9 +1494,33 @@ pub fn translate<J: JobOptions + ?Sized>(
         scramble_set: g.raw("scramble_buffers").map(str::to_string),
     };
     let memory = buffer_memory(&g, ctx.buffers)?;
+    // fio's buffer_pattern takes verify_pattern's pieces but no formats (%o fails to parse).
+    let buffer_pattern: Option<std::sync::Arc<[u8]>> = match g.raw("buffer_pattern") {
+        None => None,
+        Some(p) if p.contains('%') => return Err(parse_err("buffer_pattern", p)),
+        Some(p) => Some(
+            super::verify_pattern::parse(p)
+                .map_err(|r| match r {
+                    super::verify_pattern::Refused::Malformed => parse_err("buffer_pattern", p),
+                    super::verify_pattern::Refused::Unsupported(why) => {
+                        unsupported("buffer_pattern", p, why)
+                    }
+                })?
+                .into(),
+        ),
+    };
+    if buffer_pattern.is_some() && compress.is_some_and(|c| c > 0) {
+        return Err(unsupported(
+            "buffer_pattern",
+            g.raw("buffer_pattern").unwrap_or_default(),
+            "with buffer_compress_percentage (fio puts the pattern in the compressible part)",
+        ));
+    }
     let fill = match verify {
         // Verified writes carry random data, as fio turns refill_buffers on for verify.
         Some(_) => Fill::Random,
+        // The pattern wins over zero_buffers, refill and scrambling (fio's fill_io_buffer).
+        None if buffer_pattern.is_some() => Fill::Pattern,
         None => buffers.fill()?,
     };
 
@@ -1799,6 +1823,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             merged_requests: 0,
             validate: false,
             fill,
+            pattern: buffer_pattern.clone(),
             buffers: memory,
             threads: 1,
             job: Some(job),

@@ -141,7 +141,9 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
             let chunk = job.sizes.write.max().clamp(1, want.max(1)) as usize;
             if buf.len() != chunk {
                 buf = vec![0u8; chunk];
-                if spec.fill != Fill::Zero {
+                if spec.fill == Fill::Pattern {
+                    crate::fill::tile(&mut buf, spec.pattern.as_deref().unwrap_or(&[0]));
+                } else if spec.fill != Fill::Zero {
                     randomize(&mut buf, &mut rng);
                 }
                 if let Fill::Compressible { pct } = spec.fill {
@@ -156,7 +158,7 @@ pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, File
                     ));
                 }
                 let n = (left as usize).min(chunk);
-                if spec.fill != Fill::Zero && buf.len() >= 8 {
+                if !matches!(spec.fill, Fill::Zero | Fill::Pattern) && buf.len() >= 8 {
                     // Each write differs, so the data neither dedupes nor compresses.
                     buf[..8].copy_from_slice(&rng.next_u64().to_le_bytes());
                 }

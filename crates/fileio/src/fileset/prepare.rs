@@ -157,6 +157,7 @@ pub fn prepare(
             Fill::Validate => "checksummed blocks, for validation",
             Fill::Compressible { .. } => "random, partly zeroed (compressible)",
             Fill::Repeated { .. } => "the same buffers again and again (deduplicable)",
+            Fill::Pattern => "a byte pattern over and over",
         },
         format_compact(super::write::CHUNK)
     );

@@ -116,6 +116,7 @@ pub(crate) fn plumb_block(out: &mut String, r: &RunResult, w: &FileioSettings) {
         Fill::Validate => "checksummed blocks (--validate)",
         Fill::Compressible { .. } => "random, partly zeroed (compressible)",
         Fill::Repeated { .. } => "the same buffers again and again (deduplicable)",
+        Fill::Pattern => "a byte pattern over and over (compressible, deduplicable)",
     };
     col34(out, "data written:", what);
     if let Some(a) = w.direct_alignment_bytes {

@@ -224,6 +224,7 @@ fn plan(v: &Values, c: &Common) -> Result<Box<dyn TestPlan>, UsageError> {
         },
         merged_requests: v.int("file-merged-requests"),
         validate: v.flag("validate"),
+        pattern: None,
         fill: if v.word("file-fill") == "zero" {
             Fill::Zero
         } else {
