@@ -637,3 +637,47 @@ fn disk_util_0_drops_the_disk_stats() {
         }
     }
 }
+
+/// The options fio's profiles register (tiobench's `threads`, `dir`, `block`, `numruns`;
+/// act's) parse anywhere, as in fio, and change nothing without `profile=`: two of fio's own
+/// example job files say `threads=1`. Their values are checked by type, and they join
+/// getopt's prefix matching (`--thr` is ambiguous in both programs, with fio's guess).
+#[test]
+fn profile_options_parse_and_change_nothing() {
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("p.fio");
+    let job = "[x]\nrw=read\nsize=64k\nioengine=null\nthreads=1\nload=2\nprep\n";
+    std::fs::write(&file, job).unwrap();
+    let drop_in = DropIn::named("fio");
+    let f = file.to_str().unwrap();
+    let ok = run_named(&drop_in.bin(), dir.path(), &[f, "--output-format=json"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert_eq!(io(&ok, "read"), (65536, 16));
+    std::fs::write(&file, job.replace("threads=1", "threads=abc")).unwrap();
+    let bad = run_named(&drop_in.bin(), dir.path(), &[f]);
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr.contains("failed parsing threads=abc"),
+        "{}",
+        bad.stderr
+    );
+    let cases: [&[&str]; 4] = [
+        &["--name=x", "--ioengine=null", "--size=64k", "--threads=2"],
+        &["--name=x", "--thr=1"],
+        &["--name=x", "--thr"],
+        &["--name=x", "--r=1"],
+    ];
+    for args in cases {
+        let mine = run_named(&drop_in.bin(), dir.path(), args);
+        if args.contains(&"--threads=2") {
+            assert_eq!(mine.code, 0, "{args:?}: {}", mine.stderr);
+        }
+        if fio_here("the profile options comparison") {
+            let theirs = run_named(Path::new(FIO), dir.path(), args);
+            assert_eq!(mine.code, theirs.code, "{args:?}");
+            if mine.code != 0 {
+                assert_eq!(mine.stderr, theirs.stderr, "{args:?}");
+            }
+        }
+    }
+}

@@ -180,7 +180,9 @@ fn long_options(engine: Option<&str>) -> Vec<(&'static str, Target)> {
         .iter()
         .map(|(n, a)| (*n, Target::Flag(n, *a)))
         .collect();
-    let mains = options::main_options().iter();
+    let mains = options::main_options()
+        .iter()
+        .chain(options::profile_options());
     let engines = options::engine_options()
         .iter()
         .filter(|o| engine.is_some_and(|e| o.engines.contains(&e)));
@@ -409,7 +411,7 @@ fn lookup(prog: &str, arg: &str, name: &str, engine: Option<&str>) -> Result<Tar
             prog: prog.to_string(),
             arg: arg.to_string(),
             candidates: many.iter().map(|(n, _)| n.to_string()).collect(),
-            suggestion: suggest(name, engine),
+            suggestion: suggest(arg.trim_start_matches('-'), engine),
         }),
     }
 }

@@ -2,6 +2,7 @@
 //! Debian's build has), with fio's value type, help, default, range and valid values, and
 //! whether plumb supports it. Unknown names and known-but-unsupported ones are told apart here.
 
+mod profile;
 mod table;
 
 use super::values::{self, KbBase, TimeUnit, ValueError};
@@ -322,6 +323,12 @@ pub fn main_options() -> &'static [Opt] {
     table::MAIN
 }
 
+/// The options fio's built-in profiles add ([`profile`]): taken on the command line and in
+/// job files, never listed by the help.
+pub fn profile_options() -> &'static [Opt] {
+    profile::PROFILE
+}
+
 /// All engine options (one entry per name; `engines` lists who defines it).
 pub fn engine_options() -> &'static [Opt] {
     table::ENGINE
@@ -351,6 +358,7 @@ pub const DATA_SET: &[&str] = &[
 pub fn find(name: &str) -> Option<&'static Opt> {
     table::MAIN
         .iter()
+        .chain(profile::PROFILE)
         .find(|o| o.name == name || o.alias == Some(name))
 }
 
