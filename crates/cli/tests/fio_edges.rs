@@ -681,3 +681,81 @@ fn profile_options_parse_and_change_nothing() {
         }
     }
 }
+
+/// clocksource: `clock_gettime` times the run with CLOCK_MONOTONIC, `cpu` (and no choice)
+/// with the TSC where the kernel trusts it, as the record says; `gettimeofday` is refused by
+/// name. fio runs all three.
+#[test]
+fn clocksource_picks_the_clock_the_record_names() {
+    let trusted = {
+        let cs = std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .unwrap_or_default();
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let flags = info.lines().find(|l| l.starts_with("flags")).unwrap_or("");
+        cfg!(target_arch = "x86_64")
+            && cs.trim() == "tsc"
+            && ["constant_tsc", "nonstop_tsc"]
+                .iter()
+                .all(|f| flags.split_whitespace().any(|x| x == *f))
+    };
+    let tsc = if trusted { "tsc" } else { "monotonic" };
+    let drop_in = DropIn::named("fio");
+    for (opt, want) in [
+        (None, tsc),
+        (Some("cpu"), tsc),
+        (Some("clock_gettime"), "monotonic"),
+    ] {
+        let d = TempDir::new().unwrap();
+        let mut args = vec![
+            "--name=c".to_string(),
+            "--ioengine=null".into(),
+            "--size=1m".into(),
+            "--plumb-json=r.json".into(),
+        ];
+        if let Some(o) = opt {
+            args.push(format!("--clocksource={o}"));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_named(&drop_in.bin(), d.path(), &args);
+        assert_eq!(out.code, 0, "{opt:?}: {}", out.stderr);
+        let rec: Value =
+            serde_json::from_slice(&std::fs::read(d.path().join("r.json")).unwrap()).unwrap();
+        assert_eq!(
+            rec["groups"][0]["jobs"][0]["settings"]["clock"], want,
+            "{opt:?}"
+        );
+        // fio's note when the TSC is not to be trusted, on the report's stream.
+        assert_eq!(
+            out.stdout
+                .contains("fio: clocksource=cpu may not be reliable"),
+            opt == Some("cpu") && !trusted
+        );
+    }
+    let d = TempDir::new().unwrap();
+    let args = [
+        "--name=c",
+        "--ioengine=null",
+        "--size=1m",
+        "--clocksource=gettimeofday",
+    ];
+    let out = run_named(&drop_in.bin(), d.path(), &args);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("'clocksource'") && out.stderr.contains("gettimeofday"),
+        "{}",
+        out.stderr
+    );
+    if fio_here("the clocksource comparison") {
+        for o in ["cpu", "clock_gettime", "gettimeofday"] {
+            let c = format!("--clocksource={o}");
+            let theirs = run_named(
+                Path::new(FIO),
+                d.path(),
+                &["--name=c", "--ioengine=null", "--size=1m", &c],
+            );
+            assert_eq!(theirs.code, 0, "fio takes {o}");
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //! CLOCK_MONOTONIC; otherwise it falls back to `Instant` (the vDSO), as fio does with its
 //! `clocksource` option.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,8 @@ const MONOTONIC: u8 = 1;
 const TSC: u8 = 2;
 
 static MODE: AtomicU8 = AtomicU8::new(UNSET);
+/// CLOCK_MONOTONIC asked for even where the TSC is trusted ([`prefer`]).
+static MONOTONIC_ASKED: AtomicBool = AtomicBool::new(false);
 /// Nanoseconds per tick, as a 32.32 fixed-point number (TSC mode).
 static NS_PER_TICK_FP: AtomicU64 = AtomicU64::new(1 << 32);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -82,12 +84,35 @@ fn ticks() -> u64 {
     0
 }
 
+/// The clock a front end asks for (fio's `clocksource`): the TSC where the kernel trusts it
+/// (`Tsc`, the default), or CLOCK_MONOTONIC (`Monotonic`). The last call before the clock
+/// is chosen ([`begin`]) decides; after that it changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preference {
+    Tsc,
+    Monotonic,
+}
+
+pub fn prefer(p: Preference) {
+    MONOTONIC_ASKED.store(p == Preference::Monotonic, Relaxed);
+}
+
+/// Whether the TSC can time requests here (x86-64, and the kernel's own clocksource is
+/// `tsc` with `constant_tsc` and `nonstop_tsc`).
+pub fn tsc_usable() -> bool {
+    cfg!(target_arch = "x86_64") && tsc_trusted_by_kernel()
+}
+
 fn tsc_trusted() -> bool {
-    if !cfg!(target_arch = "x86_64")
+    if MONOTONIC_ASKED.load(Relaxed)
         || std::env::var_os("PLUMB_CLOCK").is_some_and(|v| v == "monotonic")
     {
         return false;
     }
+    tsc_usable()
+}
+
+fn tsc_trusted_by_kernel() -> bool {
     let clocksource =
         std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
             .unwrap_or_default();

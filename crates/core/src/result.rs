@@ -39,6 +39,9 @@ pub struct RunSettings {
     /// --report-checkpoints).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkpoints_s: Vec<f64>,
+    /// The clock that timed the operations: `tsc` or `monotonic` (absent before the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -219,6 +222,7 @@ impl RunSettings {
             rand_seed: cfg.seed,
             percentiles: percentiles.to_vec(),
             checkpoints_s: Vec::new(),
+            clock: None,
         }
     }
 }

@@ -788,6 +788,8 @@ fn run_group(
             ..o.shape.head
         };
         job.error = error;
+        // The clock that timed it, chosen when the run started.
+        job.settings.clock = Some(plumb_core::clock::source().to_string());
         // Settings again: opening and running taught the job things (fsync time, fallback).
         job.workload = o.spec.job.settings();
         o.spec.job.after_run(&mut job)?;

@@ -472,8 +472,9 @@ mod tests {
         // verify_backlog and verify_backlog_batch; then overwrite; then pre_read; then
         // file_service_type; then verify_interval, verify_pattern, verify_dump and
         // experimental_verify; then flow_id, flow and flow_sleep; then serialize_overlap; then number_ios; then
-        // fallocate, create_fsync, allow_file_create and disk_util; then buffer_pattern.
-        assert_eq!(n, 144);
+        // fallocate, create_fsync, allow_file_create and disk_util; then buffer_pattern; then
+        // clocksource.
+        assert_eq!(n, 145);
     }
 
     #[test]

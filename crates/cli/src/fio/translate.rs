@@ -459,6 +459,37 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
     }
 }
 
+/// fio's `clocksource`, which like fio's is the whole run's (the last job to set it
+/// decides): `clock_gettime` times with CLOCK_MONOTONIC, `cpu` with the TSC, which plumb
+/// uses only where the kernel trusts it (else CLOCK_MONOTONIC, with fio's own note, which
+/// fio prints before using the TSC anyway). `gettimeofday` is refused. The note, if any.
+fn clocksource<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+) -> Result<Option<&'static str>, TranslateError> {
+    use plumb_core::clock::{prefer, tsc_usable, Preference};
+    let Some(v) = g.raw("clocksource") else {
+        return Ok(None);
+    };
+    let words = ["gettimeofday", "clock_gettime", "cpu"];
+    match parse_enum(v, &words).map_err(|_| parse_err("clocksource", v))?.word {
+        "clock_gettime" => prefer(Preference::Monotonic),
+        "cpu" => {
+            prefer(Preference::Tsc);
+            if !tsc_usable() {
+                return Ok(Some("fio: clocksource=cpu may not be reliable"));
+            }
+        }
+        _ => {
+            return Err(unsupported(
+                "clocksource",
+                v,
+                "plumb times requests with the TSC or CLOCK_MONOTONIC (clock_gettime); gettimeofday's wall clock moves with NTP",
+            ))
+        }
+    }
+    Ok(None)
+}
+
 /// How the files a job lays out are allocated (fio's `fallocate`; `0` and `1` are its old
 /// boolean spellings of `none` and `posix`).
 fn allocation<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Allocation, TranslateError> {
@@ -1349,6 +1380,7 @@ pub fn translate<J: JobOptions + ?Sized>(
     if blockalign_unmaps && !norandommap {
         warnings.push("fio: Any use of blockalign= turns off randommap".to_string());
     }
+    let clock_note = clocksource(&g)?;
     // fio keeps ramp_time unsigned: a negative one is a ramp that never ends, so nothing
     // measured is ever discarded and the runtime, counted from the ramp's end, is never
     // reached (a time_based job runs until a signal).
@@ -1906,7 +1938,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             failure: None,
             stderr: Vec::new(),
             steady: None,
-            parse_lines: Vec::new(),
+            parse_lines: clock_note.iter().map(|s| s.to_string()).collect(),
             progress: JobProgress {
                 io_bytes: pass_bytes.saturating_mul(loops),
                 time_based,
