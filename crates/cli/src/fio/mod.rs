@@ -20,6 +20,7 @@ mod arith;
 mod cmdline;
 mod distribution;
 mod error;
+mod exec;
 mod failure;
 mod help;
 mod host;

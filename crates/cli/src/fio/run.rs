@@ -137,6 +137,9 @@ struct FioFileJob {
     layout_failure: RefCell<Option<(FioFailure, Vec<String>)>>,
     /// Its place in steady-state detection, whose outcome goes into the record.
     steady: Option<plumb_core::steady::SteadyMember>,
+    /// exec_prerun and exec_postrun.
+    prerun: Option<String>,
+    postrun: Option<String>,
 }
 
 impl Job for FioFileJob {
@@ -152,9 +155,17 @@ impl Job for FioFileJob {
         }
         self.job
             .prepare(ctx)
-            .map_err(|e| self.layout_failed(e, ctx))
+            .map_err(|e| self.layout_failed(e, ctx))?;
+        if let Some(cmd) = &self.prerun {
+            self.exec(ctx, "prerun", cmd).map_err(JobError::Skipped)?;
+        }
+        Ok(())
     }
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        // After the run and its logs, before unlink; its status changes nothing, as in fio.
+        if let Some(cmd) = &self.postrun {
+            let _ = self.exec(ctx, "postrun", cmd);
+        }
         self.job.cleanup(ctx).map_err(|e| self.fail(e))
     }
     fn workload(&self, notes: &mut Vec<String>) -> Result<Arc<dyn Workload>, JobError> {
@@ -201,6 +212,16 @@ impl Job for FioFileJob {
 }
 
 impl FioFileJob {
+    /// fio's exec_prerun or exec_postrun, its line on the report's stream first (normal
+    /// format only: plumb keeps a JSON or terse document clean).
+    fn exec(&self, ctx: &mut StepContext<'_>, mode: &str, cmd: &str) -> Result<(), String> {
+        if self.normal {
+            let _ = writeln!(ctx.log(), "{}", super::exec::saving_line(&self.name, mode));
+            let _ = ctx.log().flush();
+        }
+        super::exec::run(&self.name, mode, cmd)
+    }
+
     /// A write of the layout failed: the job fails alone, as in fio, which says so on
     /// stdout when the disk is full (normal format only: plumb keeps a JSON or terse
     /// document clean, fio would print it before the document).
@@ -607,6 +628,8 @@ fn build(
             normal: f.normal,
             file_names: c.file_names.clone(),
             layout_failure: RefCell::new(None),
+            prerun: c.prerun.clone(),
+            postrun: c.postrun.clone(),
         };
         groups.last_mut().expect("a group").jobs.push(JobSpec {
             name: c.name,

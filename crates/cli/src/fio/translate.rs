@@ -317,6 +317,9 @@ pub struct JobClone {
     /// The job's files as fio names them in its messages (`dir/job.0.0` as given, not
     /// resolved), in the order of the spec's files.
     pub file_names: Vec<String>,
+    /// exec_prerun and exec_postrun ([`super::exec`]).
+    pub prerun: Option<String>,
+    pub postrun: Option<String>,
 }
 
 /// A file an earlier job lays out at least as large as a later job needs is laid out once,
@@ -1976,6 +1979,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             lays_out: layout_files,
             start_delay,
             file_names,
+            prerun: g.raw("exec_prerun").map(str::to_string),
+            postrun: g.raw("exec_postrun").map(str::to_string),
         });
     }
     Ok(clones)
