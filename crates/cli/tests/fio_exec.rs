@@ -96,3 +96,33 @@ fn a_failed_prerun_fails_the_job_in_one_line() {
     );
     assert!(!out.stdout.contains("e: (groupid=0"), "{}", out.stdout);
 }
+
+/// lockmem pins its memory in the process running the job from before the I/O to the
+/// end (the prerun sees it locked, the postrun no more), as in fio.
+#[test]
+fn lockmem_is_locked_for_the_prerun_and_released_before_the_postrun() {
+    let args = [
+        "--name=m",
+        "--ioengine=null",
+        "--size=1m",
+        "--lockmem=64m",
+        "--exec_prerun=grep VmLck /proc/$PPID/status",
+        "--exec_postrun=grep VmLck /proc/$PPID/status",
+    ];
+    let locked = |bin: &Path| {
+        let d = TempDir::new().unwrap();
+        let out = run_named(bin, d.path(), &args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let kb = |n: &str| -> u64 {
+            let t = std::fs::read_to_string(d.path().join(n)).unwrap();
+            t.split_whitespace().nth(1).unwrap().parse().unwrap()
+        };
+        (kb("m.prerun.txt"), kb("m.postrun.txt"))
+    };
+    let drop_in = DropIn::named("fio");
+    let mine = locked(&drop_in.bin());
+    assert_eq!(mine, (65536, 0));
+    if installed(&[FIO], "apt-get install fio", "the lockmem comparison") {
+        assert_eq!(locked(Path::new(FIO)), mine);
+    }
+}

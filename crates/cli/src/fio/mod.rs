@@ -26,6 +26,7 @@ mod help;
 mod host;
 mod job;
 mod jobfile;
+mod lockmem;
 mod logs;
 mod max_latency;
 mod min_rate;

@@ -473,8 +473,8 @@ mod tests {
         // file_service_type; then verify_interval, verify_pattern, verify_dump and
         // experimental_verify; then flow_id, flow and flow_sleep; then serialize_overlap; then number_ios; then
         // fallocate, create_fsync, allow_file_create and disk_util; then buffer_pattern; then
-        // clocksource; then exec_prerun and exec_postrun.
-        assert_eq!(n, 147);
+        // clocksource; then exec_prerun and exec_postrun; then lockmem.
+        assert_eq!(n, 148);
     }
 
     #[test]

@@ -140,6 +140,9 @@ struct FioFileJob {
     /// exec_prerun and exec_postrun.
     prerun: Option<String>,
     postrun: Option<String>,
+    /// lockmem's bytes, and the memory pinned from prepare to cleanup.
+    lockmem: u64,
+    pinned: RefCell<Option<super::lockmem::Pinned>>,
 }
 
 impl Job for FioFileJob {
@@ -156,12 +159,23 @@ impl Job for FioFileJob {
         self.job
             .prepare(ctx)
             .map_err(|e| self.layout_failed(e, ctx))?;
+        if self.lockmem > 0 {
+            let (len, note) = super::lockmem::limited(self.lockmem);
+            if let Some(n) = note.filter(|_| self.normal) {
+                let _ = writeln!(ctx.log(), "{n}");
+            }
+            let pinned = super::lockmem::pin(len)
+                .map_err(|e| JobError::Skipped(format!("lockmem: cannot lock {len} bytes: {e}")))?;
+            *self.pinned.borrow_mut() = Some(pinned);
+        }
         if let Some(cmd) = &self.prerun {
             self.exec(ctx, "prerun", cmd).map_err(JobError::Skipped)?;
         }
         Ok(())
     }
     fn cleanup(&self, ctx: &mut StepContext<'_>) -> Result<(), JobError> {
+        // fio unpins before the postrun.
+        self.pinned.borrow_mut().take();
         // After the run and its logs, before unlink; its status changes nothing, as in fio.
         if let Some(cmd) = &self.postrun {
             let _ = self.exec(ctx, "postrun", cmd);
@@ -630,6 +644,8 @@ fn build(
             layout_failure: RefCell::new(None),
             prerun: c.prerun.clone(),
             postrun: c.postrun.clone(),
+            lockmem: c.lockmem,
+            pinned: RefCell::new(None),
         };
         groups.last_mut().expect("a group").jobs.push(JobSpec {
             name: c.name,

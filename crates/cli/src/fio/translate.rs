@@ -320,6 +320,8 @@ pub struct JobClone {
     /// exec_prerun and exec_postrun ([`super::exec`]).
     pub prerun: Option<String>,
     pub postrun: Option<String>,
+    /// lockmem: bytes pinned while the job runs ([`super::lockmem`]).
+    pub lockmem: u64,
 }
 
 /// A file an earlier job lays out at least as large as a later job needs is laid out once,
@@ -1981,6 +1983,11 @@ pub fn translate<J: JobOptions + ?Sized>(
             file_names,
             prerun: g.raw("exec_prerun").map(str::to_string),
             postrun: g.raw("exec_postrun").map(str::to_string),
+            lockmem: match g.raw("lockmem") {
+                None => 0,
+                Some(v) => super::values::parse_bytes(v, j.kb_of("lockmem"))
+                    .map_err(|_| parse_err("lockmem", v))?,
+            },
         });
     }
     Ok(clones)
