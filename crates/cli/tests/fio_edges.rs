@@ -759,3 +759,85 @@ fn clocksource_picks_the_clock_the_record_names() {
         }
     }
 }
+
+/// Options plumb takes at fio's default only: a job that spells every one of them out at
+/// its default runs as the job without them (fio too), and another value is refused by
+/// name. unique_filename and log_entries change nothing outside fio's client mode and log
+/// allocation, in either program.
+#[test]
+fn options_spelled_out_at_their_defaults_run() {
+    let defaults = [
+        "lockfile=none",
+        "rw_sequencer=sequential",
+        "file_append=0",
+        "offset_align=0",
+        "bs_is_seq_rand=0",
+        "softrandommap=0",
+        "allrandrepeat=0",
+        "write_barrier=0",
+        "atomic=0",
+        "verify_async=0",
+        "trim_percentage=0",
+        "trim_verify_zero=1",
+        "read_iolog_chunked=0",
+        "zonemode=none",
+        "read_beyond_wp=0",
+        "max_open_zones=0",
+        "job_max_open_zones=0",
+        "ignore_zone_limits=0",
+        "latency_run=0",
+        "latency_percentile=100",
+        "create_serialize=1",
+        "create_only=0",
+        "unlink_each_loop=0",
+        "exit_what=group",
+        "log_max_value=0",
+        "log_prio=0",
+        "log_hist_msec=0",
+        "log_hist_coarseness=0",
+        "block_error_percentiles=0",
+        "buffer_compress_chunk=512",
+        "dedupe_percentage=0",
+        "dedupe_global=0",
+        "dedupe_mode=repeat",
+        "dedupe_working_set_percentage=5",
+        "error_dump=0",
+        "cgroup_nodelete=0",
+        "unique_filename=0",
+        "log_entries=4096",
+    ];
+    let mut job = "[x]\nrw=randrw\nbs=4k\nsize=256k\nfilename=data\n".to_string();
+    for d in defaults {
+        job.push_str(d);
+        job.push('\n');
+    }
+    let dir = TempDir::new().unwrap();
+    let file = dir.path().join("d.fio");
+    std::fs::write(&file, &job).unwrap();
+    let f = file.to_str().unwrap();
+    let drop_in = DropIn::named("fio");
+    let out = run_named(&drop_in.bin(), dir.path(), &[f, "--output-format=json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (r, w) = (io(&out, "read"), io(&out, "write"));
+    assert_eq!(r.0 + w.0, 256 << 10);
+    if fio_here("the options-at-default comparison") {
+        let theirs = run_named(Path::new(FIO), dir.path(), &[f, "--output-format=json"]);
+        assert_eq!(theirs.code, 0, "{}", theirs.stderr);
+    }
+    for other in [
+        "create_serialize=0",
+        "lockfile=exclusive",
+        "zonemode=zbd",
+        "offset_align=4096",
+    ] {
+        std::fs::write(&file, format!("{job}{other}\n")).unwrap();
+        let out = run_named(&drop_in.bin(), dir.path(), &[f]);
+        assert_eq!(out.code, 1, "{other}");
+        let name = other.split('=').next().unwrap();
+        assert!(
+            out.stderr.contains(&format!("fio option '{name}'")),
+            "{other}: {}",
+            out.stderr
+        );
+    }
+}

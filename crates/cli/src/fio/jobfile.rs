@@ -404,10 +404,10 @@ mod tests {
             e.to_string(),
             "fio: failed parsing direct=true\nfio: job a dropped"
         );
-        let e = parse("[a]\nzonemode=zbd\n").unwrap_err();
+        let e = parse("[a]\ncgroup=x\n").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "plumb: fio option 'zonemode' (value zbd) is not supported yet"
+            "plumb: fio option 'cgroup' (value x) is not supported yet"
         );
         assert!(matches!(
             parse("[a]\nsize= 64k\n").unwrap_err(),

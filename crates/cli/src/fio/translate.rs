@@ -512,6 +512,152 @@ fn allocation<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Allocation, Tran
     })
 }
 
+/// Options plumb takes at their default only, however spelled (`0x0` is 0), so a job file
+/// that writes a default out runs: (option, fio's default, why another value is refused).
+const AT_DEFAULT: &[(&str, &str, &str)] = &[
+    ("lockfile", "none", "plumb takes no file locks between jobs"),
+    (
+        "rw_sequencer",
+        "sequential",
+        "plumb's random jobs with rw=...:N draw a new offset every N requests (fio's sequential)",
+    ),
+    (
+        "file_append",
+        "0",
+        "plumb's I/O starts at the region's start",
+    ),
+    (
+        "offset_align",
+        "0",
+        "plumb places offset_increment's regions unaligned",
+    ),
+    ("bs_is_seq_rand", "0", "plumb sizes requests by direction"),
+    ("softrandommap", "0", "plumb's random map is exact"),
+    (
+        "allrandrepeat",
+        "0",
+        "plumb seeds its streams by randrepeat and randseed",
+    ),
+    ("write_barrier", "0", "plumb issues no barrier writes"),
+    ("atomic", "0", "plumb opens files without O_ATOMIC"),
+    (
+        "verify_async",
+        "0",
+        "plumb verifies in the job's own thread",
+    ),
+    ("trim_percentage", "0", "plumb trims only in trim modes"),
+    ("trim_verify_zero", "1", "plumb trims only in trim modes"),
+    (
+        "read_iolog_chunked",
+        "0",
+        "plumb reads a replayed log whole",
+    ),
+    (
+        "zonemode",
+        "none",
+        "plumb has no zoned block device support",
+    ),
+    (
+        "read_beyond_wp",
+        "0",
+        "plumb has no zoned block device support",
+    ),
+    (
+        "max_open_zones",
+        "0",
+        "plumb has no zoned block device support",
+    ),
+    (
+        "job_max_open_zones",
+        "0",
+        "plumb has no zoned block device support",
+    ),
+    (
+        "ignore_zone_limits",
+        "0",
+        "plumb has no zoned block device support",
+    ),
+    ("latency_run", "0", "plumb has no latency_target mode"),
+    (
+        "latency_percentile",
+        "100",
+        "plumb has no latency_target mode",
+    ),
+    (
+        "create_serialize",
+        "1",
+        "plumb lays out a group's files one job after another (fio's create_serialize=1)",
+    ),
+    ("create_only", "0", "plumb runs the jobs it lays out"),
+    (
+        "unlink_each_loop",
+        "0",
+        "plumb removes files only at the job's end (unlink)",
+    ),
+    ("exit_what", "group", "exitall stops the jobs of its group"),
+    (
+        "log_max_value",
+        "0",
+        "windowed logs hold each window's mean",
+    ),
+    ("log_prio", "0", "log lines carry priority 0"),
+    ("log_hist_msec", "0", "plumb writes no histogram logs"),
+    ("log_hist_coarseness", "0", "plumb writes no histogram logs"),
+    (
+        "block_error_percentiles",
+        "0",
+        "plumb tracks no trim errors by block",
+    ),
+    (
+        "buffer_compress_chunk",
+        "512",
+        "plumb zeroes its share of every 512 bytes",
+    ),
+    (
+        "dedupe_percentage",
+        "0",
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_global",
+        "0",
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_mode",
+        "repeat",
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_working_set_percentage",
+        "5",
+        "plumb writes no deduplicable share of its own",
+    ),
+    ("error_dump", "0", "plumb prints each error once"),
+    ("cgroup_nodelete", "0", "plumb makes no cgroups"),
+];
+
+/// Refuse `n` set to anything but `default` (numbers compared as numbers).
+fn at_default<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+    n: &str,
+    default: &str,
+    why: &str,
+) -> Result<(), TranslateError> {
+    let Some(v) = g.raw(n) else {
+        return Ok(());
+    };
+    let same = match (parse_int(v), parse_int(default)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => v == default,
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(unsupported(n, v, why))
+    }
+}
+
 /// Options plumb's fio parser accepts whose non-default values the job model cannot carry
 /// yet: (option, the values that are fine, why).
 const NOT_YET: &[(&str, &[&str], &str)] = &[
@@ -905,6 +1051,9 @@ pub fn translate<J: JobOptions + ?Sized>(
     let g = Get { j };
     for (n, ok, why) in NOT_YET {
         g.only(n, ok, why)?;
+    }
+    for (n, default, why) in AT_DEFAULT {
+        at_default(&g, n, default, why)?;
     }
     let name = j.name().to_string();
     let stem = j.file_stem().to_string();
