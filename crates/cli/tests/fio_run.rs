@@ -635,6 +635,46 @@ fn exitall_ends_the_group_when_its_job_finishes() {
     assert!(t.len() <= 2, "{t:?}");
 }
 
+/// exitall stops the jobs of the ending job's reporting group (fio's exit_what=group): a
+/// job that `new_group` puts in another reporting group runs its time out; with
+/// exit_what=stonewall it stops with the rest of the stonewall group. Timed by what the
+/// long job did: its runtime in the report.
+#[test]
+fn exitall_stops_the_reporting_group_or_with_exit_what_stonewall_the_stonewall_group() {
+    let d = TempDir::new().unwrap();
+    let run = |what: &str| -> u64 {
+        let mut args = vec![
+            "--output-format=json",
+            "--name=short",
+            "--ioengine=null",
+            "--size=1m",
+            "--exitall",
+        ];
+        if !what.is_empty() {
+            args.push(what);
+        }
+        args.extend([
+            "--name=long",
+            "--new_group",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=2",
+        ]);
+        let out = run_plumb(d.path(), &args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["jobs"][1]["read"]["runtime"].as_u64().unwrap()
+    };
+    let group = run("");
+    assert!(group >= 1900, "the other reporting group ran {group} ms");
+    let stonewall = run("--exit_what=stonewall");
+    assert!(
+        stonewall < 1500,
+        "the stonewall group stopped at {stonewall} ms"
+    );
+}
+
 #[test]
 fn buffer_compress_percentage_zeroes_that_share_of_the_data() {
     let d = TempDir::new().unwrap();

@@ -473,8 +473,9 @@ mod tests {
         // file_service_type; then verify_interval, verify_pattern, verify_dump and
         // experimental_verify; then flow_id, flow and flow_sleep; then serialize_overlap; then number_ios; then
         // fallocate, create_fsync, allow_file_create and disk_util; then buffer_pattern; then
-        // clocksource; then exec_prerun and exec_postrun; then lockmem; then 36 options at
-        // their defaults only (translate.rs AT_DEFAULT), unique_filename and log_entries.
+        // clocksource; then exec_prerun and exec_postrun; then lockmem; then 35 options at
+        // their defaults only (translate.rs AT_DEFAULT), exit_what, unique_filename and
+        // log_entries.
         assert_eq!(n, 186);
     }
 

@@ -600,12 +600,36 @@ fn build(
     let stop = signals::install();
     let mut groups: Vec<Group> = Vec::new();
     let mut current: Option<u32> = None;
-    // exitall: one flag per group, shared by its jobs.
-    let mut together: std::collections::HashMap<u32, Arc<std::sync::atomic::AtomicBool>> =
-        Default::default();
+    // exitall: one flag per reporting group (fio's exit_what=group), or per stonewall
+    // group where a job of it says exit_what=stonewall, shared by the jobs it stops.
+    let stonewall_wide: std::collections::HashSet<u32> = clones
+        .iter()
+        .filter(|(_, c)| (c.exitall || c.exitall_on_error) && c.exit_stonewall)
+        .map(|(gid, _)| *gid)
+        .collect();
+    if let Some((_, c)) = clones.iter().find(|(gid, c)| {
+        stonewall_wide.contains(gid) && (c.exitall || c.exitall_on_error) && !c.exit_stonewall
+    }) {
+        return Err(format!(
+            "plumb: fio job {}: exit_what=group beside exit_what=stonewall in one stonewall group is not supported yet",
+            c.name
+        )
+        .into());
+    }
+    let scope = |gid: u32, c: &JobClone| -> (u32, Option<u32>) {
+        if stonewall_wide.contains(&gid) {
+            (gid, None)
+        } else {
+            (gid, Some(c.info.header.groupid))
+        }
+    };
+    let mut together: std::collections::HashMap<
+        (u32, Option<u32>),
+        Arc<std::sync::atomic::AtomicBool>,
+    > = Default::default();
     for (gid, c) in &clones {
         if c.exitall || c.exitall_on_error {
-            together.entry(*gid).or_default();
+            together.entry(scope(*gid, c)).or_default();
         }
     }
     let keys: Vec<(u32, &str, Option<&str>)> = clones
@@ -615,7 +639,7 @@ fn build(
         .collect();
     let mut after = super::wait_for::waits(&keys)?.into_iter();
     for (gid, mut c) in clones {
-        if let Some(flag) = together.get(&gid) {
+        if let Some(flag) = together.get(&scope(gid, &c)) {
             c.config.together = Some(plumb_core::Together {
                 ended: flag.clone(),
                 ends_others: c.exitall,

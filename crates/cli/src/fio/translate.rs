@@ -300,6 +300,9 @@ pub struct JobClone {
     pub exitall: bool,
     /// exitall_on_error: when this job fails, the other jobs of its group stop.
     pub exitall_on_error: bool,
+    /// exit_what=stonewall: exitall stops every job of the stonewall group, not only those
+    /// of the job's reporting group (fio's default, `group`).
+    pub exit_stonewall: bool,
     /// Steady-state detection (ss, ss_dur, ss_ramp); none when off. The run's groups are
     /// made later ([`super::steady::join_groups`]), into `config.steady`.
     pub steady: Option<plumb_core::steady::SteadySpec>,
@@ -594,7 +597,6 @@ const AT_DEFAULT: &[(&str, &str, &str)] = &[
         "0",
         "plumb removes files only at the job's end (unlink)",
     ),
-    ("exit_what", "group", "exitall stops the jobs of its group"),
     (
         "log_max_value",
         "0",
@@ -2124,6 +2126,23 @@ pub fn translate<J: JobOptions + ?Sized>(
             }),
             exitall: g.flag("exitall", false)?,
             exitall_on_error: g.flag("exitall_on_error", false)?,
+            exit_stonewall: match g.raw("exit_what") {
+                None => false,
+                Some(v) => match parse_enum(v, &["group", "stonewall", "all"])
+                    .map_err(|_| parse_err("exit_what", v))?
+                    .word
+                {
+                    "group" => false,
+                    "stonewall" => true,
+                    _ => {
+                        return Err(unsupported(
+                            "exit_what",
+                            v,
+                            "exitall stops the jobs of its reporting group (group) or of its stonewall group (stonewall), not later groups",
+                        ))
+                    }
+                },
+            },
             steady: steady.clone(),
             warnings: if k == 0 { warnings.clone() } else { Vec::new() },
             opendir_note: if k == 0 { opendir_note.clone() } else { None },
