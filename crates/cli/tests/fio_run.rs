@@ -931,3 +931,36 @@ fn blockalign_other_than_the_block_turns_the_random_map_off_as_in_fio() {
     let out = run_plumb(d.path(), &seq);
     assert!(!text(&out.stderr).contains("blockalign"));
 }
+
+/// The JSON report is stamped to the millisecond, as fio stamps it (the end of the run):
+/// between the moments the command was started and returned.
+#[test]
+fn json_timestamp_is_the_run_s_end_to_the_millisecond() {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let now_ms = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let d = TempDir::new().unwrap();
+    let before = now_ms();
+    let out = run_plumb(
+        d.path(),
+        &[
+            "--output-format=json",
+            "--name=t",
+            "--ioengine=null",
+            "--size=64m",
+        ],
+    );
+    let after = now_ms();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ms = doc["timestamp_ms"].as_u64().unwrap();
+    assert!(
+        (before..=after).contains(&ms),
+        "{before} <= {ms} <= {after}"
+    );
+    assert_eq!(doc["timestamp"].as_u64().unwrap(), ms / 1000);
+}

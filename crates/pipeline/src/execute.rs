@@ -81,9 +81,9 @@ pub fn execute(
     };
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let mut record = Record::new(plan.front_end, plan.command_line.clone(), started);
+        .unwrap_or_default();
+    let mut record = Record::new(plan.front_end, plan.command_line.clone(), started.as_secs());
+    record.started_at_unix_ms = Some(started.as_millis() as u64);
     record.layout = plan.layout.clone();
     let mut ending = Ending::default();
     let result = match plan.options.status_interval.filter(|_| plan.options.text) {

@@ -110,6 +110,10 @@ pub struct Record {
     /// Credentials redacted.
     pub command_line: Vec<String>,
     pub started_at_unix_s: u64,
+    /// The same to the millisecond (absent in records before it was kept): fio's JSON
+    /// stamps its report to the millisecond.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_unix_ms: Option<u64>,
     /// How the front end rendered the run (the drop-in name, plumb's sections on or off),
     /// so a replay prints what the run printed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +152,7 @@ impl Record {
             front_end: front_end.to_string(),
             command_line,
             started_at_unix_s,
+            started_at_unix_ms: None,
             layout: None,
             step_logs: Vec::new(),
             groups: Vec::new(),

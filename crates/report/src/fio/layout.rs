@@ -119,16 +119,20 @@ impl Layout for Fio {
         let Some(first) = jobs.first() else {
             return String::new();
         };
-        let end_s = record.started_at_unix_s
-            + record
-                .groups
-                .iter()
-                .flat_map(|g| g.observations.as_ref())
-                .map(|o| o.duration_s)
-                .sum::<f64>()
-                .round() as u64;
-        // When the report was made, as fio stamps it: the end of the run.
-        let d = doc(record, &ctime(end_s), end_s * 1000);
+        let ran_ms = record
+            .groups
+            .iter()
+            .flat_map(|g| g.observations.as_ref())
+            .map(|o| o.duration_s)
+            .sum::<f64>()
+            * 1000.0;
+        // When the report was made, as fio stamps it: the end of the run, to the
+        // millisecond where the record has its start to the millisecond.
+        let end_ms = match record.started_at_unix_ms {
+            Some(ms) => ms + ran_ms.round() as u64,
+            None => (record.started_at_unix_s + (ran_ms / 1000.0).round() as u64) * 1000,
+        };
+        let d = doc(record, &ctime(end_ms / 1000), end_ms);
         let mut out = String::new();
         let f = first.output.formats;
         if f.normal {
