@@ -70,8 +70,8 @@ pub fn needs_layout(job: &JobIo) -> Vec<(&NamedFile, u64)> {
 /// `allocate` says (fio's `fallocate`, default `native`: `fallocate(fd, 0, 0, size)`, a
 /// failure ignored); a file that must hold data (`lay_out_data`) is then sized with
 /// `ftruncate` and written from its start with `write` calls of the job's largest write
-/// size, and synced unless `layout_unsynced` (fio's `create_fsync=0`). fio then drops from the cache what lies beyond the old
-/// size only. `stop` ends it between writes; a write that fails ends it with
+/// size, and synced unless `layout_unsynced` (fio's `create_fsync=0`). fio then drops from
+/// the cache what lies beyond the old size only. `stop` ends it between writes; a write that fails ends it with
 /// [`FileioError::LayoutWrite`], leaving the file as it is (as fio does).
 pub fn lay_out(spec: &FileioSpec, stop: &StopFlag) -> Result<LayoutOutcome, FileioError> {
     use std::io::Write;
@@ -205,10 +205,13 @@ fn allocate(
 ) -> Result<(), FileioError> {
     let fd = file.as_raw_fd();
     let size = size as libc::off_t;
-    let failed = |call: &'static str, errno: i32| FileioError::LayoutCall {
+    // The errno of the call that just failed.
+    let failed = |call: &'static str| FileioError::LayoutCall {
         path: path.to_path_buf(),
         call,
-        errno,
+        errno: io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO),
     };
     // SAFETY (each call): fd is open for writing; no memory is passed.
     match how {
@@ -227,22 +230,12 @@ fn allocate(
         }
         Allocation::Keep => {
             if unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size) } != 0 {
-                return Err(failed(
-                    "fallocate",
-                    io::Error::last_os_error()
-                        .raw_os_error()
-                        .unwrap_or(libc::EIO),
-                ));
+                return Err(failed("fallocate"));
             }
         }
         Allocation::Truncate => {
             if unsafe { libc::ftruncate(fd, size) } != 0 {
-                return Err(failed(
-                    "ftruncate",
-                    io::Error::last_os_error()
-                        .raw_os_error()
-                        .unwrap_or(libc::EIO),
-                ));
+                return Err(failed("ftruncate"));
             }
         }
     }
