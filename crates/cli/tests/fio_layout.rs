@@ -271,19 +271,6 @@ fn a_trim_job_keeps_its_short_file_and_allocates_it() {
     compare(&args, &short_file("data", 4096), &want);
 }
 
-/// A fresh 32 KiB file laid out whole, in 16 KiB writes (a writer's, when it must be).
-const WHOLE_32K: [&str; 9] = [
-    "unlink data",
-    "open data O_WRONLY|O_CREAT|O_TRUNC 0644",
-    "fallocate data 0 0 32768",
-    "ftruncate data 32768",
-    "write data 16384",
-    "write data 16384",
-    "fsync data",
-    "fadvise64 data 0 32768 POSIX_FADV_DONTNEED",
-    "close data",
-];
-
 #[test]
 fn an_mmap_writer_s_file_is_written_as_a_reader_s() {
     if !strace() {
@@ -298,7 +285,7 @@ fn an_mmap_writer_s_file_is_written_as_a_reader_s() {
         "--rw=write",
         "--ioengine=mmap",
     ];
-    compare(&args, &|_| {}, &WHOLE_32K);
+    compare(&args, &|_| {}, &whole_32k());
 }
 
 #[test]
@@ -316,7 +303,12 @@ fn an_overwriting_writer_s_file_is_written_as_a_reader_s() {
         "--rw=randwrite",
         "--overwrite=1",
     ];
-    compare(&args, &|_| {}, &WHOLE_32K);
+    compare(&args, &|_| {}, &whole_32k());
+}
+
+/// A fresh 32 KiB file laid out whole, in 16 KiB writes (a writer's, when it must be).
+fn whole_32k() -> Vec<&'static str> {
+    reader_32k(&["fallocate data 0 0 32768"], false)
 }
 
 /// A 32 KiB file for a job that reads, in 16 KiB writes, allocated by `how` (its calls

@@ -462,7 +462,7 @@ mod tests {
         // disable_bw_measurement, stats) and the number formats (significant_figures,
         // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
         // exitall_on_error; then mem (malloc, mmap, mmaphuge), io_submit_mode and
-        // continue_on_error at their defaults (translate.rs NOT_YET refuses the others); then percentage_random;
+        // continue_on_error at their defaults (translate.rs AT_DEFAULT refuses the others); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
         // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;

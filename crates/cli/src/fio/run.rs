@@ -244,30 +244,32 @@ impl FioFileJob {
             return self.fail(e);
         };
         match inner.downcast::<FileioError>() {
-            Ok(fe) => match *fe {
-                FileioError::LayoutWrite { errno, .. } => {
-                    let f = failure::in_layout(errno);
-                    if let Some(notice) = f.layout_notice().filter(|_| self.normal) {
-                        let _ = writeln!(ctx.log(), "{notice}");
+            Ok(fe) => {
+                let why = fe.to_string();
+                let (f, said) = match *fe {
+                    FileioError::LayoutWrite { errno, .. } => {
+                        let f = failure::in_layout(errno);
+                        if let Some(notice) = f.layout_notice().filter(|_| self.normal) {
+                            let _ = writeln!(ctx.log(), "{notice}");
+                        }
+                        let said = vec![f.pid_line(0)];
+                        (f, said)
                     }
-                    let said = vec![f.pid_line(0)];
-                    *self.layout_failure.borrow_mut() = Some((f, said));
-                    JobError::Skipped(fe.to_string())
-                }
-                FileioError::LayoutCall { call, errno, .. } => {
-                    let f = failure::in_layout_call(call, errno);
-                    let said = vec![f.pid_line(0)];
-                    *self.layout_failure.borrow_mut() = Some((f, said));
-                    JobError::Skipped(fe.to_string())
-                }
-                FileioError::CreateDisallowed { .. } => {
+                    FileioError::LayoutCall { call, errno, .. } => {
+                        let f = failure::in_layout_call(call, errno);
+                        let said = vec![f.pid_line(0)];
+                        (f, said)
+                    }
                     // fio's one line; the job ends with no error number of its own.
-                    let (f, said) = failure::create_disallowed();
-                    *self.layout_failure.borrow_mut() = Some((f, vec![said]));
-                    JobError::Skipped(fe.to_string())
-                }
-                other => self.fail(JobError::failed(other)),
-            },
+                    FileioError::CreateDisallowed { .. } => {
+                        let (f, said) = failure::create_disallowed();
+                        (f, vec![said])
+                    }
+                    other => return self.fail(JobError::failed(other)),
+                };
+                *self.layout_failure.borrow_mut() = Some((f, said));
+                JobError::Skipped(why)
+            }
             Err(other) => JobError::Failed(other),
         }
     }

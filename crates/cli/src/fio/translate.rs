@@ -458,13 +458,6 @@ impl<J: JobOptions + ?Sized> Get<'_, J> {
                 .map_err(|_| parse_err(n, v)),
         }
     }
-    /// Refuse `n` unless it is unset or has one of the values plumb does (`ok`).
-    fn only(&self, n: &str, ok: &[&str], why: &str) -> Result<(), TranslateError> {
-        match self.raw(n) {
-            Some(v) if !ok.contains(&v) => Err(unsupported(n, v, why)),
-            _ => Ok(()),
-        }
-    }
 }
 
 /// fio's `clocksource`, which like fio's is the whole run's (the last job to set it
@@ -515,155 +508,10 @@ fn allocation<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Allocation, Tran
     })
 }
 
-/// Options plumb takes at their default only, however spelled (`0x0` is 0), so a job file
-/// that writes a default out runs: (option, fio's default, why another value is refused).
-const AT_DEFAULT: &[(&str, &str, &str)] = &[
-    ("lockfile", "none", "plumb takes no file locks between jobs"),
-    (
-        "rw_sequencer",
-        "sequential",
-        "plumb's random jobs with rw=...:N draw a new offset every N requests (fio's sequential)",
-    ),
-    (
-        "file_append",
-        "0",
-        "plumb's I/O starts at the region's start",
-    ),
-    (
-        "offset_align",
-        "0",
-        "plumb places offset_increment's regions unaligned",
-    ),
-    ("bs_is_seq_rand", "0", "plumb sizes requests by direction"),
-    ("softrandommap", "0", "plumb's random map is exact"),
-    (
-        "allrandrepeat",
-        "0",
-        "plumb seeds its streams by randrepeat and randseed",
-    ),
-    ("write_barrier", "0", "plumb issues no barrier writes"),
-    ("atomic", "0", "plumb opens files without O_ATOMIC"),
-    (
-        "verify_async",
-        "0",
-        "plumb verifies in the job's own thread",
-    ),
-    ("trim_percentage", "0", "plumb trims only in trim modes"),
-    ("trim_verify_zero", "1", "plumb trims only in trim modes"),
-    (
-        "read_iolog_chunked",
-        "0",
-        "plumb reads a replayed log whole",
-    ),
-    (
-        "zonemode",
-        "none",
-        "plumb has no zoned block device support",
-    ),
-    (
-        "read_beyond_wp",
-        "0",
-        "plumb has no zoned block device support",
-    ),
-    (
-        "max_open_zones",
-        "0",
-        "plumb has no zoned block device support",
-    ),
-    (
-        "job_max_open_zones",
-        "0",
-        "plumb has no zoned block device support",
-    ),
-    (
-        "ignore_zone_limits",
-        "0",
-        "plumb has no zoned block device support",
-    ),
-    ("latency_run", "0", "plumb has no latency_target mode"),
-    (
-        "latency_percentile",
-        "100",
-        "plumb has no latency_target mode",
-    ),
-    (
-        "create_serialize",
-        "1",
-        "plumb lays out a group's files one job after another (fio's create_serialize=1)",
-    ),
-    ("create_only", "0", "plumb runs the jobs it lays out"),
-    (
-        "unlink_each_loop",
-        "0",
-        "plumb removes files only at the job's end (unlink)",
-    ),
-    (
-        "log_max_value",
-        "0",
-        "windowed logs hold each window's mean",
-    ),
-    ("log_prio", "0", "log lines carry priority 0"),
-    ("log_hist_msec", "0", "plumb writes no histogram logs"),
-    ("log_hist_coarseness", "0", "plumb writes no histogram logs"),
-    (
-        "block_error_percentiles",
-        "0",
-        "plumb tracks no trim errors by block",
-    ),
-    (
-        "buffer_compress_chunk",
-        "512",
-        "plumb zeroes its share of every 512 bytes",
-    ),
-    (
-        "dedupe_percentage",
-        "0",
-        "plumb writes no deduplicable share of its own",
-    ),
-    (
-        "dedupe_global",
-        "0",
-        "plumb writes no deduplicable share of its own",
-    ),
-    (
-        "dedupe_mode",
-        "repeat",
-        "plumb writes no deduplicable share of its own",
-    ),
-    (
-        "dedupe_working_set_percentage",
-        "5",
-        "plumb writes no deduplicable share of its own",
-    ),
-    ("error_dump", "0", "plumb prints each error once"),
-    ("cgroup_nodelete", "0", "plumb makes no cgroups"),
-];
-
-/// Refuse `n` set to anything but `default` (numbers compared as numbers).
-fn at_default<J: JobOptions + ?Sized>(
-    g: &Get<'_, J>,
-    n: &str,
-    default: &str,
-    why: &str,
-) -> Result<(), TranslateError> {
-    let Some(v) = g.raw(n) else {
-        return Ok(());
-    };
-    let same = match (parse_int(v), parse_int(default)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => v == default,
-    };
-    if same {
-        Ok(())
-    } else {
-        Err(unsupported(n, v, why))
-    }
-}
-
-/// Options plumb's fio parser accepts whose non-default values the job model cannot carry
-/// yet: (option, the values that are fine, why).
-const NOT_YET: &[(&str, &[&str], &str)] = &[
-    // plumb submits from the job's own thread, as fio's inline mode does.
+/// Options plumb takes with the values listed only (fio's default, however spelled: `0x0`
+/// is 0), so a job file that writes a default out runs: (option, the values taken, why
+/// another is refused).
+const AT_DEFAULT: &[(&str, &[&str], &str)] = &[
     (
         "io_submit_mode",
         &["inline"],
@@ -674,7 +522,159 @@ const NOT_YET: &[(&str, &[&str], &str)] = &[
         &["none", "0"],
         "every I/O error ends the job",
     ),
+    (
+        "lockfile",
+        &["none"],
+        "plumb takes no file locks between jobs",
+    ),
+    (
+        "rw_sequencer",
+        &["sequential"],
+        "plumb's random jobs with rw=...:N draw a new offset every N requests (fio's sequential)",
+    ),
+    (
+        "file_append",
+        &["0"],
+        "plumb's I/O starts at the region's start",
+    ),
+    (
+        "offset_align",
+        &["0"],
+        "plumb places offset_increment's regions unaligned",
+    ),
+    (
+        "bs_is_seq_rand",
+        &["0"],
+        "plumb sizes requests by direction",
+    ),
+    ("softrandommap", &["0"], "plumb's random map is exact"),
+    (
+        "allrandrepeat",
+        &["0"],
+        "plumb seeds its streams by randrepeat and randseed",
+    ),
+    ("write_barrier", &["0"], "plumb issues no barrier writes"),
+    ("atomic", &["0"], "plumb opens files without O_ATOMIC"),
+    (
+        "verify_async",
+        &["0"],
+        "plumb verifies in the job's own thread",
+    ),
+    ("trim_percentage", &["0"], "plumb trims only in trim modes"),
+    ("trim_verify_zero", &["1"], "plumb trims only in trim modes"),
+    (
+        "read_iolog_chunked",
+        &["0"],
+        "plumb reads a replayed log whole",
+    ),
+    (
+        "zonemode",
+        &["none"],
+        "plumb has no zoned block device support",
+    ),
+    (
+        "read_beyond_wp",
+        &["0"],
+        "plumb has no zoned block device support",
+    ),
+    (
+        "max_open_zones",
+        &["0"],
+        "plumb has no zoned block device support",
+    ),
+    (
+        "job_max_open_zones",
+        &["0"],
+        "plumb has no zoned block device support",
+    ),
+    (
+        "ignore_zone_limits",
+        &["0"],
+        "plumb has no zoned block device support",
+    ),
+    ("latency_run", &["0"], "plumb has no latency_target mode"),
+    (
+        "latency_percentile",
+        &["100"],
+        "plumb has no latency_target mode",
+    ),
+    (
+        "create_serialize",
+        &["1"],
+        "plumb lays out a group's files one job after another (fio's create_serialize=1)",
+    ),
+    ("create_only", &["0"], "plumb runs the jobs it lays out"),
+    (
+        "unlink_each_loop",
+        &["0"],
+        "plumb removes files only at the job's end (unlink)",
+    ),
+    (
+        "log_max_value",
+        &["0"],
+        "windowed logs hold each window's mean",
+    ),
+    ("log_prio", &["0"], "log lines carry priority 0"),
+    ("log_hist_msec", &["0"], "plumb writes no histogram logs"),
+    (
+        "log_hist_coarseness",
+        &["0"],
+        "plumb writes no histogram logs",
+    ),
+    (
+        "block_error_percentiles",
+        &["0"],
+        "plumb tracks no trim errors by block",
+    ),
+    (
+        "buffer_compress_chunk",
+        &["512"],
+        "plumb zeroes its share of every 512 bytes",
+    ),
+    (
+        "dedupe_percentage",
+        &["0"],
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_global",
+        &["0"],
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_mode",
+        &["repeat"],
+        "plumb writes no deduplicable share of its own",
+    ),
+    (
+        "dedupe_working_set_percentage",
+        &["5"],
+        "plumb writes no deduplicable share of its own",
+    ),
+    ("error_dump", &["0"], "plumb prints each error once"),
+    ("cgroup_nodelete", &["0"], "plumb makes no cgroups"),
 ];
+
+/// Refuse `n` set to anything but one of `ok` (numbers compared as numbers).
+fn at_default<J: JobOptions + ?Sized>(
+    g: &Get<'_, J>,
+    n: &str,
+    ok: &[&str],
+    why: &str,
+) -> Result<(), TranslateError> {
+    let Some(v) = g.raw(n) else {
+        return Ok(());
+    };
+    let same = |t: &&str| match (parse_int(v), parse_int(t)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => v == *t,
+    };
+    if ok.iter().any(same) {
+        Ok(())
+    } else {
+        Err(unsupported(n, v, why))
+    }
+}
 
 /// Where the job's request buffers live: fio's `mem` (malloc, and anonymous mmap and
 /// mmaphuge), or plumb's `--plumb-buffers` for a job that does not set it.
@@ -1051,11 +1051,8 @@ pub fn translate<J: JobOptions + ?Sized>(
         Some(v) => return Err(parse_err("kb_base", v)),
     };
     let g = Get { j };
-    for (n, ok, why) in NOT_YET {
-        g.only(n, ok, why)?;
-    }
-    for (n, default, why) in AT_DEFAULT {
-        at_default(&g, n, default, why)?;
+    for (n, ok, why) in AT_DEFAULT {
+        at_default(&g, n, ok, why)?;
     }
     let name = j.name().to_string();
     let stem = j.file_stem().to_string();
