@@ -1257,7 +1257,7 @@ fn defaults_of_unsupported_modes_run_and_other_values_are_refused() {
         ("--iomem=shm", "plumb: fio option 'mem' (value 'shm') is not supported yet: plumb's I/O buffers come from the heap (malloc) or an anonymous mapping (mmap, mmaphuge)\n"),
         ("--mem=mmap:/tmp/plumb-buffers", "plumb: fio option 'mem' (value 'mmap:/tmp/plumb-buffers') is not supported yet: plumb maps anonymous memory only (mem=mmap or mem=mmaphuge without a file)\n"),
         ("--io_submit_mode=offload", "plumb: fio option 'io_submit_mode' (value 'offload') is not supported yet: plumb submits from the job's own thread (fio's inline)\n"),
-        ("--continue_on_error=all", "plumb: fio option 'continue_on_error' (value 'all') is not supported yet: every I/O error ends the job\n"),
+        ("--error_dump=1", "plumb: fio option 'error_dump' (value '1') is not supported yet: the errors a job goes on after are counted, not printed\n"),
     ] {
         let o = run_in(&DropIn::named("fio").bin(), d.path(), &[&base[..], &[opt]].concat());
         assert_eq!((o.code, o.stderr.as_str()), (1, line), "{opt}");

@@ -841,3 +841,29 @@ fn options_spelled_out_at_their_defaults_run() {
         );
     }
 }
+
+/// A character device has no size fio can read on Linux (no FIO_HAVE_CHARDEV_SIZE): a job
+/// reads `size=` bytes of /dev/zero as of any file, where plumb once refused it as
+/// shorter than the job's region.
+#[test]
+fn a_character_device_is_read_for_the_size_given() {
+    let args = [
+        "--name=z",
+        "--filename=/dev/zero",
+        "--rw=read",
+        "--bs=4k",
+        "--size=64k",
+        "--output-format=json",
+    ];
+    let ours = run_named(
+        &DropIn::named("fio").bin(),
+        TempDir::new().unwrap().path(),
+        &args,
+    );
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    assert_eq!(io(&ours, "read"), (65536, 16));
+    if fio_here("reading a character device") {
+        let (theirs, _) = both(&args);
+        assert_eq!(io(&theirs, "read"), io(&ours, "read"));
+    }
+}

@@ -96,10 +96,12 @@ pub fn last_os_error() -> io::Error {
     io::Error::last_os_error()
 }
 
-/// A write that found the disk full (ENOSPC or EDQUOT) while a job ran: the request, for
-/// a front end that reports each one (fio prints a line per failed request).
+/// A request that failed while a job ran (a write that found the disk full, fill_device's
+/// included, or any request whose call failed), for a front end that reports each one
+/// (fio prints a line per failed request).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FullWrite {
+pub struct FailedRequest {
+    pub dir: crate::engine::Dir,
     /// The file's index in the job's files, and its path.
     pub file: u32,
     pub path: String,

@@ -16,6 +16,7 @@
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
 //! - [`iolog`]: per-request or per-window logs of a job's requests (fio's logs).
 //! - [`verify`]: sealed writes and checked reads (fio's verify=crc32c|md5).
+//! - [`tolerate`]: the I/O errors a job counts and goes on after (fio's continue_on_error).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
 
 pub mod access;
@@ -41,6 +42,7 @@ pub mod settings;
 pub mod sharing;
 pub mod spec;
 pub mod think;
+pub mod tolerate;
 pub mod verify;
 pub mod walk;
 pub mod worker;

@@ -352,6 +352,10 @@ pub struct JobIo {
     /// A missing file is an error, not created (fio's `allow_file_create=0`).
     #[serde(default)]
     pub no_create: bool,
+    /// The I/O errors the job counts and goes on after (fio's `continue_on_error`,
+    /// `ignore_error`); none: every error stops it, and none is counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerate: Option<crate::tolerate::Tolerate>,
     /// Remove the files the job created once it is done.
     pub unlink: bool,
     /// Drop the cached pages of a file's region each time the job opens it, as fio's

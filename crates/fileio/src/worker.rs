@@ -30,7 +30,7 @@ use plumb_core::clock::Stamp;
 use plumb_core::{Poll, Ticket, Worker, WorkerCtx, WorkloadError};
 
 use crate::engine::{Buffers, Dir, Engine, EngineOptions, Errno, Request, Shared, Submitted};
-use crate::error::{is_full, FullWrite};
+use crate::error::{is_full, FailedRequest};
 use crate::fileset::FileTable;
 use crate::fill::{check, Filler};
 use crate::min_rate::MinRateCheck;
@@ -190,6 +190,12 @@ pub(crate) struct WorkerState {
     pub(crate) counts_depth: bool,
     /// The counter of writes that found the disk full ([`crate::workload::WRITES_FULL`]).
     pub(crate) writes_full: Option<usize>,
+    /// The errors the job goes on after, when it tolerates some (fio's continue_on_error),
+    /// the counters of the requests they failed (reads, writes, trims), and whether the
+    /// error that stops the job was counted (once, as fio counts it).
+    pub(crate) tolerate: Option<crate::tolerate::Tolerate>,
+    pub(crate) failed: [Option<usize>; 3],
+    pub(crate) error_counted: bool,
     /// The counter of writes cut short, whose rest is written by a request of its own
     /// ([`crate::workload::WRITES_SHORT`]; fio's jobs). None: a short write fails the job.
     pub(crate) writes_short: Option<usize>,
@@ -261,6 +267,9 @@ impl WorkerState {
         io: &Io,
         bad: crate::verify::Bad,
     ) -> Result<(), WorkloadError> {
+        if self.tolerate.is_some() && self.counted_error(Dir::Read, libc::EILSEQ) {
+            return Ok(());
+        }
         let v = self.verify.as_ref().expect("checked reads verify");
         let name = self.name(io.file);
         let mut msg = format!("{} in {name}", bad.error);
@@ -276,6 +285,38 @@ impl WorkerState {
         Ok(())
     }
 
+    /// An error of a job that tolerates some: counted, and whether the job goes on after
+    /// it (the request then counts as failed). The error that stops the job is counted
+    /// once.
+    #[cold]
+    #[inline(never)]
+    fn counted_error(&mut self, dir: Dir, errno: i32) -> bool {
+        let Some(t) = &self.tolerate else {
+            return false;
+        };
+        let goes_on = t.allows(dir, errno);
+        if goes_on || (t.counts(dir, errno) && !self.error_counted) {
+            self.figures.errors.add(errno);
+            self.error_counted |= !goes_on;
+        }
+        goes_on
+    }
+
+    /// A request the engine would not take: the job stops (counted when it counts its
+    /// errors, as fio counts a failed submission).
+    #[cold]
+    fn queue_failed(&mut self, dir: Dir, io: &Io, e: Errno) -> WorkloadError {
+        let counts = self
+            .tolerate
+            .as_ref()
+            .is_some_and(|t| t.counts(dir, e.errno));
+        if counts && !self.error_counted {
+            self.figures.errors.add(e.errno);
+            self.error_counted = true;
+        }
+        self.fail("queueing a request for", io, e)
+    }
+
     /// A trim that fails because the file is not a block device: say what trims a file.
     fn trim_hint(&self, err: WorkloadError, dir: Dir, e: Errno) -> WorkloadError {
         if dir == Dir::Trim && e.call == "BLKDISCARD" && e.errno == libc::ENOTTY {
@@ -286,10 +327,11 @@ impl WorkerState {
         err
     }
 
-    /// A write that found the disk full, kept for the front end's report.
+    /// A failed request, kept for the front end's report.
     #[cold]
-    fn full_write(&self, io: &Io, errno: i32) {
-        let w = FullWrite {
+    fn keep_failed(&self, dir: Dir, io: &Io, errno: i32) {
+        let w = FailedRequest {
+            dir,
             file: io.file,
             path: self.name(io.file),
             offset: io.offset,
@@ -297,10 +339,29 @@ impl WorkerState {
             errno,
         };
         self.figures
-            .full_writes
+            .failed_requests
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(w);
+    }
+
+    /// A request whose call failed: counted as issued and kept for the front end, as fio
+    /// reports every failed request, and the job stops.
+    #[cold]
+    #[inline(never)]
+    fn request_failed(
+        &mut self,
+        ctx: &mut WorkerCtx<'_>,
+        dir: Dir,
+        io: &Io,
+        what: &str,
+        e: Errno,
+    ) -> WorkloadError {
+        if let Some(c) = self.failed[dir as usize] {
+            ctx.add(c, 1);
+        }
+        self.keep_failed(dir, io, e.errno);
+        self.trim_hint(self.fail(what, io, e), dir, e)
     }
 
     fn sync_failed(&self, file: u32, e: Errno) -> WorkloadError {
@@ -851,7 +912,7 @@ impl<E: Engine> IoWorker<E> {
                 }
                 Ok(())
             }
-            Err(e) => Err(self.s.fail("queueing a request for", &io, e)),
+            Err(e) => Err(self.s.queue_failed(dir, &io, e)),
         }
     }
 
@@ -1006,6 +1067,14 @@ impl<E: Engine> IoWorker<E> {
                 (k, c, "trim of")
             }
         };
+        if let Err(e) = res {
+            if self.s.tolerate.is_some() && self.s.counted_error(f.dir, e.errno) {
+                if let Some(c) = self.s.failed[f.dir as usize] {
+                    ctx.add(c, 1);
+                }
+                return Ok(());
+            }
+        }
         if f.dir == Dir::Write {
             let full = match res {
                 Err(e) => is_full(e.errno),
@@ -1016,7 +1085,7 @@ impl<E: Engine> IoWorker<E> {
                 // fill_device the job ends cleanly, otherwise it fails.
                 self.filled(ctx, res.unwrap_or(0), f, end);
                 if let Err(e) = res {
-                    self.s.full_write(&f.io, e.errno);
+                    self.s.keep_failed(Dir::Write, &f.io, e.errno);
                     if !self.s.fill_device {
                         return Err(self.s.fail(what, &f.io, e));
                     }
@@ -1024,7 +1093,10 @@ impl<E: Engine> IoWorker<E> {
                 return Ok(());
             }
         }
-        let n = res.map_err(|e| self.s.trim_hint(self.s.fail(what, &f.io, e), f.dir, e))?;
+        let n = match res {
+            Ok(n) => n,
+            Err(e) => return Err(self.s.request_failed(ctx, f.dir, &f.io, what, e)),
+        };
         if n as u64 != f.io.len as u64 {
             if let (Dir::Write, Some(c), 1..) = (f.dir, self.s.writes_short, n) {
                 return self.write_rest(ctx, slot, c, n, f);
@@ -1135,7 +1207,7 @@ impl<E: Engine> IoWorker<E> {
                 }
                 Ok(())
             }
-            Err(e) => Err(self.s.fail("queueing a request for", &io, e)),
+            Err(e) => Err(self.s.queue_failed(Dir::Write, &io, e)),
         }
     }
 

@@ -46,12 +46,21 @@ pub const WRITES_FULL: &str = "writes_full";
 /// fio's jobs: writes the filesystem took only part of, whose rest went out again as a
 /// request of its own (fio's `short` count): issued, but neither timed nor bytes.
 pub const WRITES_SHORT: &str = "writes_short";
+/// Requests that failed with an error the job goes on after ([`crate::tolerate`]):
+/// issued, as fio counts them, but neither timed nor bytes. One per direction, after
+/// [`WRITES_SHORT`] in every list.
+pub const READS_FAILED: &str = "reads_failed";
+pub const WRITES_FAILED: &str = "writes_failed";
+pub const TRIMS_FAILED: &str = "trims_failed";
 pub const COUNTERS: &[&str] = &[
     "bytes_read",
     "bytes_written",
     "end_fsyncs",
     WRITES_FULL,
     WRITES_SHORT,
+    READS_FAILED,
+    WRITES_FAILED,
+    TRIMS_FAILED,
 ];
 /// Engines that queue also count, in fio's buckets: the requests in flight when each was
 /// queued (1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+), the requests each submission carried and
@@ -71,7 +80,13 @@ macro_rules! queued_counters {
         ]
     };
 }
-pub const COUNTERS_QUEUED: &[&str] = queued_counters!(WRITES_FULL, WRITES_SHORT);
+pub const COUNTERS_QUEUED: &[&str] = queued_counters!(
+    WRITES_FULL,
+    WRITES_SHORT,
+    READS_FAILED,
+    WRITES_FAILED,
+    TRIMS_FAILED
+);
 
 /// fio's depth bucket of `n` requests in flight (1, 2-3, 4-7, ... 64+).
 #[inline(always)]
@@ -145,8 +160,18 @@ const COUNTERS_TRIM: &[&str] = &[
     BYTES_TRIMMED,
     WRITES_FULL,
     WRITES_SHORT,
+    READS_FAILED,
+    WRITES_FAILED,
+    TRIMS_FAILED,
 ];
-const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(BYTES_TRIMMED, WRITES_FULL, WRITES_SHORT);
+const COUNTERS_QUEUED_TRIM: &[&str] = queued_counters!(
+    BYTES_TRIMMED,
+    WRITES_FULL,
+    WRITES_SHORT,
+    READS_FAILED,
+    WRITES_FAILED,
+    TRIMS_FAILED
+);
 
 /// A job's progress as fio counts it for steady-state detection (its io_blocks and
 /// io_bytes): the requests and bytes of reads, writes and trims, syncs left out.
@@ -192,15 +217,18 @@ pub struct Figures {
     /// engines that register ([`crate::engine::Caps::registers`]).
     pub registered_files: AtomicU64,
     pub registered_bufs: AtomicU64,
-    /// Writes that found the disk full, in the order they came back (fio's fill_device
-    /// included).
-    pub full_writes: std::sync::Mutex<Vec<crate::error::FullWrite>>,
+    /// The requests that failed, in the order they came back: writes that found the disk
+    /// full (fio's fill_device included), and any request whose call failed and stopped
+    /// the job.
+    pub failed_requests: std::sync::Mutex<Vec<crate::error::FailedRequest>>,
     /// The directions found below their minimum rate, when a job failed so
     /// ([`crate::min_rate`]).
     pub min_rate_misses: std::sync::Mutex<Vec<crate::min_rate::Miss>>,
     /// The request that took longer than the job allows, when one did
     /// ([`crate::max_latency`]); one at most.
     pub max_latency_exceeded: std::sync::Mutex<Vec<crate::max_latency::Exceeded>>,
+    /// The job's errors, counted when it tolerates some ([`crate::tolerate`]).
+    pub errors: crate::tolerate::ErrorCount,
 }
 
 pub struct FileioWorkload {
@@ -445,6 +473,10 @@ impl Workload for FileioWorkload {
                 .zip(self.counters().iter().position(|c| *c == BYTES_TRIMMED)),
             counts_depth: self.engine.caps.queued,
             writes_full: self.counters().iter().position(|c| *c == WRITES_FULL),
+            tolerate: self.spec.job.as_ref().and_then(|j| j.tolerate.clone()),
+            failed: [READS_FAILED, WRITES_FAILED, TRIMS_FAILED]
+                .map(|n| self.counters().iter().position(|c| *c == n)),
+            error_counted: false,
             // sysbench fails a short write; fio writes the rest.
             writes_short: self
                 .spec

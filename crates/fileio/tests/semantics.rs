@@ -345,7 +345,7 @@ fn writes_that_find_the_disk_full_are_counted_and_kept() {
         .iter()
         .filter(|r| matches!(r, Rec::Write(_)))
         .count() as u64;
-    let full = w.figures.full_writes.lock().unwrap().clone();
+    let full = w.figures.failed_requests.lock().unwrap().clone();
     assert_eq!(count(&partial, WRITE), 10, "the writes that were done");
     let at = COUNTERS_QUEUED
         .iter()
@@ -419,6 +419,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             allocate: plumb_fileio::spec::Allocation::None,
             layout_unsynced: false,
             no_create: false,
+            tolerate: None,
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,

@@ -50,6 +50,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             allocate: plumb_fileio::spec::Allocation::None,
             layout_unsynced: false,
             no_create: false,
+            tolerate: None,
             unlink: false,
             invalidate: false,
             invalidate_on_wrap: false,

@@ -15,17 +15,19 @@
 //! Either way the other jobs run and are reported, and the exit status counts the failed jobs.
 //! A job below its minimum rate fails the same way, in its own words ([`super::min_rate`]).
 
-use plumb_fileio::error::{errno_text, FullWrite};
+use plumb_fileio::engine::Dir;
+use plumb_fileio::error::{errno_text, FailedRequest};
 use plumb_pipeline::JobRecord;
 use plumb_report::fio::job::{FioFailure, FioJobInfo};
 
-/// fio's words for a job's run: its failure, when it `failed`, and its stderr lines. Writes
-/// that found the disk full (`full`) get a line each, and are the failure unless the job
-/// ended cleanly (fill_device); directions below their minimum rate (`short`) get a line
-/// each and are the failure (see [`super::min_rate`]).
+/// fio's words for a job's run: its failure, when it `failed`, and its stderr lines. Failed
+/// requests (`full`: writes that found the disk full, and any request whose call failed)
+/// get a line each, and are the failure unless the job ended cleanly (fill_device);
+/// directions below their minimum rate (`short`) get a line each and are the failure (see
+/// [`super::min_rate`]).
 pub fn of_run(
     failed: bool,
-    full: &[FullWrite],
+    full: &[FailedRequest],
     short: &[plumb_fileio::min_rate::Miss],
     slow: &[plumb_fileio::max_latency::Exceeded],
     job: &str,
@@ -82,8 +84,8 @@ pub fn create_disallowed() -> (FioFailure, String) {
     )
 }
 
-/// Writes found the disk full while the job ran.
-pub fn while_running(full: &[FullWrite]) -> Option<FioFailure> {
+/// Requests failed while the job ran (writes found the disk full).
+pub fn while_running(full: &[FailedRequest]) -> Option<FioFailure> {
     let first = full.first()?;
     Some(FioFailure {
         errno: first.errno,
@@ -95,15 +97,20 @@ pub fn while_running(full: &[FullWrite]) -> Option<FioFailure> {
     })
 }
 
-/// fio's stderr line for each write that found the disk full; `names` are the job's files
-/// as fio spells them (a write's `file` indexes them).
-pub fn io_u_lines(full: &[FullWrite], names: &[String]) -> Vec<String> {
+/// fio's stderr line for each failed request; `names` are the job's files as fio spells
+/// them (a request's `file` indexes them).
+pub fn io_u_lines(full: &[FailedRequest], names: &[String]) -> Vec<String> {
     full.iter()
         .map(|w| {
             format!(
-                "fio: io_u error on file {}: {}: write offset={}, buflen={}",
+                "fio: io_u error on file {}: {}: {} offset={}, buflen={}",
                 names.get(w.file as usize).unwrap_or(&w.path),
                 errno_text(w.errno),
+                match w.dir {
+                    Dir::Read => "read",
+                    Dir::Write => "write",
+                    Dir::Trim => "trim",
+                },
                 w.offset,
                 w.len
             )
@@ -121,6 +128,21 @@ pub fn record(job: &mut JobRecord, failure: Option<&FioFailure>, stderr: Vec<Str
     }
     if !stderr.is_empty() {
         m.insert("stderr".into(), stderr.into());
+    }
+}
+
+/// The errors a job that counts them counted, in its fio facts.
+pub fn record_errors(job: &mut JobRecord, total: u64, first: i32, words: String) {
+    let Some(serde_json::Value::Object(m)) = &mut job.layout else {
+        return;
+    };
+    let e = plumb_report::fio::job::FioErrors {
+        total,
+        first,
+        words,
+    };
+    if let Ok(v) = serde_json::to_value(e) {
+        m.insert("errors".into(), v);
     }
 }
 
@@ -144,7 +166,8 @@ mod tests {
             Some("fio: EDQUOT on laying out file, stopping")
         );
         assert_eq!(in_layout(libc::EIO).layout_notice(), None);
-        let w = |offset| FullWrite {
+        let w = |offset| FailedRequest {
+            dir: Dir::Write,
             file: 0,
             path: "/abs/a.0.0".into(),
             offset,

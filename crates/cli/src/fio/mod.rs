@@ -38,6 +38,7 @@ pub mod run;
 mod steady;
 mod subst;
 pub mod sweep;
+mod tolerate;
 mod translate;
 pub mod values;
 mod verify_pattern;

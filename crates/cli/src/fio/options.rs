@@ -462,7 +462,7 @@ mod tests {
         // disable_bw_measurement, stats) and the number formats (significant_figures,
         // unit_base); then cpus_allowed_policy, bwavgtime and iopsavgtime; then
         // exitall_on_error; then mem (malloc, mmap, mmaphuge), io_submit_mode and
-        // continue_on_error at their defaults (translate.rs AT_DEFAULT refuses the others); then percentage_random;
+        // continue_on_error (at their defaults then); then percentage_random;
         // then steadystate, steadystate_duration and steadystate_ramp_time; then wait_for,
         // rate_min, rate_iops_min and rate_cycle; then max_latency; then libaio's
         // userspace_reap; then opendir; then thinktime_iotime; then rate_ignore_thinktime;
@@ -475,8 +475,8 @@ mod tests {
         // fallocate, create_fsync, allow_file_create and disk_util; then buffer_pattern; then
         // clocksource; then exec_prerun and exec_postrun; then lockmem; then 35 options at
         // their defaults only (translate.rs AT_DEFAULT), exit_what, unique_filename and
-        // log_entries.
-        assert_eq!(n, 186);
+        // log_entries; then ignore_error (continue_on_error with all its values).
+        assert_eq!(n, 187);
     }
 
     #[test]

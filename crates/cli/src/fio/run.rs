@@ -207,13 +207,19 @@ impl Job for FioFileJob {
         }
         let (failed, said) = failure::of_run(
             job.error.is_some(),
-            &self.job.take_full_writes(),
+            &self.job.take_failed_requests(),
             &self.job.take_min_rate_misses(),
             &self.job.take_max_latency_exceeded(),
             &self.name,
             &self.file_names,
         );
         failure::record(job, failed.as_ref(), said);
+        let spec = self.job.spec();
+        if spec.job.as_ref().is_some_and(|j| j.tolerate.is_some()) {
+            let (total, first) = self.job.errors();
+            let words = super::tolerate::first_error_words(spec.engine.name, first);
+            failure::record_errors(job, total, first, words);
+        }
         if let Some(files) = &self.logs {
             super::logs::write(files, self.job.take_logs()).map_err(|e| {
                 JobError::Failed(
@@ -774,7 +780,8 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
                     .map(|i| (i.failure, i.stderr))
                     .unwrap_or_default();
                 // The drop-in says what fio says; plumb one line per failed job, fio's own
-                // when it names the file.
+                // for a full disk (it names the file), plumb's for any other failed request
+                // (it may say more: what trims a regular file).
                 if mode == Mode::DropIn {
                     for l in &said {
                         eprintln!("{l}");
@@ -784,7 +791,11 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
                 failed += 1;
                 match (words, mode) {
                     (Some(_), Mode::DropIn) => {}
-                    (Some(w), Mode::Plumb) if !w.in_layout && !said.is_empty() => {
+                    (Some(w), Mode::Plumb)
+                        if !w.in_layout
+                            && !said.is_empty()
+                            && plumb_fileio::error::is_full(w.errno) =>
+                    {
                         eprintln!("{}", said[0])
                     }
                     _ => eprintln!("fio: job {}: {e}", j.name),

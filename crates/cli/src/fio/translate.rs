@@ -518,11 +518,6 @@ const AT_DEFAULT: &[(&str, &[&str], &str)] = &[
         "plumb submits from the job's own thread (fio's inline)",
     ),
     (
-        "continue_on_error",
-        &["none", "0"],
-        "every I/O error ends the job",
-    ),
-    (
         "lockfile",
         &["none"],
         "plumb takes no file locks between jobs",
@@ -651,7 +646,11 @@ const AT_DEFAULT: &[(&str, &[&str], &str)] = &[
         &["5"],
         "plumb writes no deduplicable share of its own",
     ),
-    ("error_dump", &["0"], "plumb prints each error once"),
+    (
+        "error_dump",
+        &["0"],
+        "the errors a job goes on after are counted, not printed",
+    ),
     ("cgroup_nodelete", &["0"], "plumb makes no cgroups"),
 ];
 
@@ -1933,6 +1932,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             },
             layout_unsynced: !g.flag("create_fsync", true)?,
             no_create: !g.flag("allow_file_create", true)?,
+            tolerate: super::tolerate::of(g.raw("continue_on_error"), g.raw("ignore_error"))
+                .map_err(TranslateError::Job)?,
             unlink,
             invalidate,
             invalidate_on_wrap,
@@ -2089,6 +2090,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             unified_mixed: matches!(unified, Some("mixed" | "1")),
             unified_both: matches!(unified, Some("both" | "2")),
             failure: None,
+            errors: None,
             stderr: Vec::new(),
             steady: None,
             parse_lines: clock_note.iter().map(|s| s.to_string()).collect(),

@@ -37,10 +37,6 @@ pub struct LayoutOutcome {
     pub warnings: Vec<String>,
 }
 
-fn is_block_device(p: &Path) -> bool {
-    fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
-}
-
 /// Whether `p` is a block or character device: never laid out, sized or grown.
 pub fn is_device(p: &Path) -> bool {
     fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device())
@@ -286,7 +282,7 @@ pub fn open_named(spec: &FileioSpec, job: &JobIo) -> Result<RunFiles, FileioErro
         // short when fallocate fails), so only one that reads needs the whole region.
         if job.lay_out_data
             && !job.create_at_open
-            && !is_block_device(&f.path)
+            && !is_device(&f.path)
             && size < f.offset + f.length
         {
             return Err(FileioError::Other(format!(
@@ -370,6 +366,7 @@ mod tests {
                 allocate: Allocation::None,
                 layout_unsynced: false,
                 no_create: false,
+                tolerate: None,
                 unlink: true,
                 invalidate: false,
                 invalidate_on_wrap: false,

@@ -29,6 +29,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         allocate: Allocation::None,
         layout_unsynced: false,
         no_create: false,
+        tolerate: None,
         unlink: false,
         invalidate: false,
         invalidate_on_wrap: false,

@@ -59,10 +59,10 @@ impl FileioJob {
             .unwrap_or_default()
     }
 
-    /// The writes of the run that found the disk full (see
-    /// [`plumb_fileio::workload::Figures::full_writes`]), taken out of the job.
-    pub fn take_full_writes(&self) -> Vec<plumb_fileio::error::FullWrite> {
-        self.take(|f| &f.full_writes)
+    /// The requests of the run that failed (see
+    /// [`plumb_fileio::workload::Figures::failed_requests`]), taken out of the job.
+    pub fn take_failed_requests(&self) -> Vec<plumb_fileio::error::FailedRequest> {
+        self.take(|f| &f.failed_requests)
     }
 
     /// The directions the run found below their minimum rate (see
@@ -75,6 +75,15 @@ impl FileioJob {
     /// [`plumb_fileio::workload::Figures::max_latency_exceeded`]), taken out of the job.
     pub fn take_max_latency_exceeded(&self) -> Vec<plumb_fileio::max_latency::Exceeded> {
         self.take(|f| &f.max_latency_exceeded)
+    }
+
+    /// The run's errors as counted (see [`plumb_fileio::workload::Figures::errors`]): how
+    /// many, and the first one's errno; (0, 0) before a run.
+    pub fn errors(&self) -> (u64, i32) {
+        self.workload
+            .borrow()
+            .as_ref()
+            .map_or((0, 0), |w| w.figures.errors.get())
     }
 
     /// One of the run's lists in its figures, taken out of the job (empty before a run).

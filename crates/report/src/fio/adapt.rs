@@ -17,14 +17,16 @@
 use plumb_core::result::IntervalResult;
 use plumb_core::stats::{Histogram, SparseHistogram};
 use plumb_fileio::settings::FileioSettings;
-use plumb_fileio::workload::{WRITES_FULL, WRITES_SHORT};
+use plumb_fileio::workload::{
+    READS_FAILED, TRIMS_FAILED, WRITES_FAILED, WRITES_FULL, WRITES_SHORT,
+};
 use plumb_observe::observations::{DeviceRole, Observations};
 use plumb_pipeline::record::{JobRecord, Record, Settings};
 
 use super::job::FioJobInfo;
 use super::model::{
-    DirStats, DiskUtil, FioDoc, IoDepths, LatBuckets, LatStats, LatencyTarget, PercentileOptions,
-    SampleStats, SyncStats, Unit,
+    DirStats, DiskUtil, ErrorSummary, FioDoc, IoDepths, LatBuckets, LatStats, LatencyTarget,
+    PercentileOptions, SampleStats, SyncStats, Unit,
 };
 use super::num::percentile_precision;
 
@@ -211,8 +213,11 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
             "write" => counter(WRITES_SHORT),
             _ => 0,
         };
+        // And so were the requests that failed with an error the job went on after.
         let untimed = match kind {
-            "write" => counter(WRITES_FULL) + short_ios,
+            "read" => counter(READS_FAILED),
+            "write" => counter(WRITES_FULL) + short_ios + counter(WRITES_FAILED),
+            "trim" => counter(TRIMS_FAILED),
             _ => 0,
         };
         let Some(counted) = histogram(job, kind) else {
@@ -321,14 +326,19 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         name: fi.header.name.clone(),
         groupid: fi.header.groupid,
         members: 1,
-        // fio's own words when the front end has them (a full disk), else plumb's message.
-        error: match &fi.failure {
-            Some(f) => f.errno,
-            None => job.error.as_deref().map_or(0, errno_of),
+        // fio's own words when the front end has them (a full disk), else plumb's message;
+        // a job that went on after its errors reports the first.
+        error: match (&fi.failure, &job.error, &fi.errors) {
+            (Some(f), _, _) => f.errno,
+            (None, Some(e), _) => errno_of(e),
+            (None, None, Some(e)) => e.first,
+            (None, None, None) => 0,
         },
-        error_text: match &fi.failure {
-            Some(f) => Some(f.verror.clone()),
-            None => job.error.clone(),
+        error_text: match (&fi.failure, &job.error, &fi.errors) {
+            (Some(f), _, _) => Some(f.verror.clone()),
+            (None, Some(e), _) => Some(e.clone()),
+            (None, None, Some(e)) => Some(e.words.clone()),
+            (None, None, None) => None,
         },
         pid: fi.pid,
         time_text: String::new(),
@@ -349,7 +359,11 @@ fn unit_of(job: &JobRecord, fi: &FioJobInfo, group_cpu: &GroupShare, kb: f64) ->
         depths,
         lat_buckets: buckets,
         zone_resets: 0,
-        errors: None,
+        errors: fi.errors.as_ref().map(|e| ErrorSummary {
+            total: e.total,
+            first_error: e.first,
+            first_error_text: plumb_fileio::error::errno_text(e.first),
+        }),
         latency_target: LatencyTarget {
             depth: fi.header.iodepth,
             target_ns: 0,
@@ -474,6 +488,17 @@ fn merge_into(unit: &mut Unit, hists: &mut UnitHists, next: Unit, job: &JobRecor
         unit.steady = next.steady.clone();
     }
     unit.job_runtime_ms += next.job_runtime_ms;
+    // fio's group: the first member's error that has one; the errors counted summed, with
+    // the last member's first error and its continue_on_error deciding the line.
+    if unit.error == 0 && next.error != 0 {
+        unit.error = next.error;
+        unit.error_text = next.error_text.clone();
+    }
+    let before = unit.errors.as_ref().map_or(0, |e| e.total);
+    unit.errors = next.errors.clone().map(|e| ErrorSummary {
+        total: e.total + before,
+        ..e
+    });
     for (d, n, kind, h) in [
         (&mut unit.read, &next.read, "read", &mut hists.read),
         (&mut unit.write, &next.write, "write", &mut hists.write),

@@ -80,6 +80,9 @@ pub struct FioJobInfo {
     /// How the job failed, in fio's words, when fio has words for it (the disk filled up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FioFailure>,
+    /// The job counted its errors (fio's continue_on_error or ignore_error was on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<FioErrors>,
     /// What fio printed on stderr about the job as it went, in order: `fio: io_u error on
     /// file ...` for every write that found the disk full (fill_device's too), the `pid=0`
     /// line of a failed layout.
@@ -92,6 +95,15 @@ pub struct FioJobInfo {
     /// header line, in every output format (opendir's `fio: opendir added N files`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parse_lines: Vec<String>,
+}
+
+/// The errors of a job that counts them: how many, the first one's errno (0: none), and
+/// fio's words for the first (its `err=` text when the job went on after it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FioErrors {
+    pub total: u64,
+    pub first: i32,
+    pub words: String,
 }
 
 /// A job's failure as fio reports it: `err=<errno> (<verror>)` in the job's block and a
