@@ -16,23 +16,13 @@
 //! Without fio the comparisons are skipped with a message, except under CI.
 
 mod common;
+use common::fio_text::mask_pid;
 use common::peers::{installed, run_named, DropIn, Printed, FIO};
 
 use std::path::Path;
 
 use serde_json::Value;
 use tempfile::TempDir;
-
-/// A pid, which differs from run to run, as `pid=P`.
-fn mask_pid(line: &str) -> String {
-    match line.find("pid=") {
-        Some(i) => {
-            let rest = line[i + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
-            format!("{}P{rest}", &line[..i + 4])
-        }
-        None => line.to_string(),
-    }
-}
 
 /// What both must print alike: the exit status, stderr (pids masked), and on stdout the
 /// `fio:` lines, each job's first line up to its pid, its issued counts and its errors line.

@@ -18,27 +18,13 @@
 //! job, naming the file.
 
 mod common;
+use common::fio_text::mask_pid;
 use common::peers::{installed, run_named as run, DropIn, Printed as Ran, FIO};
 use common::small_fs::SmallFs;
 
 use std::path::Path;
 
 use tempfile::TempDir;
-
-/// A pid, which differs from run to run, as `pid=P` (fio's `pid=0`, no process yet, stays).
-fn mask_pid(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(i) = rest.find("pid=") {
-        out.push_str(&rest[..i + 4]);
-        let after = rest[i + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
-        let digits = &rest[i + 4..rest.len() - after.len()];
-        out.push_str(if digits == "0" { "0" } else { "P" });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
 
 /// What fio and plumb must agree on: the exit status, every stderr line, and on stdout the
 /// `fio:` lines, each job block's first line up to its pid, the issued and short counts and

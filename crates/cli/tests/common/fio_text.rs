@@ -153,3 +153,18 @@ pub fn shape_diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// A pid, which differs from run to run, as `pid=P` (fio's `pid=0`, no process yet, stays).
+pub fn mask_pid(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find("pid=") {
+        out.push_str(&rest[..i + 4]);
+        let after = rest[i + 4..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let digits = &rest[i + 4..rest.len() - after.len()];
+        out.push_str(if digits == "0" { "0" } else { "P" });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
