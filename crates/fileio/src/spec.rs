@@ -379,11 +379,11 @@ pub struct JobIo {
     /// an error (fio's fill_device).
     #[serde(default)]
     pub fill_device: bool,
-    /// fio's `rw=...:N`: sequential orders skip this many bytes after each request (holes);
-    /// random orders draw a new offset only every this many requests, going on
-    /// sequentially in between.
+    /// fio's `rw=...:N`: sequential orders skip this many bytes after each request (holes;
+    /// negative: they step back, fio's signed `ddir_seq_add`); random orders draw a new
+    /// offset only every this many requests (positive), going on sequentially in between.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stride: Option<u64>,
+    pub stride: Option<i64>,
     /// Once the queue is full, refill it only when it has drained to this many requests in
     /// flight (fio's iodepth_low); none: keep it full.
     #[serde(default, skip_serializing_if = "Option::is_none")]

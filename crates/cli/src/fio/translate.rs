@@ -1092,14 +1092,21 @@ pub fn translate<J: JobOptions + ?Sized>(
             "holes between the requests of a sequential trimwrite",
         ));
     }
-    // rw=...:N: sequential modes skip N bytes after each request; random modes draw a new
-    // offset every N requests.
+    // rw=...:N: sequential modes skip N bytes after each request (fio's str_rw_cb reads a
+    // signed size with str_to_decimal, blanks around it stripped: a negative N steps back);
+    // random modes draw a new offset every N requests.
     let stride = match rw.suffix {
         _ if replays.is_some() => None,
         None => None,
-        Some(n) if random => Some(parse_int(n).map_err(|_| parse_err("rw", rw_text))?),
+        Some(n) if random => Some(
+            parse_int(n)
+                .ok()
+                .and_then(|n| i64::try_from(n).ok())
+                .ok_or_else(|| parse_err("rw", rw_text))?,
+        ),
         Some(n) => Some(
-            super::values::parse_bytes(n, j.kb_of("rw")).map_err(|_| parse_err("rw", rw_text))?,
+            super::values::fio_decimal(n.trim(), j.kb_of("rw"))
+                .ok_or_else(|| parse_err("rw", rw_text))?,
         ),
     };
     let norandommap = g.flag("norandommap", false)?;
@@ -2467,6 +2474,9 @@ mod tests {
         assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(8));
         let c = run(&job("x", &[("rw", "write:4k"), ("size", "1m")]), d.path()).unwrap();
         assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(4096));
+        // A negative hole steps back (fio's signed ddir_seq_add).
+        let c = run(&job("x", &[("rw", "read:-8k"), ("size", "1m")]), d.path()).unwrap();
+        assert_eq!(c[0].spec.job.as_ref().unwrap().stride, Some(-8192));
         let e = run(
             &job("x", &[("rw", "trimwrite:4k"), ("size", "1m")]),
             d.path(),

@@ -10,6 +10,12 @@
 //!   whose next request would cross it is done for the round and the others take its turns,
 //!   as fio closes an exhausted file; a region that does not divide by the block size
 //!   leaves its tail untouched, as fio does.
+//! - Holes (fio's `rw=read:N`): a sequential request starts N bytes past the end of the
+//!   previous one of its direction, or, N negative, before it, as fio 3.33's
+//!   get_next_seq_offset computes it ([`JobWalk::after_hole`]): a step back below the
+//!   region's start goes on near its end, one forward past the file's end starts over. A
+//!   time-based job's only file starts over in place only once a request ends at the
+//!   region's end; one with no room left is done for the round, as any file is.
 //! - Random: offsets are multiples of the alignment inside the region. With the random map
 //!   every aligned block is used once per round, in random order: a drawn block already used
 //!   moves to the next free one, as fio's map does; a file whose map is used up is done for
@@ -151,8 +157,8 @@ pub struct JobWalk {
     last_was_read: bool,
     /// The longest region: no request is longer.
     longest: u64,
-    /// rw=write:N: the hole after each sequential request.
-    stride: Option<u64>,
+    /// rw=write:N: the hole after each sequential request (negative: a step back), never 0.
+    hole: Option<i64>,
     /// How random requests go on between draws.
     runs: Runs,
     /// Files marked `drop_due`.
@@ -299,9 +305,12 @@ impl JobWalk {
             batch_left: 0,
             last_was_read: false,
             longest: job.files.iter().map(|f| f.length).max().unwrap_or(1),
-            stride: job.stride.filter(|&n| n > 0 && !random),
+            hole: job.stride.filter(|&n| n != 0 && !random),
             runs: Runs {
-                stride: job.stride.filter(|&n| n > 0 && random),
+                stride: job
+                    .stride
+                    .filter(|&n| n > 0 && random)
+                    .map(|n| n.unsigned_abs()),
                 random_pct: access.random_pct,
                 wrap: !bounded && job.files.len() == 1,
                 drop_on_wrap: !bounded && job.files.len() == 1 && job.invalidate_on_wrap,
@@ -555,48 +564,104 @@ impl JobWalk {
     }
 
     /// The next file in turn with room for a request in direction `dir` (of `len` bytes, or
-    /// of the direction's smallest size, which the caller then draws again), or `None` when
-    /// none has (each file without room is done for the round; the only file of a
-    /// time-based job starts over in that direction instead).
-    fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<usize> {
+    /// of the direction's smallest size, which the caller then draws again), and where in
+    /// its region the request starts; `None` when no file has room (each file without room
+    /// is done for the round; the only file of a time-based job starts over in that
+    /// direction instead).
+    fn next_sequential_file(&mut self, dir: usize, len: u64) -> Option<(usize, u64)> {
         let len = len.min(self.min_sizes[dir]);
         let n = self.files.len();
         for k in 0..n {
             let fi = (self.next_file + k) % n;
-            let f = &mut self.files[fi];
-            if f.done {
+            if self.files[fi].done {
                 continue;
             }
-            // rw=write:N leaves a hole after each request (not before the first); a hole
-            // that reaches the region's end starts it over, as fio's holed I/O does, but a
-            // request that ended at the region's end leaves the file done (fio's
-            // get_next_seq_offset looks for the end before it adds the hole).
-            if let Some(hole) = self
-                .stride
-                .filter(|_| f.pos[dir] > 0 && f.pos[dir] < f.length)
-            {
-                let next = f.pos[dir] + hole;
-                f.pos[dir] = if next >= f.length { 0 } else { next };
-            }
-            if f.pos[dir] + len <= f.length {
+            let at = match self.hole {
+                None => self.fits_or_wraps(fi, dir, len),
+                Some(hole) => self.after_hole(fi, dir, len, hole),
+            };
+            if let Some(at) = at {
                 self.next_file = (fi + 1) % n;
-                return Some(fi);
+                return Some((fi, at));
             }
-            if !self.rounds_end_when_done && len <= f.length {
-                // fio's get_next_seq_offset: a time-based job's only file wraps in place,
-                // dropping its pages unless direct.
-                f.pos[dir] = 0;
-                if self.drop_on_wrap && !f.drop_due {
-                    f.drop_due = true;
-                    self.drops_due += 1;
-                }
-                self.next_file = (fi + 1) % n;
-                return Some(fi);
-            }
-            f.done = true;
+            self.files[fi].done = true;
             self.closing(fi);
         }
         None
+    }
+
+    /// Where a request of `len` bytes in direction `dir` of file `fi` goes on from the
+    /// previous one, `None` if it does not fit before the region's end.
+    #[inline]
+    fn fits_or_wraps(&mut self, fi: usize, dir: usize, len: u64) -> Option<u64> {
+        let f = &mut self.files[fi];
+        if f.pos[dir] + len <= f.length {
+            return Some(f.pos[dir]);
+        }
+        if !self.rounds_end_when_done && len <= f.length {
+            // fio's get_next_seq_offset: a time-based job's only file wraps in place,
+            // dropping its pages unless direct.
+            f.pos[dir] = 0;
+            self.mark_wrap_drop(fi);
+            return Some(0);
+        }
+        None
+    }
+
+    /// A time-based job's only file starts over in place: its pages are dropped first when
+    /// fio's loop_cache_invalidate would drop them.
+    fn mark_wrap_drop(&mut self, fi: usize) {
+        let f = &mut self.files[fi];
+        if self.drop_on_wrap && !f.drop_due {
+            f.drop_due = true;
+            self.drops_due += 1;
+        }
+    }
+
+    /// Where the next request of `dir` in file `fi` starts with a `hole` after each request
+    /// (`rw=read:N`; negative: a step back from the previous request's end), as fio 3.33's
+    /// get_next_seq_offset puts it, then get_next_offset and get_next_buflen check it;
+    /// `None`: the file is done. fio's arithmetic is kept as it is: unsigned, a step back
+    /// below the region's start going on from `length + hole`, and positions in the region
+    /// compared with the file's size. So a step past the file's end starts over at the
+    /// region's offset taken as a position in the region (twice the offset in the file),
+    /// and a backward walk of a region that starts at an offset first goes back from
+    /// `length - offset`. Asked again after a drop, it answers the same.
+    #[inline]
+    fn after_hole(&mut self, fi: usize, dir: usize, len: u64, hole: i64) -> Option<u64> {
+        let f = &self.files[fi];
+        let (offset, length, mut at) = (f.offset, f.length, f.pos[dir]);
+        // fio's real_file_size, as it is for a file laid out for the job: the region's end
+        // (a larger file is a difference, docs/fio.md).
+        let size = offset + length;
+        if at >= length {
+            if self.rounds_end_when_done {
+                if offset + at >= size {
+                    return None;
+                }
+            } else {
+                // A time-based job's only file starts over once a request ends at the
+                // region's end, before any hole.
+                self.files[fi].pos[dir] = 0;
+                self.mark_wrap_drop(fi);
+                at = 0;
+            }
+        }
+        if at == 0 && hole < 0 && offset != 0 {
+            at = length.wrapping_sub(offset);
+        }
+        // The first request of a walk starts where it is, with no hole before it.
+        if at != 0 {
+            at = at.wrapping_add_signed(hole);
+            if at >= size {
+                at = if hole > 0 {
+                    offset
+                } else {
+                    length.wrapping_add_signed(hole)
+                };
+            }
+        }
+        (at < length && len <= length - at).then_some(at)
     }
 
     /// A random file's map is used up: what follows (see [`Wrap`]).
@@ -686,7 +751,7 @@ impl JobWalk {
         let mut len = self.size(dir, rng).min(self.longest);
         let (fi, rel) = match self.access.order {
             Order::Sequential => {
-                let Some(fi) = self.next_sequential_file(dir, len) else {
+                let Some((fi, at)) = self.next_sequential_file(dir, len) else {
                     self.files_done();
                     return self.next(rng);
                 };
@@ -695,13 +760,11 @@ impl JobWalk {
                     self.next_file = fi;
                     return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
                 }
-                let room = self.files[fi].length - self.files[fi].pos[dir];
+                let room = self.files[fi].length - at;
                 if len > room {
                     len = self.size_within(dir, rng, room);
                 }
-                let f = &mut self.files[fi];
-                let at = f.pos[dir];
-                f.pos[dir] += len;
+                self.files[fi].pos[dir] = at + len;
                 (fi, at)
             }
             Order::Random { .. } => loop {

@@ -858,6 +858,7 @@ fn a_time_based_mixed_job_wraps_each_direction_at_the_end_of_its_only_file() {
     }
 }
 
+mod holes;
 mod runs;
 
 /// A replayed script: its entries in order, once, an open as a drop when the job
