@@ -24,6 +24,22 @@ pub struct LogSpec {
     /// Keep each request's offset too (fio's log_offset), beside the request.
     #[serde(default)]
     pub offsets: bool,
+    /// Date the lines by this clock (a clock_gettime clock id), in ms: its time at the
+    /// start of the measured time plus the time since (fio's log_unix_epoch and
+    /// log_alternate_epoch); none: ms since that start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch_clock: Option<i32>,
+}
+
+/// The time of clock `clock` in ms, as fio reads it for its epochs (`None`: no such clock).
+pub fn clock_ms(clock: i32) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec out-parameter; an unknown clock id is an error, not UB.
+    let r = unsafe { libc::clock_gettime(clock as libc::clockid_t, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
 }
 
 /// One completed request, packed into 24 bytes: a per-request log of a long run is large.
@@ -97,6 +113,9 @@ pub struct Logged {
     /// Windowed logs: lat, clat and slat means ([`LAT`], [`CLAT`], [`SLAT`]), in the order
     /// they were due.
     pub means: [Vec<Mean>; 3],
+    /// What [`LogSpec::epoch_clock`] read at the start of the measured time, in ms (the
+    /// earliest of the job's threads).
+    pub epoch_ms: Option<u64>,
 }
 
 /// Every worker's log, gathered when each finishes.
@@ -211,6 +230,10 @@ impl IoLog {
     /// Start of the measured time (requests completing before it are not logged).
     pub fn start(&mut self, measured_from: Stamp) {
         self.from = Some(measured_from);
+        if let Some(clock) = self.spec.epoch_clock {
+            let since = Stamp::now().ns_since(measured_from) / 1_000_000;
+            self.logged.epoch_ms = clock_ms(clock).map(|now| now.saturating_sub(since));
+        }
     }
 
     fn close_window(&mut self) {
@@ -307,6 +330,10 @@ impl IoLog {
         sink.requests.append(&mut self.logged.requests);
         sink.offsets.append(&mut self.logged.offsets);
         sink.windows.append(&mut self.logged.windows);
+        sink.epoch_ms = match (sink.epoch_ms, self.logged.epoch_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         for (to, m) in sink.means.iter_mut().zip(&mut self.means) {
             to.append(&mut m.out);
         }
@@ -329,6 +356,7 @@ mod tests {
             LogSpec {
                 window_ms: 100,
                 offsets: false,
+                epoch_clock: None,
             },
             false,
             sink.clone(),
@@ -363,6 +391,7 @@ mod tests {
             LogSpec {
                 window_ms: 100,
                 offsets: false,
+                epoch_clock: None,
             },
             true,
             sink.clone(),
@@ -400,6 +429,7 @@ mod tests {
             LogSpec {
                 window_ms: 60_000,
                 offsets: false,
+                epoch_clock: None,
             },
             false,
             sink.clone(),
@@ -426,6 +456,7 @@ mod tests {
             LogSpec {
                 window_ms: 0,
                 offsets: false,
+                epoch_clock: None,
             },
             true,
             sink.clone(),
@@ -457,6 +488,7 @@ mod tests {
         let spec = LogSpec {
             window_ms: 0,
             offsets: true,
+            epoch_clock: None,
         };
         let mut log = IoLog::new(spec, false, sink.clone());
         let t0 = Stamp::now();

@@ -23,11 +23,13 @@ use super::translate::LogFiles;
 type Line = (u64, u64, u8, u64, u64);
 
 impl LogFiles {
-    /// Write the log of `kind` (bw, iops, lat, clat, slat) of `prefix`.
+    /// Write the log of `kind` (bw, iops, lat, clat, slat) of `prefix`, its times moved by
+    /// `epoch_ms` (fio's log_unix_epoch).
     fn write(
         &self,
         prefix: &Path,
         kind: &str,
+        epoch_ms: u64,
         lines: impl Iterator<Item = Line>,
     ) -> io::Result<()> {
         let mut name = prefix.as_os_str().to_os_string();
@@ -44,6 +46,7 @@ impl LogFiles {
             .open(name)?;
         let mut out = io::BufWriter::new(file);
         for (t, v, dir, bs, offset) in lines {
+            let t = t + epoch_ms;
             if self.offsets {
                 writeln!(out, "{t}, {v}, {dir}, {bs}, {offset}, 0")?;
             } else {
@@ -81,6 +84,7 @@ pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
     for m in &mut log.means {
         m.sort_by_key(|m| m.t_ms);
     }
+    let epoch = log.epoch_ms.unwrap_or(0);
     let w = files.window_ms.max(1);
     if files.window_ms == 0 {
         let req = &req;
@@ -89,19 +93,20 @@ pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
                 0 => 0,
                 clat => r.bytes as u64 * 1_000_000 / clat,
             };
-            files.write(p, "bw", per_request(req, bw))?;
+            files.write(p, "bw", epoch, per_request(req, bw))?;
         }
         if let Some(p) = &files.iops {
-            files.write(p, "iops", per_request(req, |_| 1))?;
+            files.write(p, "iops", epoch, per_request(req, |_| 1))?;
         }
         if let Some(p) = &files.lat {
-            files.write(p, "lat", per_request(req, |r| r.lat_ns))?;
-            files.write(p, "clat", per_request(req, Request::clat_ns))?;
+            files.write(p, "lat", epoch, per_request(req, |r| r.lat_ns))?;
+            files.write(p, "clat", epoch, per_request(req, Request::clat_ns))?;
             let mut queued: Vec<&(Request, u64)> = req.iter().filter(|(r, _)| r.queued).collect();
             queued.sort_by_key(|(r, _)| r.submitted_ms());
             files.write(
                 p,
                 "slat",
+                epoch,
                 queued.iter().map(|(r, at)| {
                     let slat = r.slat_ns as u64;
                     (r.submitted_ms(), slat, r.dir, r.bytes as u64, *at)
@@ -115,19 +120,19 @@ pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
             .windows
             .iter()
             .map(|e| (e.t_ms, e.bytes * 1000 / w / 1024, e.dir, 0, 0));
-        files.write(p, "bw", lines)?;
+        files.write(p, "bw", epoch, lines)?;
     }
     if let Some(p) = &files.iops {
         let lines = log
             .windows
             .iter()
             .map(|e| (e.t_ms, e.count * 1000 / w, e.dir, 0, 0));
-        files.write(p, "iops", lines)?;
+        files.write(p, "iops", epoch, lines)?;
     }
     if let Some(p) = &files.lat {
-        files.write(p, "lat", means(&log.means[LAT]))?;
-        files.write(p, "clat", means(&log.means[CLAT]))?;
-        files.write(p, "slat", means(&log.means[SLAT]))?;
+        files.write(p, "lat", epoch, means(&log.means[LAT]))?;
+        files.write(p, "clat", epoch, means(&log.means[CLAT]))?;
+        files.write(p, "slat", epoch, means(&log.means[SLAT]))?;
     }
     Ok(())
 }

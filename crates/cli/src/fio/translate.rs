@@ -491,6 +491,28 @@ fn clocksource<J: JobOptions + ?Sized>(
     Ok(None)
 }
 
+/// The clock whose time dates a job's log lines (fio's log_unix_epoch and
+/// log_alternate_epoch, both reading log_alternate_epoch_clock_id, CLOCK_REALTIME by
+/// default); none: ms since the job's start.
+fn log_epoch_clock<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Option<i32>, TranslateError> {
+    if !g.flag("log_unix_epoch", false)? && !g.flag("log_alternate_epoch", false)? {
+        return Ok(None);
+    }
+    let name = "log_alternate_epoch_clock_id";
+    let id = g.int(name, 0)?;
+    match i32::try_from(id)
+        .ok()
+        .filter(|&c| plumb_fileio::iolog::clock_ms(c).is_some())
+    {
+        Some(c) => Ok(Some(c)),
+        None => Err(unsupported(
+            name,
+            &id.to_string(),
+            "clock_gettime knows no such clock here",
+        )),
+    }
+}
+
 /// How the files a job lays out are allocated (fio's `fallocate`; `0` and `1` are its old
 /// boolean spellings of `none` and `posix`).
 fn allocation<J: JobOptions + ?Sized>(g: &Get<'_, J>) -> Result<Allocation, TranslateError> {
@@ -1960,6 +1982,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec {
                 window_ms,
                 offsets: g.flag("log_offset", false)?,
+                epoch_clock: log_epoch_clock(&g)?,
             }),
             trace: g
                 .raw("write_iolog")
