@@ -434,3 +434,34 @@ fn the_butterfly_example_reads_forward_and_backward_as_fio_does() {
         assert_eq!(offs, want, "halves: {halves}");
     }
 }
+
+/// A random mode's suffix is a count of requests between draws, read by C's atoi into an
+/// unsigned number: 0 (or no number at all) never draws, so fio walks the file
+/// sequentially from its start; `-8` is 2^32-8, one draw and then sequential requests.
+#[test]
+fn a_random_mode_that_never_draws_walks_sequentially() {
+    for rw in ["--rw=randread:0", "--rw=randread:abc", "--rw=randwrite:0"] {
+        let Some(offs) = same_offsets(&job(&["--bs=4k", rw]), 4) else {
+            return;
+        };
+        assert_eq!(offs, (0..16).map(|b| b * 4).collect::<Vec<_>>(), "{rw}");
+    }
+    // One draw, then each request follows on, wrapping to a draw at the file's end.
+    let drop_in = DropIn::named("fio");
+    let work = TempDir::new().unwrap();
+    let trace = traced_ok(
+        &drop_in.bin(),
+        work.path(),
+        "pread64",
+        &job(&["--bs=4k", "--rw=randread:-8"]),
+    );
+    let reads = requests(&trace, work.path());
+    let offs: Vec<u64> = reads[0].iter().map(|r| r.2).collect();
+    assert_eq!(offs.len(), 16, "{offs:?}");
+    // Every request follows on from the one before, but the one after the file's last
+    // block, which is drawn.
+    assert!(
+        offs.windows(2).all(|w| w[1] == w[0] + 4 || w[0] == 60),
+        "{offs:?}"
+    );
+}

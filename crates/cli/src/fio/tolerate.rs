@@ -51,7 +51,7 @@ pub fn of(
                         .iter()
                         .position(|&n| n == name)
                         .map_or(0, |i| i as i32 + 1),
-                    None => atoi(name).unsigned_abs() as i32,
+                    None => super::values::atoi(name).wrapping_abs(),
                 };
                 if errno == 0 {
                     return Err(failed(format!(
@@ -76,23 +76,6 @@ pub fn of(
         write,
         verify,
     }))
-}
-
-/// C's atoi: an optional sign and the digits that follow, 0 when none.
-fn atoi(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (neg, rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).take(18);
-    let n = digits.fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-    if neg {
-        -n
-    } else {
-        n
-    }
 }
 
 /// fio's `td->verror` for a job that went on after its first error, `first` (its `err=`

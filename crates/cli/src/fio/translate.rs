@@ -1120,16 +1120,18 @@ pub fn translate<J: JobOptions + ?Sized>(
     let stride = match rw.suffix {
         _ if replays.is_some() => None,
         None => None,
-        Some(n) if random => Some(
-            parse_int(n)
-                .ok()
-                .and_then(|n| i64::try_from(n).ok())
-                .ok_or_else(|| parse_err("rw", rw_text))?,
-        ),
+        // fio's atoi into an unsigned count: anything goes, `-8` being 2^32-8 requests.
+        Some(n) if random => Some(i64::from(super::values::atoi(n) as u32)),
         Some(n) => Some(
             super::values::fio_decimal(n.trim(), j.kb_of("rw"))
                 .ok_or_else(|| parse_err("rw", rw_text))?,
         ),
+    };
+    // A random mode that draws every 0 requests (`randread:0`, or a suffix atoi reads as
+    // 0) never draws: fio walks its file sequentially from the start.
+    let (random, stride) = match stride {
+        Some(0) if random => (false, None),
+        s => (random, s),
     };
     let norandommap = g.flag("norandommap", false)?;
     // fio's tausworthe draws 32-bit numbers and tausworthe64 64-bit ones, for files of more
