@@ -24,6 +24,7 @@ mod exec;
 mod failure;
 mod help;
 mod host;
+mod iosched;
 mod job;
 mod jobfile;
 mod lockmem;

@@ -476,8 +476,9 @@ mod tests {
         // clocksource; then exec_prerun and exec_postrun; then lockmem; then 35 options at
         // their defaults only (translate.rs AT_DEFAULT), exit_what, unique_filename and
         // log_entries; then ignore_error (continue_on_error with all its values); then
-        // log_unix_epoch, log_alternate_epoch and log_alternate_epoch_clock_id.
-        assert_eq!(n, 190);
+        // log_unix_epoch, log_alternate_epoch and log_alternate_epoch_clock_id; then
+        // ioscheduler.
+        assert_eq!(n, 191);
     }
 
     #[test]

@@ -143,6 +143,8 @@ struct FioFileJob {
     /// lockmem's bytes, and the memory pinned from prepare to cleanup.
     lockmem: u64,
     pinned: RefCell<Option<super::lockmem::Pinned>>,
+    /// The I/O scheduler its disks are switched to before its I/O.
+    ioscheduler: Option<String>,
 }
 
 impl Job for FioFileJob {
@@ -167,6 +169,9 @@ impl Job for FioFileJob {
             let pinned = super::lockmem::pin(len)
                 .map_err(|e| JobError::Skipped(format!("lockmem: cannot lock {len} bytes: {e}")))?;
             *self.pinned.borrow_mut() = Some(pinned);
+        }
+        if let Some(name) = &self.ioscheduler {
+            self.switch_scheduler(name)?;
         }
         if let Some(cmd) = &self.prerun {
             self.exec(ctx, "prerun", cmd).map_err(JobError::Skipped)?;
@@ -240,6 +245,41 @@ impl FioFileJob {
             let _ = ctx.log().flush();
         }
         super::exec::run(&self.name, mode, cmd)
+    }
+
+    /// fio's ioscheduler, on the disks under the job's files (an engine with no files has
+    /// none). A switch that does not take fails the job as in fio: its line on stderr,
+    /// error EINVAL, no I/O.
+    fn switch_scheduler(&self, name: &str) -> Result<(), JobError> {
+        let spec = self.job.spec();
+        if !spec.engine.caps.needs_files {
+            return Ok(());
+        }
+        let files: Vec<_> = spec
+            .job
+            .iter()
+            .flat_map(|j| j.files.iter().map(|f| f.path.clone()))
+            .collect();
+        match super::iosched::switch(&files, name) {
+            Ok(notes) => {
+                for n in notes {
+                    eprintln!("{n}");
+                }
+                Ok(())
+            }
+            Err(super::iosched::Refused(line)) => {
+                let f = FioFailure {
+                    errno: libc::EINVAL,
+                    verror: "file:backend.c:1450, func=iosched_switch, error=Invalid argument"
+                        .into(),
+                    in_layout: false,
+                };
+                *self.layout_failure.borrow_mut() = Some((f, vec![line]));
+                Err(JobError::Skipped(format!(
+                    "ioscheduler: the disk under its files would not take the {name} scheduler"
+                )))
+            }
+        }
     }
 
     /// A write of the layout failed: the job fails alone, as in fio, which says so on
@@ -677,6 +717,7 @@ fn build(
             prerun: c.prerun.clone(),
             postrun: c.postrun.clone(),
             lockmem: c.lockmem,
+            ioscheduler: c.ioscheduler.clone(),
             pinned: RefCell::new(None),
         };
         groups.last_mut().expect("a group").jobs.push(JobSpec {
@@ -769,6 +810,7 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
             .map(|s| s as &dyn plumb_pipeline::live::LiveStatus),
     };
     let result = plumb_pipeline::execute(&plan, &Fio::LAYOUT, &stop, &mut out);
+    super::iosched::restore_all();
     let _ = report.flush();
     match result {
         Ok(f) => {

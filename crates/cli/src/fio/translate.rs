@@ -325,6 +325,9 @@ pub struct JobClone {
     pub postrun: Option<String>,
     /// lockmem: bytes pinned while the job runs ([`super::lockmem`]).
     pub lockmem: u64,
+    /// ioscheduler, when the job's disks are switched to it ([`super::iosched`]): fio
+    /// finds them through its disk statistics, so not under disk_util=0.
+    pub ioscheduler: Option<String>,
 }
 
 /// A file an earlier job lays out at least as large as a later job needs is laid out once,
@@ -2139,6 +2142,10 @@ pub fn translate<J: JobOptions + ?Sized>(
         };
         let (log_offset, per_job_logs) =
             (g.flag("log_offset", false)?, g.flag("per_job_logs", true)?);
+        let ioscheduler = g
+            .raw("ioscheduler")
+            .filter(|_| !info.no_disk_util)
+            .map(str::to_string);
         clones.push(JobClone {
             name: name.clone(),
             spec,
@@ -2187,6 +2194,7 @@ pub fn translate<J: JobOptions + ?Sized>(
                 Some(v) => super::values::parse_bytes(v, j.kb_of("lockmem"))
                     .map_err(|_| parse_err("lockmem", v))?,
             },
+            ioscheduler,
         });
     }
     Ok(clones)

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fio_text;
+pub mod loop_dev;
 pub mod peers;
 pub mod small_fs;
 pub mod strace;
