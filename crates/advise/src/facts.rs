@@ -84,6 +84,10 @@ pub struct IoFacts {
     /// stream: exact for sequential modes' shared cursor, the mean a write meets for random
     /// modes; 0 without writes). None when the front end cannot tell.
     pub writers_per_file: Option<f64>,
+    /// Requests whose call failed (fio counts them as issued, with no data): the ones a
+    /// job went on after (continue_on_error) and the one that stopped it.
+    #[serde(default)]
+    pub failed_requests: u64,
 }
 
 /// Device-level I/O during the run (from the block device's counters).

@@ -289,3 +289,35 @@ fn verify_failures_are_counted_and_the_job_goes_on_under_continue_on_error_verif
         assert_eq!((s.code, &s.stdout), (f.code, &f.stdout));
     }
 }
+
+/// plumb's own report says the figures hold failed requests.
+#[test]
+fn plumb_finds_the_failed_requests() {
+    let d = TempDir::new().unwrap();
+    let out = common::plumb()
+        .arg("fio")
+        .args(full(&["--ignore_error=,ENOSPC"]))
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let finding = text
+        .split("\n    [")
+        .find(|f| f.contains("(io-errors)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(finding.contains("failed requests: 16"), "{finding}");
+    // Without errors, no such finding.
+    let out = common::plumb()
+        .args([
+            "fio",
+            "--name=z",
+            "--filename=/dev/zero",
+            "--rw=read",
+            "--size=64k",
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("(io-errors)"));
+}

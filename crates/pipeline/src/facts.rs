@@ -182,6 +182,10 @@ fn io_facts(s: &FileioSettings, r: &JobRecord) -> IoFacts {
         engine_does_io: s.engine_caps.does_io,
         engine_maps_files: s.engine_caps.maps_files,
         writers_per_file: Some(s.writers_per_file),
+        failed_requests: ["reads_failed", "writes_failed", "trims_failed"]
+            .iter()
+            .map(|c| r.counter(c))
+            .sum(),
     }
 }
 

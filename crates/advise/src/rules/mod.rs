@@ -4,6 +4,7 @@
 mod cache;
 mod concurrency;
 pub(crate) mod database;
+mod errors;
 mod fsync;
 mod memory;
 mod method;
@@ -37,6 +38,7 @@ pub static ALL: &[Rule] = &[
     database::database_errors,
     database::sqlite_one_writer,
     database::database_steadiness_unknown,
+    errors::io_errors,
 ];
 
 pub(crate) fn pct(share: f64) -> String {
