@@ -29,6 +29,20 @@ pub struct LogSpec {
     /// log_alternate_epoch); none: ms since that start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch_clock: Option<i32>,
+    /// fio's histogram log: a sample every this many ms (0: none; see
+    /// [`crate::hist_log`]), with fio's buckets counted unless `hist_uncounted` (fio's
+    /// clat_percentiles off).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hist_ms: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hist_uncounted: bool,
+    /// Only the histogram log is kept (no bandwidth, IOPS or latency log).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hist_only: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The time of clock `clock` in ms, as fio reads it for its epochs (`None`: no such clock).
@@ -116,6 +130,8 @@ pub struct Logged {
     /// What [`LogSpec::epoch_clock`] read at the start of the measured time, in ms (the
     /// earliest of the job's threads).
     pub epoch_ms: Option<u64>,
+    /// The histogram log's samples, in the order they were taken per thread.
+    pub hist: Vec<crate::hist_log::HistSample>,
 }
 
 /// Every worker's log, gathered when each finishes.
@@ -202,6 +218,7 @@ pub struct IoLog {
     open: [Window; 3],
     /// lat, clat, slat.
     means: [MeanLog; 3],
+    hist: Option<crate::hist_log::HistLog>,
     sink: Arc<Logs>,
 }
 
@@ -223,6 +240,8 @@ impl IoLog {
                 count: 0,
             }; 3],
             means: [MeanLog::new(w), MeanLog::new(w), MeanLog::new(w)],
+            hist: (spec.hist_ms > 0)
+                .then(|| crate::hist_log::HistLog::new(spec.hist_ms, !spec.hist_uncounted)),
             sink,
         }
     }
@@ -285,6 +304,12 @@ impl IoLog {
         let submitted_ns = end_ns.checked_sub(lat_ns - slat_ns);
         let queued = self.queued && dir != 2 && submitted_ns.is_some();
         let submitted_ms = submitted_ns.unwrap_or(0) / 1_000_000;
+        if let Some(h) = &mut self.hist {
+            h.add(dir, bytes, t_ms, lat_ns - slat_ns);
+            if self.spec.hist_only {
+                return;
+            }
+        }
         if self.spec.window_ms == 0 {
             if self.spec.offsets {
                 self.logged.offsets.push(offset);
@@ -330,6 +355,9 @@ impl IoLog {
         sink.requests.append(&mut self.logged.requests);
         sink.offsets.append(&mut self.logged.offsets);
         sink.windows.append(&mut self.logged.windows);
+        if let Some(h) = &mut self.hist {
+            sink.hist.append(&mut h.samples);
+        }
         sink.epoch_ms = match (sink.epoch_ms, self.logged.epoch_ms) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -357,6 +385,9 @@ mod tests {
                 window_ms: 100,
                 offsets: false,
                 epoch_clock: None,
+                hist_ms: 0,
+                hist_uncounted: false,
+                hist_only: false,
             },
             false,
             sink.clone(),
@@ -392,6 +423,9 @@ mod tests {
                 window_ms: 100,
                 offsets: false,
                 epoch_clock: None,
+                hist_ms: 0,
+                hist_uncounted: false,
+                hist_only: false,
             },
             true,
             sink.clone(),
@@ -430,6 +464,9 @@ mod tests {
                 window_ms: 60_000,
                 offsets: false,
                 epoch_clock: None,
+                hist_ms: 0,
+                hist_uncounted: false,
+                hist_only: false,
             },
             false,
             sink.clone(),
@@ -457,6 +494,9 @@ mod tests {
                 window_ms: 0,
                 offsets: false,
                 epoch_clock: None,
+                hist_ms: 0,
+                hist_uncounted: false,
+                hist_only: false,
             },
             true,
             sink.clone(),
@@ -489,6 +529,9 @@ mod tests {
             window_ms: 0,
             offsets: true,
             epoch_clock: None,
+            hist_ms: 0,
+            hist_uncounted: false,
+            hist_only: false,
         };
         let mut log = IoLog::new(spec, false, sink.clone());
         let t0 = Stamp::now();

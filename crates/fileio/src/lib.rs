@@ -14,7 +14,8 @@
 //! - [`worker`]: the one worker loop that drives every engine.
 //! - [`think`]: think time, a stall between requests (fio's `thinktime`).
 //! - [`fill`]: the data written (random by default, zeros, or checksummed for --validate).
-//! - [`iolog`]: per-request or per-window logs of a job's requests (fio's logs).
+//! - [`iolog`]: per-request or per-window logs of a job's requests (fio's logs), and
+//!   [`hist_log`] fio's completion-latency histogram log.
 //! - [`verify`]: sealed writes and checked reads (fio's verify=crc32c|md5).
 //! - [`tolerate`]: the I/O errors a job counts and goes on after (fio's continue_on_error).
 //! - [`workload`]: the [`plumb_core::Workload`] that runs it all.
@@ -30,6 +31,7 @@ pub mod error;
 pub mod fileset;
 pub mod fill;
 pub mod flow;
+pub mod hist_log;
 pub mod io_trace;
 pub mod iolog;
 pub mod max_latency;

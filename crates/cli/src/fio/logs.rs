@@ -1,4 +1,5 @@
-//! fio's log files (write_bw_log, write_iops_log, write_lat_log) from a job's request log:
+//! fio's log files (write_bw_log, write_iops_log, write_lat_log, write_hist_log) from a
+//! job's request log:
 //! `<prefix>_bw.<n>.log`, `_iops`, `_lat`, `_clat`, `_slat`, one line per request
 //! (`time_ms, value, ddir, bs, prio`; `time_ms, value, ddir, bs, offset, prio` under
 //! log_offset) or, with log_avg_msec, per window and direction (bs and offset 0). Under
@@ -57,6 +58,38 @@ impl LogFiles {
     }
 }
 
+/// fio's histogram log, `<prefix>_clat_hist.<n>.log`: `t, ddir, bs, ` then the buckets'
+/// gains summed per 2^coarseness, in time order (created empty with no sample, as in fio).
+fn write_hist(
+    files: &LogFiles,
+    prefix: &Path,
+    epoch: u64,
+    samples: &mut [plumb_fileio::hist_log::HistSample],
+) -> io::Result<()> {
+    samples.sort_by_key(|s| s.t_ms);
+    let mut name = prefix.as_os_str().to_os_string();
+    if files.per_job {
+        name.push(format!("_clat_hist.{}.log", files.number));
+    } else {
+        name.push("_clat_hist.log");
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(!files.per_job)
+        .truncate(files.per_job)
+        .open(name)?;
+    let mut out = io::BufWriter::new(file);
+    for s in samples.iter() {
+        write!(out, "{}, {}, {}", s.t_ms + epoch, s.dir, s.bs)?;
+        for n in plumb_fileio::hist_log::line_counts(&s.gained, files.hist_coarseness) {
+            write!(out, ", {n}")?;
+        }
+        writeln!(out)?;
+    }
+    out.flush()
+}
+
 fn per_request<'a>(
     requests: &'a [(Request, u64)],
     value: impl Fn(&Request) -> u64 + 'a,
@@ -85,6 +118,9 @@ pub fn write(files: &LogFiles, mut log: Logged) -> io::Result<()> {
         m.sort_by_key(|m| m.t_ms);
     }
     let epoch = log.epoch_ms.unwrap_or(0);
+    if let Some(p) = &files.hist {
+        write_hist(files, p, epoch, &mut log.hist)?;
+    }
     let w = files.window_ms.max(1);
     if files.window_ms == 0 {
         let req = &req;
@@ -165,6 +201,8 @@ mod tests {
             bw: Some(d.path().join("j")),
             iops: Some(d.path().join("j")),
             lat: Some(d.path().join("j")),
+            hist: None,
+            hist_coarseness: 0,
             number: 2,
             window_ms: 0,
             offsets: false,
@@ -223,6 +261,8 @@ mod tests {
             bw: Some(d.path().join("j")),
             iops: Some(d.path().join("j")),
             lat: Some(d.path().join("j")),
+            hist: None,
+            hist_coarseness: 0,
             number: 2,
             window_ms: 200,
             offsets: false,

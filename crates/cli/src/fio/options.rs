@@ -477,8 +477,8 @@ mod tests {
         // their defaults only (translate.rs AT_DEFAULT), exit_what, unique_filename and
         // log_entries; then ignore_error (continue_on_error with all its values); then
         // log_unix_epoch, log_alternate_epoch and log_alternate_epoch_clock_id; then
-        // ioscheduler.
-        assert_eq!(n, 191);
+        // ioscheduler; then write_hist_log.
+        assert_eq!(n, 192);
     }
 
     #[test]

@@ -359,6 +359,9 @@ pub struct LogFiles {
     pub bw: Option<PathBuf>,
     pub iops: Option<PathBuf>,
     pub lat: Option<PathBuf>,
+    /// write_hist_log, and the buckets summed per line's value (2^coarseness).
+    pub hist: Option<PathBuf>,
+    pub hist_coarseness: u32,
     /// fio's global job number, 1-based.
     pub number: u32,
     /// log_avg_msec (0: a line per request).
@@ -635,12 +638,6 @@ const AT_DEFAULT: &[(&str, &[&str], &str)] = &[
         "windowed logs hold each window's mean",
     ),
     ("log_prio", &["0"], "log lines carry priority 0"),
-    ("log_hist_msec", &["0"], "plumb writes no histogram logs"),
-    (
-        "log_hist_coarseness",
-        &["0"],
-        "plumb writes no histogram logs",
-    ),
     (
         "block_error_percentiles",
         &["0"],
@@ -1412,6 +1409,19 @@ pub fn translate<J: JobOptions + ?Sized>(
         log_prefix("write_iops_log"),
         log_prefix("write_lat_log"),
     );
+    let hist_log = log_prefix("write_hist_log");
+    let hist_ms = match g.raw("log_hist_msec") {
+        None => 0,
+        Some(v) => parse_int(v).map_err(|_| parse_err("log_hist_msec", v))?,
+    };
+    let hist_coarseness = g.int("log_hist_coarseness", 0)?;
+    if !(0..=6).contains(&hist_coarseness) {
+        return Err(unsupported(
+            "log_hist_coarseness",
+            &hist_coarseness.to_string(),
+            "fio's range is 0 to 6 (it reads past its buckets above)",
+        ));
+    }
     let window_ms = match g.raw("log_avg_msec") {
         None => 0,
         Some(v) => parse_int(v).map_err(|_| parse_err("log_avg_msec", v))?,
@@ -1538,7 +1548,8 @@ pub fn translate<J: JobOptions + ?Sized>(
             "on a job that reads (its files are laid out before the run)",
         ));
     }
-    let wants_log = bw_log.is_some() || iops_log.is_some() || lat_log.is_some();
+    let wants_main_log = bw_log.is_some() || iops_log.is_some() || lat_log.is_some();
+    let wants_log = wants_main_log || hist_log.is_some();
     let arrivals = match g.raw("rate_process").unwrap_or("linear") {
         "linear" => plumb_core::Arrivals::Even,
         "poisson" => plumb_core::Arrivals::Poisson,
@@ -1988,6 +1999,15 @@ pub fn translate<J: JobOptions + ?Sized>(
                 window_ms,
                 offsets: g.flag("log_offset", false)?,
                 epoch_clock: log_epoch_clock(&g)?,
+                // fio samples its histogram as it counts completion latencies (none under
+                // disable_clat), its buckets filled with clat percentiles on.
+                hist_ms: if hist_log.is_some() && measured.clat {
+                    hist_ms
+                } else {
+                    0
+                },
+                hist_uncounted: !measured.clat_percentiles,
+                hist_only: !wants_main_log,
             }),
             trace: g
                 .raw("write_iolog")
@@ -2157,6 +2177,8 @@ pub fn translate<J: JobOptions + ?Sized>(
                 bw: bw_log.clone(),
                 iops: iops_log.clone(),
                 lat: lat_log.clone(),
+                hist: hist_log.clone(),
+                hist_coarseness: hist_coarseness as u32,
                 number,
                 window_ms,
                 offsets: log_offset,
