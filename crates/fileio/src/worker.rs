@@ -302,18 +302,12 @@ impl WorkerState {
         goes_on
     }
 
-    /// A request the engine would not take: the job stops (counted when it counts its
-    /// errors, as fio counts a failed submission).
+    /// A request the engine would not take: counted as fio counts a failed submission, and
+    /// the job stops (even for an error it would go on after once a request completed
+    /// with it: plumb has no request to count).
     #[cold]
     fn queue_failed(&mut self, dir: Dir, io: &Io, e: Errno) -> WorkloadError {
-        let counts = self
-            .tolerate
-            .as_ref()
-            .is_some_and(|t| t.counts(dir, e.errno));
-        if counts && !self.error_counted {
-            self.figures.errors.add(e.errno);
-            self.error_counted = true;
-        }
+        self.counted_error(dir, e.errno);
         self.fail("queueing a request for", io, e)
     }
 
