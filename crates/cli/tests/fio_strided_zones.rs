@@ -374,6 +374,15 @@ fn the_disk_zone_profile_example_reads_the_zones_fio_reads() {
 // ---------------------------------------------------------------------------------------
 // Random offsets: each program's own draws, the zones fio's.
 
+/// Each program's requests for the one-thread job `job(extra)`, whose draws are its own.
+fn each(extra: &[&str]) -> Option<[Vec<Req>; 2]> {
+    let runs = both(&job(extra))?;
+    Some(runs.map(|mut t| {
+        assert_eq!(t.len(), 1, "one thread: {t:?}");
+        t.remove(0)
+    }))
+}
+
 /// Every request of `reqs` in the zone of its turn, given zones of `range` KiB at `starts`
 /// taking `per_zone` requests each, the last one's cut short by the job's end.
 fn check_zones(reqs: &[Req], starts: &[u64], range: u64, per_zone: usize) {
@@ -392,22 +401,20 @@ fn check_zones(reqs: &[Req], starts: &[u64], range: u64, per_zone: usize) {
 #[test]
 fn random_offsets_keep_to_the_zone_of_the_moment() {
     // 16 KiB of each 32 KiB zone, 48 KiB apart: zones 0, 48, 96, then 0 again.
-    let args = job(&[
+    let Some(runs) = each(&[
         "--size=128k",
         "--zonesize=16k",
         "--zonerange=32k",
         "--zoneskip=16k",
         "--rw=randread",
-    ]);
-    let Some([theirs, ours]) = both(&args) else {
+    ]) else {
         return;
     };
     let starts = [0, 48, 96, 0, 48, 96, 0, 48];
-    for t in [&theirs, &ours] {
-        assert_eq!(t.len(), 1, "{t:?}");
-        check_zones(&t[0], &starts, 32, 4);
+    for t in &runs {
+        check_zones(t, &starts, 32, 4);
         // The map holds one range: no block twice in a zone's turn.
-        for turn in t[0].chunks(4) {
+        for turn in t.chunks(4) {
             let mut o: Vec<u64> = turn.iter().map(|r| r.2).collect();
             o.sort_unstable();
             o.dedup();
@@ -421,21 +428,21 @@ fn random_offsets_use_each_block_of_the_range_once_per_range_of_bytes() {
     // zonesize 48k over a 16k range: each zone's four blocks three times, each time all
     // four; without the map only the zone is promised.
     for extra in [&[][..], &["--norandommap"][..]] {
-        let mut args = job(&[
+        let mut args = vec![
             "--size=128k",
             "--zonesize=48k",
             "--zonerange=16k",
             "--zoneskip=16k",
             "--rw=randread",
-        ]);
+        ];
         args.extend_from_slice(extra);
-        let Some([theirs, ours]) = both(&args) else {
+        let Some(runs) = each(&args) else {
             return;
         };
-        for t in [&theirs, &ours] {
-            check_zones(&t[0], &[0, 32, 64], 16, 12);
+        for t in &runs {
+            check_zones(t, &[0, 32, 64], 16, 12);
             if extra.is_empty() {
-                for quad in t[0].chunks(4) {
+                for quad in t.chunks(4) {
                     let mut o: Vec<u64> = quad.iter().map(|r| r.2 % 32).collect();
                     o.sort_unstable();
                     assert_eq!(o, [0, 4, 8, 12], "{t:?}");
@@ -449,39 +456,36 @@ fn random_offsets_use_each_block_of_the_range_once_per_range_of_bytes() {
 fn a_random_zone_cut_short_by_the_file_s_end_ends_it_at_the_first_draw_past_it() {
     // The zone at 96k of a 100 KiB file holds one block of its eight: the first draw past
     // the end ends the file, after 0 to 8 requests there (zones 0, 32 and 64 whole).
-    let args = job(&[
+    let Some(runs) = each(&[
         "--size=100k",
         "--zonesize=32k",
         "--zonerange=32k",
         "--zoneskip=0",
         "--rw=randread",
-    ]);
-    let Some([theirs, ours]) = both(&args) else {
+    ]) else {
         return;
     };
-    for t in [&theirs, &ours] {
-        let reqs = &t[0];
-        check_zones(&reqs[..24], &[0, 32, 64], 32, 8);
-        assert!(reqs[24..].iter().all(|r| r.2 == 96), "{t:?}");
-        assert!(reqs.len() <= 25, "{t:?}");
+    for t in &runs {
+        check_zones(&t[..24], &[0, 32, 64], 32, 8);
+        assert!(t[24..].iter().all(|r| r.2 == 96), "{t:?}");
+        assert!(t.len() <= 25, "{t:?}");
     }
 }
 
 #[test]
 fn a_random_mix_keeps_its_directions_in_the_zone() {
-    let args = job(&[
+    let Some(runs) = each(&[
         "--size=64k",
         "--zonesize=8k",
         "--zonerange=16k",
         "--zoneskip=16k",
         "--rw=randrw",
-    ]);
-    let Some([theirs, ours]) = both(&args) else {
+    ]) else {
         return;
     };
-    for t in [&theirs, &ours] {
-        check_zones(&t[0], &[0, 32].repeat(4), 16, 2);
-        assert!(t[0].iter().any(|r| r.1 == 'r') && t[0].iter().any(|r| r.1 == 'w'));
+    for t in &runs {
+        check_zones(t, &[0, 32].repeat(4), 16, 2);
+        assert!(t.iter().any(|r| r.1 == 'r') && t.iter().any(|r| r.1 == 'w'));
     }
 }
 

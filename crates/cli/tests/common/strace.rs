@@ -37,6 +37,41 @@ fn unpadded(rest: &str) -> String {
     }
 }
 
+/// One control block of an `io_submit` call in a `strace -y` log.
+pub struct Iocb<'a> {
+    /// `IOCB_CMD_PREAD`, `IOCB_CMD_PWRITE`, ...
+    pub op: &'a str,
+    /// The descriptor with its path (`7</dir/f>`).
+    pub fd: &'a str,
+    pub nbytes: u64,
+    pub offset: u64,
+}
+
+/// The control blocks of the `io_submit` call whose arguments are `args` (`line`, for the
+/// message when one cannot be read).
+pub fn iocbs<'a>(args: &'a str, line: &str) -> Vec<Iocb<'a>> {
+    use super::fio_text::field;
+    args.split("{aio_data=")
+        .skip(1)
+        .map(|cb| {
+            let (Some(op), Some(fd), Some(n), Some(off)) = (
+                field(cb, "aio_lio_opcode="),
+                field(cb, "aio_fildes="),
+                field(cb, "aio_nbytes="),
+                field(cb, "aio_offset="),
+            ) else {
+                panic!("unparsed io_submit: {line}")
+            };
+            Iocb {
+                op,
+                fd,
+                nbytes: n.parse().unwrap(),
+                offset: off.parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
 /// One request: file name (relative to the run's directory), `r` or `w`, offset and length
 /// in KiB.
 pub type Req = (String, char, u64, u64);
@@ -45,7 +80,7 @@ pub type Req = (String, char, u64, u64);
 /// iocbs of `io_submit` in the order submitted), from a `strace -f -y` log made whole; the
 /// threads sorted (fio's jobs are processes, plumb's threads, started in no fixed order).
 pub fn requests(trace: &str, dir: &std::path::Path) -> Vec<Vec<Req>> {
-    use super::fio_text::{fd_path, field};
+    use super::fio_text::fd_path;
     let dir = dir.canonicalize().unwrap();
     let name_of = |fd_and_path: &str| {
         fd_path(fd_and_path).and_then(|(_, path, _)| {
@@ -61,19 +96,10 @@ pub fn requests(trace: &str, dir: &std::path::Path) -> Vec<Vec<Req>> {
         let mut reqs = Vec::new();
         match call.trim_start().split_once('(') {
             Some(("io_submit", args)) => {
-                for cb in args.split("{aio_data=").skip(1) {
-                    let (Some(op), Some(fd), Some(n), Some(off)) = (
-                        field(cb, "aio_lio_opcode="),
-                        field(cb, "aio_fildes="),
-                        field(cb, "aio_nbytes="),
-                        field(cb, "aio_offset="),
-                    ) else {
-                        panic!("unparsed io_submit: {line}")
-                    };
-                    let Some(name) = name_of(fd) else { continue };
-                    let op = if op.contains("READ") { 'r' } else { 'w' };
-                    let (off, n): (u64, u64) = (off.parse().unwrap(), n.parse().unwrap());
-                    reqs.push((name, op, off / 1024, n / 1024));
+                for cb in iocbs(args, line) {
+                    let Some(name) = name_of(cb.fd) else { continue };
+                    let op = if cb.op.contains("READ") { 'r' } else { 'w' };
+                    reqs.push((name, op, cb.offset / 1024, cb.nbytes / 1024));
                 }
             }
             Some((c @ ("pread64" | "pwrite64"), args)) => {
