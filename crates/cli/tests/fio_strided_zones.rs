@@ -225,6 +225,58 @@ fn a_time_based_job_starts_a_zone_over_at_the_region_s_end() {
     assert_eq!(first(&ours), pass);
 }
 
+/// File `f`'s cache drops (`D offset length`, KiB) and reads (`R offset`) in a
+/// `strace -y -e trace=fadvise64,pread64` log, in order.
+fn drops_and_reads(trace: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for line in trace.lines() {
+        let Some((call, args)) = line.split_once('(') else {
+            continue;
+        };
+        let Some((_, path, rest)) = common::fio_text::fd_path(args) else {
+            continue;
+        };
+        if !path.ends_with("/f") {
+            continue;
+        }
+        let nums: Vec<u64> = rest
+            .split([',', ')'])
+            .filter_map(|n| n.trim().parse().ok())
+            .collect();
+        if call.ends_with("fadvise64") && rest.contains("DONTNEED") {
+            v.push(format!("D {} {}", nums[0] / 1024, nums[1] / 1024));
+        } else if call.ends_with("pread64") {
+            v.push(format!("R {}", nums[1] / 1024));
+        }
+    }
+    v
+}
+
+#[test]
+fn a_time_based_zone_started_over_drops_its_pages_from_the_zone_s_start() {
+    // fio drops from the zone's start for the region's length, before each request that
+    // starts the short zone over.
+    if !common::peers::fio_and_strace(PURPOSE) {
+        return;
+    }
+    let mut args = job(&SHORT_LAST);
+    args.extend(["--time_based", "--runtime=1"]);
+    let drop_in = DropIn::named("fio");
+    let [theirs, ours] = [Path::new(FIO).to_path_buf(), drop_in.bin()].map(|bin| {
+        let work = tempfile::TempDir::new().unwrap();
+        let trace = common::peers::traced_ok(&bin, work.path(), "fadvise64,pread64", &args);
+        drops_and_reads(&trace)
+    });
+    let n = 24;
+    assert!(theirs.len() >= n && ours.len() >= n, "{theirs:?} {ours:?}");
+    assert_eq!(theirs[..n], ours[..n]);
+    let at_96: Vec<&str> = theirs[14..21].iter().map(String::as_str).collect();
+    assert_eq!(
+        at_96,
+        ["R 96", "D 96 100", "R 96", "D 96 100", "R 96", "D 96 100", "R 96"]
+    );
+}
+
 #[test]
 fn the_job_s_zone_count_moves_only_the_file_that_finds_it_done() {
     // Two files take turns and the count is the job's: the first file always finds it

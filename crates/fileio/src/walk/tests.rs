@@ -522,7 +522,7 @@ fn spelled(w: &mut JobWalk, n: usize) -> String {
     for _ in 0..n {
         v.push(match w.next(&mut rng) {
             Op::Done => break,
-            Op::DropCache(f) => format!("D{f}"),
+            Op::DropCache(f) | Op::DropZone(f, _) => format!("D{f}"),
             Op::Read(io) => format!("R{}", io.file),
             Op::ReadBack(io) => format!("V{}", io.file),
             Op::Write(io) => format!("W{}", io.file),

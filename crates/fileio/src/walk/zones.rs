@@ -208,7 +208,7 @@ impl JobWalk {
             f.pos[dir] = start;
             if self.drop_on_wrap && !z.dropped {
                 z.dropped = true;
-                return Err(Op::DropCache(fi as u32));
+                return Err(Op::DropZone(fi as u32, z.start[fi]));
             }
         }
         let at = f.pos[dir];
@@ -258,7 +258,7 @@ impl JobWalk {
                 Draw::Wrapped => return Err(Op::DropCache(fi as u32)),
                 Draw::UsedUp => match self.map_used_up(fi) {
                     Wrap::Done => return Ok(None),
-                    Wrap::Drop => return Err(Op::DropCache(fi as u32)),
+                    Wrap::Drop => return Err(Op::DropZone(fi as u32, z.start[fi])),
                     Wrap::Again => {}
                 },
             }

@@ -154,3 +154,36 @@ fn a_mixed_job_shares_the_zone_between_its_directions() {
         assert!(pair[1] == zone || pair[1] == zone + 4, "{got:?}");
     }
 }
+
+#[test]
+fn a_time_based_zone_started_over_drops_its_pages_from_the_zone_s_start() {
+    // As fio's loop_cache_invalidate, before each request that starts the short zone
+    // over: from the zone's start for the region's length.
+    let mut j = zoned(job(&[(0, 100 * K)], 4096), 16, 32, 0);
+    j.passes = None;
+    j.invalidate_on_wrap = true;
+    let mut w = JobWalk::new(Access::seq_read(), &j);
+    let mut rng = Rng::new(3, 0);
+    let ops: Vec<Op> = (0..20).map(|_| w.next(&mut rng)).collect();
+    let read = |k: u64| {
+        Op::Read(Io {
+            file: 0,
+            offset: k * K,
+            len: 4096,
+        })
+    };
+    let drop = Op::DropZone(0, 96 * K);
+    assert_eq!(
+        ops[12..],
+        [
+            read(96),
+            drop,
+            read(96),
+            drop,
+            read(96),
+            drop,
+            read(96),
+            read(0)
+        ]
+    );
+}
