@@ -311,6 +311,35 @@ fn the_job_s_zone_count_moves_only_the_file_that_finds_it_done() {
 }
 
 #[test]
+fn trims_walk_the_zones_as_reads_do() {
+    // fio's falloc engine punches the holes; its log shows each trim.
+    if !common::peers::fio_and_strace(PURPOSE) {
+        return;
+    }
+    let args = job(&[
+        "--ioengine=falloc",
+        "--size=64k",
+        "--zonesize=8k",
+        "--zonerange=16k",
+        "--zoneskip=16k",
+        "--rw=trim",
+    ]);
+    let drop_in = DropIn::named("fio");
+    let theirs = logged(Path::new(FIO), &args, 40);
+    assert_eq!(theirs, logged(&drop_in.bin(), &args, 40));
+    let trims: Vec<&str> = theirs
+        .iter()
+        .filter_map(|l| l.strip_prefix("f trim "))
+        .collect();
+    let want: Vec<String> = [0, 4, 32, 36]
+        .repeat(4)
+        .iter()
+        .map(|k| format!("{} 4096", k * 1024))
+        .collect();
+    assert_eq!(trims, want);
+}
+
+#[test]
 fn libaio_submits_the_zones_in_fio_s_order() {
     for extra in [&["--rw=read"][..], &["--rw=write", "--fsync=3"][..]] {
         let mut args = job(&[

@@ -7,10 +7,11 @@
 //! holes or runs between requests (`rw=read:N`, `percentage_random`), trim then write,
 //! verify, a skewed or lfsr random order, a random job with more than one block size or
 //! an alignment of its own, a random zone range larger than the region or smaller than a
-//! block, and a file service other than one request each in turn over several files.
+//! block, a file service other than one request each in turn over several files, and
+//! ioengine=mmap on a file larger than the region.
 
 use plumb_fileio::access::{Access, Mix};
-use plumb_fileio::spec::{BlockSizes, FileService, StridedZones};
+use plumb_fileio::spec::{BlockSizes, FileService, NamedFile, StridedZones};
 
 use super::translate::{parse_err, unsupported, JobOptions, TranslateError};
 use super::values::{first_field, parse_size, Size};
@@ -206,4 +207,99 @@ pub fn check_region<J: JobOptions + ?Sized>(
         ));
     }
     Ok(())
+}
+
+/// plumb's mmap engine maps each file's region only: zones that go on past it, in a
+/// larger file, are refused there.
+pub fn check_mapped(z: &StridedZones, files: &[NamedFile]) -> Result<(), TranslateError> {
+    if z.file_ends
+        .iter()
+        .zip(files)
+        .any(|(&end, f)| end > f.offset + f.length)
+    {
+        return Err(unsupported(
+            "zonemode",
+            "strided",
+            "on ioengine=mmap in a file larger than the job's region (fio zones it to its end; plumb maps the region's length)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fio::translate::TestOpts;
+
+    fn zones(opts: &[(&'static str, &'static str)]) -> Result<Option<Zoning>, TranslateError> {
+        zoning(&TestOpts(opts.to_vec()))
+    }
+
+    #[test]
+    fn the_range_defaults_to_the_size_and_nz_skips_zone_sizes() {
+        let z = |size, range, skip| Ok(Some(Zoning { size, range, skip }));
+        let strided = ("zonemode", "strided");
+        assert_eq!(zones(&[strided, ("zonesize", "16k")]), z(16384, 16384, 0));
+        assert_eq!(
+            zones(&[strided, ("zonesize", "16k"), ("zonerange", "0")]),
+            z(16384, 16384, 0)
+        );
+        assert_eq!(
+            zones(&[
+                strided,
+                ("zonesize", "16k"),
+                ("zonerange", "32k"),
+                ("zoneskip", "3z")
+            ]),
+            z(16384, 32768, 3 * 16384)
+        );
+        assert_eq!(
+            zones(&[strided, ("zonesize", "16k"), ("zoneskip", "64k,8k")]),
+            z(16384, 16384, 65536)
+        );
+        // zonemode=none ignores the others; zbd is refused.
+        assert_eq!(zones(&[("zonerange", "8k"), ("zoneskip", "4k")]), Ok(None));
+        assert!(matches!(
+            zones(&[("zonemode", "zbd")]),
+            Err(TranslateError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn fio_s_fixups_in_its_words() {
+        let lines = |opts: &[(&'static str, &'static str)]| fixup_lines(&TestOpts(opts.to_vec()));
+        assert_eq!(
+            lines(&[("zonesize", "8k")]),
+            Ok(vec![
+                "fio: --zonemode=none and --zonesize are not compatible.".to_string()
+            ])
+        );
+        assert_eq!(
+            lines(&[("zonemode", "strided")]),
+            Ok(vec![
+                "fio: --zonesize must be specified when using --zonemode=strided.".to_string()
+            ])
+        );
+        assert_eq!(
+            lines(&[("zonemode", "strided"), ("zonesize", "8k")]),
+            Ok(vec![])
+        );
+        assert_eq!(lines(&[("zonesize", "0")]), Ok(vec![]));
+    }
+
+    #[test]
+    fn mmap_maps_no_zone_past_the_region() {
+        let files = [NamedFile {
+            path: "f".into(),
+            offset: 4096,
+            length: 65536,
+        }];
+        let z = Zoning {
+            size: 8192,
+            range: 8192,
+            skip: 0,
+        };
+        assert!(check_mapped(&z.spec(vec![4096 + 65536]), &files).is_ok());
+        assert!(check_mapped(&z.spec(vec![1 << 20]), &files).is_err());
+    }
 }

@@ -1951,6 +1951,20 @@ pub fn translate<J: JobOptions + ?Sized>(
             }
             total
         });
+        // fio's real_file_size: what the file holds already, or the region's end once laid
+        // out (share_layouts adds what earlier jobs lay out).
+        let zones = zoning.map(|z| {
+            z.spec(
+                existing
+                    .iter()
+                    .zip(&lengths)
+                    .map(|(e, &l)| e.unwrap_or(0).max(start + l))
+                    .collect(),
+            )
+        });
+        if let (Some(z), "mmap") = (&zones, engine_name) {
+            super::strided::check_mapped(z, &files)?;
+        }
         let job = JobIo {
             files,
             sizes: sizes.clone(),
@@ -1998,17 +2012,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             queue_low,
             batch: Some(batch),
             stride,
-            // fio's real_file_size: what the file holds already, or the region's end once
-            // laid out (share_layouts adds what earlier jobs lay out).
-            zones: zoning.map(|z| {
-                z.spec(
-                    existing
-                        .iter()
-                        .zip(&lengths)
-                        .map(|(e, &l)| e.unwrap_or(0).max(start + l))
-                        .collect(),
-                )
-            }),
+            zones,
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec {
                 window_ms,
                 offsets: g.flag("log_offset", false)?,
