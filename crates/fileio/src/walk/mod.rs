@@ -23,6 +23,9 @@
 //!   each file's blocks with its own hot set and keeps no map (as in fio, where a
 //!   non-uniform distribution turns the map off, the zoned ones too); a file's hot set is
 //!   placed with the thread's random stream at its first draw, unless a center fixes it.
+//! - Zones (fio's `zonemode=strided`, `zones.rs`): before each request the file's zone may
+//!   move on, and the request's position or draw is then taken in that zone; every other
+//!   rule above and below holds as for a whole region.
 //! - Random requests that go on from the previous one: between the draws of
 //!   `rw=randread:N`, and for the share of the due draws that fio's `percentage_random`
 //!   leaves out, a request starts where the previous one of its direction ended (the first
