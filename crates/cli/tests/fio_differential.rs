@@ -77,31 +77,21 @@ fn parse_trace(log: &str, dir: &str) -> BTreeMap<String, Vec<IoOp>> {
         let call = &line[..open];
         let args = &line[open + 1..];
         if call == "io_submit" {
-            for cb in args.split("{aio_data=").skip(1) {
-                let (Some(op), Some(fd), Some(n), Some(off)) = (
-                    field(cb, "aio_lio_opcode="),
-                    field(cb, "aio_fildes="),
-                    field(cb, "aio_nbytes="),
-                    field(cb, "aio_offset="),
-                ) else {
-                    panic!("unparsed io_submit: {line}")
-                };
-                let Some((_, path, _)) = fd_path(fd) else {
+            for cb in common::strace::iocbs(args, line) {
+                let Some((_, path, _)) = fd_path(cb.fd) else {
                     continue;
                 };
                 let Some(rel) = path.strip_prefix(&prefix) else {
                     continue;
                 };
-                let d = if op.contains("READ") {
+                let d = if cb.op.contains("READ") {
                     Dir::Read
                 } else {
                     Dir::Write
                 };
-                ops.entry(rel.to_string()).or_default().push((
-                    d,
-                    off.parse().unwrap(),
-                    n.parse().unwrap(),
-                ));
+                ops.entry(rel.to_string())
+                    .or_default()
+                    .push((d, cb.offset, cb.nbytes));
             }
             continue;
         }

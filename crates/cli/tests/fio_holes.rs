@@ -8,8 +8,8 @@
 //! Without fio or strace the comparisons are skipped with a message, except under CI.
 
 mod common;
-use common::fio_text::fd_path;
-use common::peers::{run_named, traced_ok, DropIn, FIO};
+use common::peers::{logged, traced_ok, DropIn, FIO};
+use common::strace::{requests, Req};
 
 use std::path::Path;
 use tempfile::TempDir;
@@ -18,56 +18,9 @@ fn tools() -> bool {
     common::peers::fio_and_strace("the holes comparison")
 }
 
-/// One request: file name, `r` or `w`, offset and length in KiB.
-type Req = (String, char, u64, u64);
-
-/// Each thread's reads and writes on the files of `dir`, in the order it issued them; the
-/// threads sorted (fio's jobs are processes, plumb's threads, started in no fixed order).
-fn requests(trace: &str, dir: &Path) -> Vec<Vec<Req>> {
-    let dir = dir.canonicalize().unwrap();
-    let mut by_thread: Vec<(String, Vec<Req>)> = Vec::new();
-    for line in trace.lines() {
-        let (pid, call) = line.split_once(' ').unwrap_or(("", line));
-        let (op, args) = match call.trim_start().split_once('(') {
-            Some(("pread64", args)) => ('r', args),
-            Some(("pwrite64", args)) => ('w', args),
-            _ => continue,
-        };
-        let Some(name) = fd_path(args).and_then(|(_, path, _)| {
-            Path::new(path)
-                .strip_prefix(&dir)
-                .ok()
-                .map(|p| p.display().to_string())
-        }) else {
-            continue;
-        };
-        // The count and the offset come last; the buffer before them may hold anything.
-        let args = args.rsplit_once(" = ").unwrap().0.trim_end();
-        let mut last = args.strip_suffix(')').unwrap().rsplit(", ");
-        let offset: u64 = last.next().unwrap().trim().parse().unwrap();
-        let len: u64 = last.next().unwrap().trim().parse().unwrap();
-        let req = (name, op, offset / 1024, len / 1024);
-        match by_thread.iter_mut().find(|t| t.0 == pid) {
-            Some(t) => t.1.push(req),
-            None => by_thread.push((pid.to_string(), vec![req])),
-        }
-    }
-    let mut v: Vec<Vec<Req>> = by_thread.into_iter().map(|t| t.1).collect();
-    v.sort();
-    v
-}
-
 /// fio's and plumb's requests for the same job, each run in a fresh directory.
 fn both(args: &[&str]) -> Option<[Vec<Vec<Req>>; 2]> {
-    if !tools() {
-        return None;
-    }
-    let drop_in = DropIn::named("fio");
-    Some([Path::new(FIO).to_path_buf(), drop_in.bin()].map(|bin| {
-        let work = TempDir::new().unwrap();
-        let trace = traced_ok(&bin, work.path(), "pread64,pwrite64", args);
-        requests(&trace, work.path())
-    }))
+    common::peers::requests_of_both("the holes comparison", "pread64,pwrite64", args)
 }
 
 /// The job `name=h filename=f size=64k ioengine=psync` with `extra`.
@@ -320,21 +273,6 @@ fn a_time_based_walk_back_cycles_in_place() {
         return;
     };
     assert_eq!(offs, [60, 64, 68, 72, 60, 64, 68, 72, 60, 64, 68, 72]);
-}
-
-/// The first `n` lines of the one thread's `write_iolog` of `args`, stamps taken off.
-fn logged(bin: &Path, args: &[&str], n: usize) -> Vec<String> {
-    let work = TempDir::new().unwrap();
-    let mut a = args.to_vec();
-    a.push("--write_iolog=log");
-    let out = run_named(bin, work.path(), &a);
-    assert_eq!(out.code, 0, "{bin:?} {a:?}: {}", out.stderr);
-    let log = std::fs::read_to_string(work.path().join("log")).unwrap();
-    log.lines()
-        .skip(1)
-        .take(n)
-        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
-        .collect()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! compare (a log that cannot be opened).
 
 mod common;
-use common::fio_text::{fd_path, field};
+use common::fio_text::fd_path;
 use common::peers::{installed, run_named as run_in, traced_ok, DropIn, FIO};
 
 use std::path::Path;
@@ -204,30 +204,17 @@ fn io_calls(trace: &str, dir: &Path) -> Vec<Call> {
             // libaio's requests, each control block of the call (-y shows aio_fildes's
             // path), spelled as the blocking calls are.
             "io_submit" => {
-                for cb in rest.split("{aio_data=").skip(1) {
-                    let (Some(op), Some(n), Some(off), Some(fd)) = (
-                        field(cb, "aio_lio_opcode="),
-                        field(cb, "aio_nbytes="),
-                        field(cb, "aio_offset="),
-                        field(cb, "aio_fildes="),
-                    ) else {
-                        panic!("unparsed io_submit: {line}")
-                    };
-                    let Some((_, path, _)) = fd_path(fd) else {
+                for cb in common::strace::iocbs(rest, line) {
+                    let Some((_, path, _)) = fd_path(cb.fd) else {
                         continue;
                     };
                     let file = path.rsplit('/').next().unwrap().to_string();
-                    let call = if op.contains("READ") {
+                    let call = if cb.op.contains("READ") {
                         "pread64"
                     } else {
                         "pwrite64"
                     };
-                    out.push((
-                        file,
-                        call.to_string(),
-                        off.parse().unwrap(),
-                        n.parse().unwrap(),
-                    ));
+                    out.push((file, call.to_string(), cb.offset, cb.nbytes));
                 }
             }
             "pread64" | "pwrite64" => {

@@ -16,7 +16,7 @@
 //! a message, except under CI (`CI=true`); plumb's own checks run regardless.
 
 mod common;
-use common::fio_text::{fd_path, field, mask_normal, shape_diff};
+use common::fio_text::{fd_path, mask_normal, shape_diff};
 use common::peers::{installed, run_named as run_in, under_ci, DropIn, Printed as Output};
 
 use std::collections::BTreeMap;
@@ -96,21 +96,13 @@ fn parse_trace(log: &str, dir: &str, device: Option<&str>) -> BTreeMap<String, V
         let Some(open) = line.find('(') else { continue };
         let (call, args) = (&line[..open], &line[open + 1..]);
         if call == "io_submit" {
-            for cb in args.split("{aio_data=").skip(1) {
-                let (Some(op), Some(fd), Some(n), Some(off)) = (
-                    field(cb, "aio_lio_opcode="),
-                    field(cb, "aio_fildes="),
-                    field(cb, "aio_nbytes="),
-                    field(cb, "aio_offset="),
-                ) else {
-                    panic!("unparsed io_submit: {line}")
-                };
-                let Some(name) = fd_path(fd).and_then(|(_, p, _)| traced_name(p, dir, device))
+            for cb in common::strace::iocbs(args, line) {
+                let Some(name) = fd_path(cb.fd).and_then(|(_, p, _)| traced_name(p, dir, device))
                 else {
                     continue;
                 };
-                if op.contains("PWRITE") {
-                    let op = (Call::Write, off.parse().unwrap(), n.parse().unwrap());
+                if cb.op.contains("PWRITE") {
+                    let op = (Call::Write, cb.offset, cb.nbytes);
                     ops.entry(name).or_default().push(op);
                 }
             }

@@ -40,11 +40,13 @@ impl CacheDrop {
         CacheDrop { table, regions }
     }
 
-    /// Drop the cached pages of `file`'s region.
-    pub fn drop_file(&self, file: u32) {
-        let Some(&(offset, length, kind)) = self.regions.get(file as usize) else {
+    /// Drop the cached pages of `file`'s region, or from `from` for the region's length
+    /// (fio drops from where a zoned file's zone starts).
+    pub fn drop_file(&self, file: u32, from: Option<u64>) {
+        let Some(&(start, length, kind)) = self.regions.get(file as usize) else {
             return;
         };
+        let offset = from.unwrap_or(start);
         let fd = self.table.fd(file);
         if kind == Kind::Block {
             // SAFETY: BLKFLSBUF takes no argument; fd is open while the table lives.

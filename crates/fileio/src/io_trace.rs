@@ -117,7 +117,7 @@ impl IoTrace {
             Op::Trim(io) => (io.file, "trim", io.offset, io.len as u64),
             Op::Fsync(file) => (file, "sync", self.last_offset, 0),
             Op::Drain => return self.close_all(),
-            Op::DropCache(_) | Op::Pause(_) | Op::Done => return,
+            Op::DropCache(_) | Op::DropZone(..) | Op::Pause(_) | Op::Done => return,
         };
         let f = file as usize;
         if f >= self.names.len() {

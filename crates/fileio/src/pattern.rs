@@ -138,6 +138,10 @@ pub enum Op {
     /// Drop the cached pages of one file's region (fio's `invalidate`, when a job opens a
     /// file or starts it over; [`crate::walk`]).
     DropCache(u32),
+    /// Drop the cached pages of one file from this offset for its region's length: a zoned
+    /// job starts its zone over in place, and fio drops from the zone's start
+    /// ([`crate::walk`]).
+    DropZone(u32, u64),
     /// Wait this many microseconds before the next request (a replay's timing,
     /// [`crate::walk::replay`]).
     Pause(u64),
@@ -474,6 +478,7 @@ mod tests {
             | Op::Done
             | Op::Drain
             | Op::DropCache(_)
+            | Op::DropZone(..)
             | Op::Pause(_) => '.',
         }
     }
@@ -582,6 +587,7 @@ mod tests {
                     | Op::Done
                     | Op::Drain
                     | Op::DropCache(_)
+                    | Op::DropZone(..)
                     | Op::Pause(_) => panic!(),
                 }
             }

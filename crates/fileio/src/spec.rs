@@ -415,6 +415,10 @@ pub struct JobIo {
     /// in a time-based job, where fio ignores it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_ios: Option<u64>,
+    /// fio's `zonemode=strided`: the walk moves through each file in zones
+    /// ([`crate::walk`]); none: over each whole region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<StridedZones>,
     /// Replay these requests instead of walking the files (fio's `read_iolog`).
     #[serde(skip)]
     pub replay: Option<std::sync::Arc<crate::walk::replay::Script>>,
@@ -427,6 +431,23 @@ pub struct JobIo {
     /// Issue requests in a ratio with other jobs of a flow ([`crate::flow`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow: Option<crate::flow::FlowSpec>,
+}
+
+/// fio's `zonemode=strided` (zonesize, zonerange, zoneskip), as fio 3.33's
+/// setup_strided_zone_mode walks it ([`crate::walk`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StridedZones {
+    /// Bytes done in a zone, counted over all the job's files, before the next one.
+    pub size: u64,
+    /// A zone's length from its start (at least 1).
+    pub range: u64,
+    /// Bytes left out after each zone's range.
+    pub skip: u64,
+    /// Each file's size as fio finds it when the job starts (its real_file_size: the
+    /// region's end, or further in a larger file or device), in the order of `files`: a
+    /// zone starting there starts the walk over at the region's start, and no request
+    /// goes past it.
+    pub file_ends: Vec<u64>,
 }
 
 /// Batching of a queueing engine's submissions and completions (fio's `iodepth_batch_submit`,

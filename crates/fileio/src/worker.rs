@@ -402,9 +402,9 @@ impl WorkerState {
     }
 
     #[cold]
-    fn drop_cache(&self, file: u32) {
+    fn drop_cache(&self, file: u32, from: Option<u64>) {
         if let Some(c) = &self.cache {
-            c.drop_file(file);
+            c.drop_file(file, from);
         }
     }
 
@@ -661,7 +661,7 @@ impl<E: Engine> IoWorker<E> {
                 let mut op = self.s.pattern.next(&mut ctx.rng);
                 // A drop, a drain or a pause is no event: the request that follows keeps
                 // the ticket.
-                while let Op::DropCache(_) | Op::Drain | Op::Pause(_) = op {
+                while let Op::DropCache(_) | Op::DropZone(..) | Op::Drain | Op::Pause(_) = op {
                     self.chained = None;
                     self.between(ctx, op)?;
                     op = self.s.pattern.next(&mut ctx.rng);
@@ -710,7 +710,9 @@ impl<E: Engine> IoWorker<E> {
                         break;
                     }
                     // Taken above; never reaches here.
-                    Op::Drain | Op::DropCache(_) | Op::Pause(_) => self.between(ctx, op)?,
+                    Op::Drain | Op::DropCache(_) | Op::DropZone(..) | Op::Pause(_) => {
+                        self.between(ctx, op)?
+                    }
                 }
             }
             if self.s.queue_low.is_some() && self.free.is_empty() {
@@ -759,7 +761,8 @@ impl<E: Engine> IoWorker<E> {
     fn between(&mut self, ctx: &mut WorkerCtx<'_>, op: Op) -> Result<(), WorkloadError> {
         self.s.trace_op(&op);
         match op {
-            Op::DropCache(file) => self.s.drop_cache(file),
+            Op::DropCache(file) => self.s.drop_cache(file, None),
+            Op::DropZone(file, from) => self.s.drop_cache(file, Some(from)),
             // A replay's wait: requests in flight stay there, as fio sleeps in a replay
             // without reaping; the run's end cuts it short.
             Op::Pause(us) => {

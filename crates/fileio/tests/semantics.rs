@@ -431,6 +431,7 @@ fn job_spec(access: Access, len: u64, block: u64) -> FileioSpec {
             stride: None,
             log: None,
             trace: None,
+            zones: None,
             replay: None,
             pre_read: false,
             serialize_overlap: false,

@@ -62,6 +62,7 @@ fn spec(requests: u64, think: Option<Think>, queued: bool) -> FileioSpec {
             stride: None,
             log: None,
             trace: None,
+            zones: None,
             replay: None,
             pre_read: false,
             serialize_overlap: false,

@@ -37,6 +37,7 @@ mod pacing;
 mod replay;
 pub mod run;
 mod steady;
+mod strided;
 mod subst;
 pub mod sweep;
 mod tolerate;

@@ -218,7 +218,7 @@ fn replay_sync_call(logs: &[super::replay::Replay], v: &str) -> Result<FsyncMode
     }
 }
 
-fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
+pub(super) fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
     TranslateError::Unsupported {
         name: name.into(),
         value: value.into(),
@@ -230,7 +230,7 @@ fn unsupported(name: &str, value: &str, why: &str) -> TranslateError {
     }
 }
 
-fn parse_err(name: &str, value: &str) -> TranslateError {
+pub(super) fn parse_err(name: &str, value: &str) -> TranslateError {
     TranslateError::Parse {
         name: name.into(),
         value: value.into(),
@@ -336,6 +336,17 @@ pub struct JobClone {
 pub fn share_layouts<'a>(clones: impl Iterator<Item = &'a mut JobClone>) {
     let mut laid: std::collections::HashMap<PathBuf, u64> = Default::default();
     for c in clones {
+        // fio sets every job's files up before any runs: a zoned job finds a file as
+        // large as the jobs before it lay it out.
+        if let Some(job) = c.spec.job.as_mut() {
+            if let Some(z) = job.zones.as_mut() {
+                for (end, f) in z.file_ends.iter_mut().zip(&job.files) {
+                    if let Some(&have) = laid.get(&f.path) {
+                        *end = (*end).max(have);
+                    }
+                }
+            }
+        }
         let mine: Vec<(PathBuf, u64)> = c
             .lays_out
             .iter()
@@ -589,11 +600,6 @@ const AT_DEFAULT: &[(&str, &[&str], &str)] = &[
         "read_iolog_chunked",
         &["0"],
         "plumb reads a replayed log whole",
-    ),
-    (
-        "zonemode",
-        &["none"],
-        "plumb has no zoned block device support",
     ),
     (
         "read_beyond_wp",
@@ -1308,7 +1314,25 @@ pub fn translate<J: JobOptions + ?Sized>(
     // The status line shows the limit as given: (bytes/s, requests/s) over the job's
     // directions.
     let mut rate_limit = (0u64, 0u64);
-    super::min_rate::fixup(j)?;
+    // fio's fixup_options says all it finds wrong, the zone options first; it runs no
+    // fixups under --parse-only.
+    let mut fixups = if ctx.parse_only {
+        Vec::new()
+    } else {
+        super::strided::fixup_lines(j)?
+    };
+    match super::min_rate::fixup(j) {
+        Err(TranslateError::Fixup(rate)) => fixups.push(rate),
+        other => other?,
+    }
+    if !fixups.is_empty() {
+        return Err(TranslateError::Fixup(fixups.join("\n")));
+    }
+    // A replay's requests are the log's: fio walks no zones for them.
+    let zoning = match replays {
+        Some(_) => None,
+        None => super::strided::zoning(j)?,
+    };
     let rate = match super::min_rate::limit(j)? {
         None => None,
         Some(name) => {
@@ -1541,6 +1565,19 @@ pub fn translate<J: JobOptions + ?Sized>(
     let create_at_open = g.flag("create_on_open", false)?;
     let overwrite = g.flag("overwrite", false)?;
     let service = file_service(&g)?;
+    let zone_walk = |files: usize| super::strided::Walk {
+        access,
+        rw: rw_text,
+        holes: stride.is_some(),
+        verify: verify.is_some(),
+        skewed: !skew.is_uniform(),
+        lfsr,
+        sizes: &sizes,
+        align: align.max(1),
+        own_align: blockalign_unmaps,
+        files,
+        service,
+    };
     if create_at_open && access.reads() {
         return Err(unsupported(
             "create_on_open",
@@ -1905,6 +1942,10 @@ pub fn translate<J: JobOptions + ?Sized>(
             let v = g.raw("random_distribution").unwrap_or_default();
             super::zoned::check_fit(&skew, v, length, align.max(1))?;
         }
+        if let Some(z) = &zoning {
+            super::strided::check(z, &zone_walk(paths.len()))?;
+            super::strided::check_region(j, z, random, length)?;
+        }
         let files: Vec<NamedFile> = paths
             .iter()
             .zip(&lengths)
@@ -1948,6 +1989,20 @@ pub fn translate<J: JobOptions + ?Sized>(
             }
             total
         });
+        // fio's real_file_size: what the file holds already, or the region's end once laid
+        // out (share_layouts adds what earlier jobs lay out).
+        let zones = zoning.map(|z| {
+            z.spec(
+                existing
+                    .iter()
+                    .zip(&lengths)
+                    .map(|(e, &l)| e.unwrap_or(0).max(start + l))
+                    .collect(),
+            )
+        });
+        if let (Some(z), "mmap") = (&zones, engine_name) {
+            super::strided::check_mapped(z, &files)?;
+        }
         let job = JobIo {
             files,
             sizes: sizes.clone(),
@@ -1995,6 +2050,7 @@ pub fn translate<J: JobOptions + ?Sized>(
             queue_low,
             batch: Some(batch),
             stride,
+            zones,
             log: wants_log.then_some(plumb_fileio::iolog::LogSpec {
                 window_ms,
                 offsets: g.flag("log_offset", false)?,

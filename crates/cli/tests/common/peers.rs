@@ -58,6 +58,41 @@ pub fn strace(purpose: &str) -> bool {
     installed(&[STRACE], "apt-get install strace", purpose)
 }
 
+/// fio's and plumb's (as `fio`) requests for the same `args`, each run in a fresh directory
+/// under strace tracing `calls` ([`super::strace::requests`]); `None` without fio or
+/// strace (see [`installed`]).
+pub fn requests_of_both(
+    purpose: &str,
+    calls: &str,
+    args: &[&str],
+) -> Option<[Vec<Vec<super::strace::Req>>; 2]> {
+    if !fio_and_strace(purpose) {
+        return None;
+    }
+    let drop_in = DropIn::named("fio");
+    Some([Path::new(FIO).to_path_buf(), drop_in.bin()].map(|bin| {
+        let work = TempDir::new().unwrap();
+        let trace = traced_ok(&bin, work.path(), calls, args);
+        super::strace::requests(&trace, work.path())
+    }))
+}
+
+/// The first `n` lines of the one thread's `write_iolog` of `bin args`, run in a fresh
+/// directory, stamps taken off.
+pub fn logged(bin: &Path, args: &[&str], n: usize) -> Vec<String> {
+    let work = TempDir::new().unwrap();
+    let mut a = args.to_vec();
+    a.push("--write_iolog=log");
+    let out = run_named(bin, work.path(), &a);
+    assert_eq!(out.code, 0, "{bin:?} {a:?}: {}", out.stderr);
+    let log = std::fs::read_to_string(work.path().join("log")).unwrap();
+    log.lines()
+        .skip(1)
+        .take(n)
+        .map(|l| l.split_once(' ').map_or(l, |(_, rest)| rest).to_string())
+        .collect()
+}
+
 /// [`traced`] with paths shown, for a run that must succeed: its strace log.
 pub fn traced_ok(bin: &Path, dir: &Path, calls: &str, args: &[&str]) -> String {
     // Beside `dir`, not in it (the run's files are compared), and named after it: tests

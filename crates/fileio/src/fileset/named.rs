@@ -378,6 +378,7 @@ mod tests {
                 stride: None,
                 log: None,
                 trace: None,
+                zones: None,
                 replay: None,
                 pre_read: false,
                 serialize_overlap: false,

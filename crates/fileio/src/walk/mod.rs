@@ -23,6 +23,9 @@
 //!   each file's blocks with its own hot set and keeps no map (as in fio, where a
 //!   non-uniform distribution turns the map off, the zoned ones too); a file's hot set is
 //!   placed with the thread's random stream at its first draw, unless a center fixes it.
+//! - Zones (fio's `zonemode=strided`, `zones.rs`): before each request the file's zone may
+//!   move on, and the request's position or draw is then taken in that zone; every other
+//!   rule above and below holds as for a whole region.
 //! - Random requests that go on from the previous one: between the draws of
 //!   `rw=randread:N`, and for the share of the due draws that fio's `percentage_random`
 //!   leaves out, a request starts where the previous one of its direction ended (the first
@@ -86,6 +89,7 @@ mod history;
 mod order;
 pub mod replay;
 mod service;
+mod zones;
 
 use file::{Draw, FileWalk, Runs, Wrap, NONE};
 use history::History;
@@ -186,6 +190,8 @@ pub struct JobWalk {
     /// streams that start alike (fio seeds them alike so that each block trimmed is then
     /// written whole), made at the first request.
     pair_sizes: Option<[Rng; 2]>,
+    /// fio's zonemode=strided ([`zones`]); none: each region walked whole.
+    zones: Option<Box<zones::Zones>>,
 }
 
 impl JobWalk {
@@ -202,7 +208,12 @@ impl JobWalk {
             .files
             .iter()
             .map(|f| {
-                let blocks = (f.length / align).max(1);
+                // A zoned job draws its random blocks in one zone's range.
+                let span = match &job.zones {
+                    Some(z) if random => z.range,
+                    _ => f.length,
+                };
+                let blocks = (span / align).max(1);
                 let skew = if skewed {
                     match made.iter().find(|s| s.blocks() == blocks) {
                         Some(s) => Some(s.clone()),
@@ -230,7 +241,11 @@ impl JobWalk {
                     trim_len: 0,
                 }
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let zones = job
+            .zones
+            .as_ref()
+            .map(|z| Box::new(zones::Zones::new(z, &files)));
         let bounded = job.passes.is_some();
         let regions: u64 = job.files.iter().map(|f| f.length).sum();
         let pass_bytes = job.pass_bytes.max(1);
@@ -335,6 +350,7 @@ impl JobWalk {
             first_rng: None,
             repeat_each_round: job.repeat_each_round,
             pair_sizes: None,
+            zones,
         }
     }
 
@@ -457,6 +473,9 @@ impl JobWalk {
         };
         for f in &mut self.files {
             f.reset();
+        }
+        if let Some(z) = &mut self.zones {
+            z.restart(&self.files);
         }
         if self.drop_on_open {
             self.drop_all();
@@ -749,58 +768,68 @@ impl JobWalk {
         // A request longer than every region is cut to the longest one, so that a fresh
         // round always has a file it fits in.
         let mut len = self.size(dir, rng).min(self.longest);
-        let (fi, rel) = match self.access.order {
-            Order::Sequential => {
-                let Some((fi, at)) = self.next_sequential_file(dir, len) else {
-                    self.files_done();
-                    return self.next(rng);
-                };
-                if self.drops_due > 0 && self.files[fi].drop_due {
-                    // Wrapped in place: the drop comes first, the file keeps its turn.
-                    self.next_file = fi;
-                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
-                }
-                let room = self.files[fi].length - at;
-                if len > room {
-                    len = self.size_within(dir, rng, room);
-                }
-                self.files[fi].pos[dir] = at + len;
-                (fi, at)
+        let (fi, rel) = if self.zones.is_some() {
+            match self.next_zoned(dir, &mut len, rng) {
+                Ok(at) => at,
+                Err(op) => return op,
             }
-            Order::Random { .. } => loop {
-                let Some(fi) = self.next_random_file() else {
-                    self.files_done();
-                    return self.next(rng);
-                };
-                if self.drops_due > 0 && self.files[fi].drop_due {
-                    // Past a done file to one opened again: its drop comes first.
-                    self.next_file = fi;
-                    return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
-                }
-                match self.files[fi].draw(dir, &mut len, self.align, &self.runs, rng) {
-                    Draw::At(at) => break (fi, at),
-                    Draw::Wrapped => {
+        } else {
+            match self.access.order {
+                Order::Sequential => {
+                    let Some((fi, at)) = self.next_sequential_file(dir, len) else {
+                        self.files_done();
+                        return self.next(rng);
+                    };
+                    if self.drops_due > 0 && self.files[fi].drop_due {
+                        // Wrapped in place: the drop comes first, the file keeps its turn.
                         self.next_file = fi;
-                        return Op::DropCache(fi as u32);
+                        return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
                     }
-                    Draw::UsedUp => match self.map_used_up(fi) {
-                        Wrap::Done => {}
-                        Wrap::Drop => {
+                    let room = self.files[fi].length - at;
+                    if len > room {
+                        len = self.size_within(dir, rng, room);
+                    }
+                    self.files[fi].pos[dir] = at + len;
+                    (fi, at)
+                }
+                Order::Random { .. } => loop {
+                    let Some(fi) = self.next_random_file() else {
+                        self.files_done();
+                        return self.next(rng);
+                    };
+                    if self.drops_due > 0 && self.files[fi].drop_due {
+                        // Past a done file to one opened again: its drop comes first.
+                        self.next_file = fi;
+                        return self.take_drop(fi).unwrap_or(Op::DropCache(fi as u32));
+                    }
+                    match self.files[fi].draw(dir, &mut len, self.align, &self.runs, rng) {
+                        Draw::At(at) => {
+                            let f = &self.files[fi];
+                            len = len.min(f.length - at.min(f.length)).max(1);
+                            break (fi, at);
+                        }
+                        Draw::Wrapped => {
                             self.next_file = fi;
                             return Op::DropCache(fi as u32);
                         }
-                        Wrap::Again => {
-                            self.next_file = fi;
-                        }
-                    },
-                }
-            },
+                        Draw::UsedUp => match self.map_used_up(fi) {
+                            Wrap::Done => {}
+                            Wrap::Drop => {
+                                self.next_file = fi;
+                                return Op::DropCache(fi as u32);
+                            }
+                            Wrap::Again => {
+                                self.next_file = fi;
+                            }
+                        },
+                    }
+                },
+            }
         };
         if self.service.is_some() {
             self.served(fi, rng);
         }
         let f = &self.files[fi];
-        len = len.min(f.length - rel.min(f.length)).max(1);
         let io = Io {
             file: fi as u32,
             offset: f.offset + rel,

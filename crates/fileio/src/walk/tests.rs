@@ -41,6 +41,7 @@ fn job(files: &[(u64, u64)], bs: u64) -> JobIo {
         stride: None,
         log: None,
         trace: None,
+        zones: None,
         replay: None,
         pre_read: false,
         serialize_overlap: false,
@@ -521,7 +522,7 @@ fn spelled(w: &mut JobWalk, n: usize) -> String {
     for _ in 0..n {
         v.push(match w.next(&mut rng) {
             Op::Done => break,
-            Op::DropCache(f) => format!("D{f}"),
+            Op::DropCache(f) | Op::DropZone(f, _) => format!("D{f}"),
             Op::Read(io) => format!("R{}", io.file),
             Op::ReadBack(io) => format!("V{}", io.file),
             Op::Write(io) => format!("W{}", io.file),
@@ -860,6 +861,7 @@ fn a_time_based_mixed_job_wraps_each_direction_at_the_end_of_its_only_file() {
 
 mod holes;
 mod runs;
+mod zones;
 
 /// A replayed script: its entries in order, once, an open as a drop when the job
 /// invalidates, a wait that has not passed as a pause before its entry, then the end.
