@@ -22,6 +22,7 @@ const PLACES: &[(&str, Topic)] = &[
     ("not-steady", Topic::Throughput),
     ("steadiness-unknown", Topic::Throughput),
     ("database-errors", Topic::Throughput),
+    ("io-errors", Topic::Throughput),
     ("bimodal-latency", Topic::Distribution),
     ("fsync-dominated", Topic::Device),
     ("final-fsync-skew", Topic::Device),
