@@ -97,6 +97,12 @@ pub fn while_running(full: &[FailedRequest]) -> Option<FioFailure> {
     })
 }
 
+/// A request whose call failed, other than on a full disk: plumb's own line for it says
+/// more than fio's (what trims a regular file), so plumb's name prints that one.
+pub fn plumb_says_more(f: &FioFailure) -> bool {
+    f.verror.contains("func=io_u error") && !plumb_fileio::error::is_full(f.errno)
+}
+
 /// fio's stderr line for each failed request; `names` are the job's files as fio spells
 /// them (a request's `file` indexes them).
 pub fn io_u_lines(full: &[FailedRequest], names: &[String]) -> Vec<String> {

@@ -821,9 +821,9 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
                 let (words, said) = failure::info(j)
                     .map(|i| (i.failure, i.stderr))
                     .unwrap_or_default();
-                // The drop-in says what fio says; plumb one line per failed job, fio's own
-                // for a full disk (it names the file), plumb's for any other failed request
-                // (it may say more: what trims a regular file).
+                // The drop-in says what fio says; plumb one line per failed job: fio's own
+                // first line where it names what failed (a full disk's file, a minimum
+                // rate), plumb's for any other failed request (it may say more).
                 if mode == Mode::DropIn {
                     for l in &said {
                         eprintln!("{l}");
@@ -834,9 +834,7 @@ fn run_checked(c: Checked, args: &[String], mode: Mode, plumb: &PlumbOptions) ->
                 match (words, mode) {
                     (Some(_), Mode::DropIn) => {}
                     (Some(w), Mode::Plumb)
-                        if !w.in_layout
-                            && !said.is_empty()
-                            && plumb_fileio::error::is_full(w.errno) =>
+                        if !w.in_layout && !said.is_empty() && !failure::plumb_says_more(&w) =>
                     {
                         eprintln!("{}", said[0])
                     }
