@@ -867,3 +867,27 @@ fn a_character_device_is_read_for_the_size_given() {
         assert_eq!(io(&theirs, "read"), io(&ours, "read"));
     }
 }
+
+/// ioengine=mmap on a job that only reads: its files are opened read-only and mapped for
+/// reading, as fio maps them (plumb once asked for a writable mapping and was refused).
+#[test]
+fn an_mmap_job_that_only_reads_maps_its_file_for_reading() {
+    let args = [
+        "--name=m",
+        "--ioengine=mmap",
+        "--rw=read",
+        "--size=1m",
+        "--output-format=json",
+    ];
+    let ours = run_named(
+        &DropIn::named("fio").bin(),
+        TempDir::new().unwrap().path(),
+        &args,
+    );
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    assert_eq!(io(&ours, "read"), (1 << 20, 256));
+    if fio_here("an mmap read") {
+        let (theirs, _) = both(&args);
+        assert_eq!(io(&theirs, "read"), io(&ours, "read"));
+    }
+}

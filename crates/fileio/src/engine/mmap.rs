@@ -97,12 +97,21 @@ impl Mappings {
     pub fn map(files: &FileTable, len: u64) -> Result<Mappings, FileioError> {
         let mut maps = Vec::with_capacity(files.len());
         for i in 0..files.len() as u32 {
+            // A job that only reads opened its files read-only: mapped for reading, as fio
+            // maps them (a writable shared mapping of such a file is refused).
+            // SAFETY: F_GETFL on an open descriptor.
+            let mode = unsafe { libc::fcntl(files.fd(i), libc::F_GETFL) } & libc::O_ACCMODE;
+            let prot = if mode == libc::O_RDONLY {
+                libc::PROT_READ
+            } else {
+                libc::PROT_READ | libc::PROT_WRITE
+            };
             // SAFETY: mapping an open descriptor; the result is checked.
             let p = unsafe {
                 libc::mmap(
                     std::ptr::null_mut(),
                     len as usize,
-                    libc::PROT_READ | libc::PROT_WRITE,
+                    prot,
                     libc::MAP_SHARED,
                     files.fd(i),
                     0,
